@@ -1,0 +1,23 @@
+// Analytic evaluations per second: ResNet-50 (Horovod, ring, 64 MB fusion) on 1,024 GPUs
+// (128 DGX-1 nodes of 8 V100). Goal: at least 50,000 per second on one core.
+// One evaluation = compute profile + schedule + both steps + epoch, at p ranks and at 1 rank.
+#include <benchmark/benchmark.h>
+
+#include "predict/prediction.hpp"
+#include "scenario/resolve.hpp"
+
+using namespace ddlsim;
+
+static Scenario resnet50_on(int nodes, const char* algorithm) {
+  const ScenarioInput in = read_scenario("", {"--cluster.platform=dgx1", "--cluster.nodes=" + std::to_string(nodes),
+                                              std::string("--comm.algorithm=") + algorithm});
+  return resolve_scenario(in.settings, ".");
+}
+
+static void BM_AnalyticResNet50(benchmark::State& state, const char* algorithm) {
+  const Scenario sc = resnet50_on(int(state.range(0)), algorithm);
+  for (auto _ : state) benchmark::DoNotOptimize(predict(sc));
+  state.counters["evals_per_s"] = benchmark::Counter(double(state.iterations()), benchmark::Counter::kIsRate);
+}
+BENCHMARK_CAPTURE(BM_AnalyticResNet50, ring, "ring")->Arg(128)->Arg(1);
+BENCHMARK_CAPTURE(BM_AnalyticResNet50, hierarchical, "hierarchical")->Arg(128);

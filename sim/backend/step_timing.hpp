@@ -1,0 +1,34 @@
+// What a backend reports for one training step of one rank: when each phase ran.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "core/units.hpp"
+
+namespace ddlsim {
+
+enum class Lane { Compute, Comm, Input };
+
+struct Phase {
+  std::string name;  // "forward", "backward", "allreduce bucket 3", "optimizer", "input wait"
+  Lane lane;
+  Seconds start_s;
+  Seconds end_s;
+};
+
+struct StepTiming {
+  Seconds step_s = 0;        // wall time of the step, input wait included
+  Seconds compute_s = 0;     // forward + backward + optimizer or accumulation
+  Seconds comm_s = 0;        // sum of the exchanges' durations
+  Seconds exposed_comm_s = 0;// time the GPU waits for exchanges (and coordination) after backward
+  Seconds input_wait_s = 0;  // time the GPU waits for the input pipeline
+  std::vector<Phase> phases;
+};
+
+// Both kinds of step: one that exchanges gradients and one that only accumulates them.
+struct StepPair {
+  StepTiming sync;
+  StepTiming local;
+};
+
+}  // namespace ddlsim

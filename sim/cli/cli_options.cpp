@@ -1,0 +1,40 @@
+#include "cli/cli_options.hpp"
+
+#include "core/error.hpp"
+
+namespace po = boost::program_options;
+
+namespace ddlsim {
+
+ParsedArgs parse_args(const std::vector<std::string>& args, const po::options_description& own,
+                      const std::string& command) {
+  ParsedArgs out;
+  std::vector<std::string> mine;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    const bool scenario_key = a.rfind("--", 0) == 0 && a.find('.') < a.find('=');
+    if (!scenario_key) {
+      mine.push_back(a);
+    } else if (a.find('=') != std::string::npos) {
+      out.overrides.push_back(a);
+    } else if (i + 1 < args.size()) {  // --section.key VALUE
+      out.overrides.push_back(a + "=" + args[++i]);
+    } else {
+      throw InputError("command line: " + a + " needs a value (" + a + "=VALUE)");
+    }
+  }
+  try {
+    po::options_description all = own;
+    all.add_options()("positional", po::value<std::vector<std::string>>(), "");
+    po::positional_options_description pos;
+    pos.add("positional", -1);
+    po::store(po::command_line_parser(mine).options(all).positional(pos).run(), out.vm);
+    po::notify(out.vm);
+  } catch (const po::error& e) {
+    throw InputError("ddlsim " + command + ": " + e.what());
+  }
+  if (out.vm.count("positional")) out.positional = out.vm["positional"].as<std::vector<std::string>>();
+  return out;
+}
+
+}  // namespace ddlsim

@@ -1,0 +1,32 @@
+#include <iostream>
+
+#include "cli/cli_options.hpp"
+#include "cli/commands.hpp"
+#include "cli/output.hpp"
+#include "core/error.hpp"
+#include "report/report.hpp"
+#include "scenario/resolve.hpp"
+#include "scenario/settings.hpp"
+
+namespace po = boost::program_options;
+
+namespace ddlsim {
+
+int cmd_simulate(const Args& args) {
+  po::options_description own("simulate options");
+  own.add_options()("format", po::value<std::string>()->default_value("table"), "table, csv or json")(
+      "output,o", po::value<std::string>()->default_value(""), "write the report to FILE");
+  const ParsedArgs pa = parse_args(args, own, "simulate");
+  if (pa.positional.size() > 1) throw InputError("ddlsim simulate: expected one scenario file, got " +
+                                                 std::to_string(pa.positional.size()));
+  const Format format = parse_format(pa.vm["format"].as<std::string>());
+  const std::string file = pa.positional.empty() ? "" : pa.positional.front();
+  const ScenarioInput in = read_scenario(file, pa.overrides);
+  if (!in.sweep.empty())
+    std::cerr << "ddlsim simulate: note: the [sweep] section is ignored here; run `ddlsim sweep " << file << "`\n";
+  const Prediction p = predict(resolve_scenario(in.settings, dir_of(file)));
+  write_output(pa.vm["output"].as<std::string>(), render_prediction(p, format));
+  return 0;
+}
+
+}  // namespace ddlsim

@@ -1,0 +1,16 @@
+// Small text helpers shared by the parsers at the edge.
+#pragma once
+#include <string>
+#include <vector>
+
+namespace ddlsim {
+
+std::string to_lower(std::string s);
+std::string trim(const std::string& s);
+std::vector<std::string> split(const std::string& s, char sep);  // trims each piece
+// Natural order: "gpu2" < "gpu10".
+bool natural_less(const std::string& a, const std::string& b);
+// Shortest round-trip text for a double, locale-independent ("0.1", "1e-05", "25").
+std::string format_number(double v);
+
+}  // namespace ddlsim

@@ -1,0 +1,61 @@
+// Closed-form (alpha-beta) cost of the gradient exchanges. p ranks, n bytes per rank,
+// alpha = route latency per message, B = route bandwidth per direction (full duplex).
+// Every formula assumes contention-free links; the SimGrid backend shows what contention adds.
+#pragma once
+#include <string>
+
+#include "core/units.hpp"
+
+namespace ddlsim {
+
+enum class Algorithm { Ring, HalvingDoubling, Tree, Hierarchical, ParameterServer };
+
+Algorithm parse_algorithm(const std::string& text, const std::string& key);
+const char* to_string(Algorithm a);
+
+// One rank-to-rank route.
+struct Route {
+  Seconds latency_s = 0;
+  BytesPerSecond bw_Bps = 0;
+};
+
+// Ring allreduce: reduce-scatter then allgather, 2(p-1) steps of n/p bytes:
+//   2 (p-1) (alpha + n / (p B)).
+Seconds ring_allreduce_s(int p, Bytes n, Route r);
+// Recursive halving-doubling (Rabenseifner) on q = 2^floor(log2 p) ranks:
+//   2 log2(q) alpha + 2 n (q-1) / (q B),
+// plus, when p is not a power of two, a fold-in and fold-out of the p-q extra ranks: 2 (alpha + n/B).
+Seconds halving_doubling_allreduce_s(int p, Bytes n, Route r);
+// Binomial-tree reduce to rank 0 then binomial-tree broadcast, whole message each round:
+//   2 ceil(log2 p) (alpha + n/B).
+Seconds tree_allreduce_s(int p, Bytes n, Route r);
+// Hierarchical: binomial reduce inside each node to its leader, ring allreduce among the node
+// leaders, binomial broadcast inside each node:
+//   2 ceil(log2 g) (alpha_i + n/B_i) + ring(nodes, n, inter).
+Seconds hierarchical_allreduce_s(int nodes, int gpus_per_node, Bytes n, Route intra, Route inter);
+// Parameter server: each of w workers pushes n/s bytes to each of s servers, then pulls them back.
+// A server's link carries w n/s bytes each way, a worker's link n bytes:
+//   2 (alpha + max(w/s, 1) n / B).
+Seconds parameter_server_s(int workers, int servers, Bytes n, Route r);
+
+// Where the ranks are: nodes x gpus_per_node, with the intra- and inter-node routes.
+struct CommTopology {
+  int nodes = 1;
+  int gpus_per_node = 1;
+  Route intra;
+  Route inter;
+  int ps_servers = 1;
+
+  int ranks() const { return nodes * gpus_per_node; }
+  // The route a flat (one-level) algorithm is limited by: inter-node when there are several nodes.
+  Route flat_route() const { return nodes > 1 ? inter : intra; }
+};
+
+// Time of one exchange of n gradient bytes with the given algorithm (0 for a single rank).
+Seconds collective_time_s(Algorithm a, const CommTopology& topo, Bytes n);
+
+// nccl-tests' figures: algbw = n / t; busbw = algbw * 2 (p-1) / p (allreduce).
+BytesPerSecond algbw_Bps(Bytes n, Seconds t);
+BytesPerSecond busbw_Bps(Bytes n, Seconds t, int p);
+
+}  // namespace ddlsim

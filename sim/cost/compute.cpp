@@ -1,0 +1,103 @@
+#include "cost/compute.hpp"
+
+#include <algorithm>
+
+namespace ddlsim {
+
+namespace {
+
+bool is_gemm(LayerKind k) { return k == LayerKind::Conv2D || k == LayerKind::Dense; }
+bool is_free(LayerKind k) { return k == LayerKind::Input || k == LayerKind::Reshape; }
+
+struct Roofline {
+  FlopsPerSecond peak;
+  BytesPerSecond mem_Bps;
+  const ComputeTuning& t;
+
+  Seconds kernel_s(Flops flops, Bytes bytes) const {
+    const double half_work = peak * t.half_efficiency_work_s;
+    const double eff = t.max_efficiency * flops / (flops + half_work);
+    const Seconds compute = flops > 0 ? flops / (peak * eff) : 0;
+    return std::max(compute, bytes / mem_Bps) + t.kernel_overhead_s;
+  }
+};
+
+LayerCost layer_cost(const Layer& l, const Device& d, Precision p, int batch, const ComputeTuning& t) {
+  LayerCost c;
+  c.grad_bytes = double(l.params_trainable) * gradient_elem_bytes(p);
+  if (is_free(l.kind)) return c;
+  const double act_bytes = p == Precision::Mixed ? 2.0 : 4.0;
+  const Roofline gemm{d.peak(p), d.mem_bw_Bps * t.memory_efficiency, t};
+  const Roofline simt{d.peak_fp32, d.mem_bw_Bps * t.memory_efficiency, t};
+  const Roofline& roof = is_gemm(l.kind) ? gemm : simt;
+  const Flops flops = l.fwd_flops * batch;
+  const Bytes act = double(l.in_elems + l.out_elems) * batch * act_bytes;
+  const Bytes weights = double(l.params()) * act_bytes;
+  c.fwd_s = roof.kernel_s(flops, act + weights);
+  // Backward: data gradient and weight gradient for layers with weights (2x the work, two
+  // kernels); one kernel reading the output gradient and input, writing the input gradient else.
+  if (l.params_trainable > 0)
+    c.bwd_s = 2 * roof.kernel_s(flops, act + weights);
+  else
+    c.bwd_s = roof.kernel_s(flops, 1.5 * act);
+  return c;
+}
+
+}  // namespace
+
+Seconds ComputeProfile::forward_s() const {
+  Seconds s = 0;
+  for (const auto& l : layers) s += l.fwd_s;
+  return s;
+}
+Seconds ComputeProfile::backward_s() const {
+  Seconds s = 0;
+  for (const auto& l : layers) s += l.bwd_s;
+  return s;
+}
+Bytes ComputeProfile::gradient_bytes() const {
+  Bytes b = 0;
+  for (const auto& l : layers) b += l.grad_bytes;
+  return b;
+}
+
+double gradient_elem_bytes(Precision p) { return p == Precision::Mixed ? 2.0 : 4.0; }
+
+namespace {
+ComputeProfile roofline_profile(const Model& model, const Device& device, Precision precision,
+                                int batch, const ComputeTuning& tuning) {
+  ComputeProfile prof;
+  int weighted_layers = 0;
+  for (const auto& l : model.layers) {
+    prof.layers.push_back(layer_cost(l, device, precision, batch, tuning));
+    if (l.params_trainable > 0) ++weighted_layers;
+  }
+  // SGD with momentum on FP32 master weights: read weight, gradient, momentum; write weight and
+  // momentum (20 bytes a parameter), one kernel per weighted layer. Accumulation: read two, write one.
+  const double params = double(model.params_trainable());
+  const BytesPerSecond bw = device.mem_bw_Bps * tuning.memory_efficiency;
+  prof.optimizer_s = params * 20.0 / bw + weighted_layers * tuning.kernel_overhead_s;
+  prof.accumulate_s = params * 12.0 / bw + weighted_layers * tuning.kernel_overhead_s;
+  return prof;
+}
+
+Seconds single_gpu_step_s(const ComputeProfile& p) { return p.forward_s() + p.backward_s() + p.optimizer_s; }
+}  // namespace
+
+ComputeProfile compute_profile(const Model& model, const Device& device, Precision precision,
+                               int batch, const ComputeTuning& tuning) {
+  ComputeProfile prof = roofline_profile(model, device, precision, batch, tuning);
+  if (tuning.measured_samples_per_s <= 0) return prof;
+  const ComputeProfile at_measured =
+      roofline_profile(model, device, precision, tuning.measured_batch, tuning);
+  prof.scale = (tuning.measured_batch / tuning.measured_samples_per_s) / single_gpu_step_s(at_measured);
+  for (auto& l : prof.layers) {
+    l.fwd_s *= prof.scale;
+    l.bwd_s *= prof.scale;
+  }
+  prof.optimizer_s *= prof.scale;
+  prof.accumulate_s *= prof.scale;
+  return prof;
+}
+
+}  // namespace ddlsim

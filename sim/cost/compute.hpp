@@ -1,0 +1,38 @@
+// Compute cost model: per-layer forward and backward time of one micro-batch on one GPU.
+// Roofline per kernel: max(flops / (peak x efficiency(work)), bytes / (mem_bw x mem_eff)) plus a
+// fixed launch overhead, where efficiency(work) = max_eff x work / (work + half_work) rises with
+// kernel size (small kernels cannot fill the GPU). When the user measured a single-GPU throughput,
+// every time is scaled so the modelled step matches it.
+#pragma once
+#include <vector>
+
+#include "core/units.hpp"
+#include "model/model.hpp"
+#include "scenario/scenario.hpp"
+
+namespace ddlsim {
+
+struct LayerCost {
+  Seconds fwd_s = 0;
+  Seconds bwd_s = 0;
+  Bytes grad_bytes = 0;  // trainable gradient bytes this layer contributes to the exchange
+};
+
+struct ComputeProfile {
+  std::vector<LayerCost> layers;  // in model order
+  Seconds optimizer_s = 0;        // weight update after a synchronisation
+  Seconds accumulate_s = 0;       // adding a micro-batch's gradients into the accumulator
+  double scale = 1;               // factor applied from a measured throughput (1: none)
+
+  Seconds forward_s() const;
+  Seconds backward_s() const;
+  Bytes gradient_bytes() const;
+};
+
+// Bytes per gradient element exchanged: 2 with mixed precision, else 4.
+double gradient_elem_bytes(Precision p);
+
+ComputeProfile compute_profile(const Model& model, const Device& device, Precision precision,
+                               int batch, const ComputeTuning& tuning);
+
+}  // namespace ddlsim

@@ -1,0 +1,29 @@
+#include "cost/input_pipeline.hpp"
+
+#include <algorithm>
+#include <limits>
+
+namespace ddlsim {
+
+StorageKind storage_kind(Storage s) {
+  switch (s) {
+    case Storage::Memory: return {std::numeric_limits<double>::infinity(), 0, false};
+    case Storage::LocalSSD: return {2.0e9, 100e-6, false};   // NVMe SSD
+    case Storage::NFS: return {117.5e6, 1e-3, true};         // one NFS server behind 1 GbE
+    case Storage::Blob: return {250e6, 30e-3, false};        // object storage over HTTP
+  }
+  return {2.0e9, 100e-6, false};
+}
+
+Seconds input_batch_s(const StorageSpec& st, DataFormat format, int workers, int batch, int nodes,
+                      int gpus_per_node) {
+  if (format == DataFormat::Synthetic) return 0;
+  const StorageKind k = storage_kind(st.storage);
+  const BytesPerSecond node_bw = k.shared ? k.bw_Bps / nodes : k.bw_Bps;
+  const Seconds read = double(batch) * gpus_per_node * st.sample_bytes / node_bw;
+  const Seconds open = format == DataFormat::Files ? batch * k.file_latency_s / workers : 0;
+  const Seconds decode = batch * st.decode_s / workers;
+  return std::max(read, open + decode);
+}
+
+}  // namespace ddlsim

@@ -1,0 +1,230 @@
+#include "model/builder.hpp"
+
+#include <algorithm>
+#include <fmt/format.h>
+#include <utility>
+
+#include "core/error.hpp"
+
+namespace ddlsim {
+
+namespace {
+
+std::string shape_text(Shape s) { return fmt::format("{}x{}x{}", s.h, s.w, s.c); }
+
+void require_positive(int v, const std::string& layer, const char* what) {
+  if (v < 1) throw InputError(fmt::format("layer '{}': {} must be a positive integer, got {}", layer, what, v));
+}
+
+Layer make_layer(const std::string& name, LayerKind kind, Shape in, Shape out) {
+  Layer l;
+  l.name = name;
+  l.kind = kind;
+  l.in = in;
+  l.out = out;
+  l.in_elems = in.elems();
+  l.out_elems = out.elems();
+  return l;
+}
+
+}  // namespace
+
+const std::vector<std::string>& activation_names() {
+  static const std::vector<std::string> names = {"relu",    "relu6", "swish", "silu", "sigmoid", "hard_sigmoid",
+                                                 "softmax", "tanh",  "gelu",  "elu",  "selu",    "leaky_relu",
+                                                 "softplus", "hard_swish"};
+  return names;
+}
+
+ModelBuilder::ModelBuilder(std::string model_name) { model_.name = std::move(model_name); }
+
+std::string ModelBuilder::layer_name(const std::string& given, const std::string& base) {
+  if (!given.empty()) return given;
+  const int n = name_counts_[base]++;
+  return n == 0 ? base : fmt::format("{}_{}", base, n);
+}
+
+Shape ModelBuilder::append(Layer l) {
+  model_.layers.push_back(std::move(l));
+  return model_.layers.back().out;
+}
+
+int ModelBuilder::window_out(int in, int k, int stride, Padding pad, const std::string& name,
+                             const char* what) const {
+  if (pad == Padding::Same) return (in + stride - 1) / stride;
+  if (in < k)
+    throw InputError(fmt::format("layer '{}': a {} of {} with valid padding needs an input of at least {}, got {}",
+                                 name, what, k, k, in));
+  return (in - k) / stride + 1;
+}
+
+Shape ModelBuilder::input(Shape s, const std::string& name) {
+  const std::string n = layer_name(name, "input");
+  require_positive(s.h, n, "input height");
+  require_positive(s.w, n, "input width");
+  require_positive(s.c, n, "input channels");
+  if (!model_.layers.empty()) throw InputError(fmt::format("layer '{}': the model already has an input", n));
+  model_.input = s;
+  Layer l = make_layer(n, LayerKind::Input, s, s);
+  l.in_elems = 0;
+  return append(l);
+}
+
+Shape ModelBuilder::conv2d(Shape x, int filters, int kh, int kw, int stride, Padding pad, bool use_bias,
+                           const std::string& name) {
+  const std::string n = layer_name(name, "conv2d");
+  require_positive(filters, n, "filters");
+  require_positive(kh, n, "kernel height");
+  require_positive(kw, n, "kernel width");
+  require_positive(stride, n, "stride");
+  const Shape out{window_out(x.h, kh, stride, pad, n, "kernel height"),
+                  window_out(x.w, kw, stride, pad, n, "kernel width"), filters};
+  Layer l = make_layer(n, LayerKind::Conv2D, x, out);
+  l.geom = ConvGeometry{kh, kw, stride, 1};
+  const std::int64_t weights = std::int64_t(kh) * kw * x.c * filters;
+  l.params_trainable = weights + (use_bias ? filters : 0);
+  l.fwd_flops = 2.0 * double(out.elems()) * kh * kw * x.c + (use_bias ? double(out.elems()) : 0.0);
+  return append(l);
+}
+
+Shape ModelBuilder::depthwise_conv2d(Shape x, int kh, int kw, int stride, Padding pad, bool use_bias,
+                                     const std::string& name) {
+  const std::string n = layer_name(name, "depthwise_conv2d");
+  require_positive(kh, n, "kernel height");
+  require_positive(kw, n, "kernel width");
+  require_positive(stride, n, "stride");
+  const Shape out{window_out(x.h, kh, stride, pad, n, "kernel height"),
+                  window_out(x.w, kw, stride, pad, n, "kernel width"), x.c};
+  Layer l = make_layer(n, LayerKind::DepthwiseConv2D, x, out);
+  l.geom = ConvGeometry{kh, kw, stride, x.c};
+  l.params_trainable = std::int64_t(kh) * kw * x.c + (use_bias ? x.c : 0);
+  l.fwd_flops = 2.0 * double(out.elems()) * kh * kw + (use_bias ? double(out.elems()) : 0.0);
+  return append(l);
+}
+
+Shape ModelBuilder::dense(Shape x, int units, bool use_bias, const std::string& name) {
+  const std::string n = layer_name(name, "dense");
+  require_positive(units, n, "units");
+  const Shape out{x.h, x.w, units};
+  Layer l = make_layer(n, LayerKind::Dense, x, out);
+  l.geom = ConvGeometry{1, 1, 1, 1};
+  l.params_trainable = std::int64_t(x.c) * units + (use_bias ? units : 0);
+  l.fwd_flops = 2.0 * double(out.elems()) * x.c + (use_bias ? double(out.elems()) : 0.0);
+  return append(l);
+}
+
+Shape ModelBuilder::batchnorm(Shape x, bool scale, const std::string& name) {
+  Layer l = make_layer(layer_name(name, "batch_normalization"), LayerKind::BatchNorm, x, x);
+  l.params_trainable = (scale ? 2 : 1) * std::int64_t(x.c);  // gamma (if scale) and beta
+  l.params_non_trainable = 2 * std::int64_t(x.c);              // moving mean and variance
+  l.fwd_flops = 2.0 * double(x.elems());
+  return append(l);
+}
+
+Shape ModelBuilder::activation(Shape x, const std::string& fn, const std::string& name) {
+  const auto& known = activation_names();
+  const std::string n = layer_name(name, fn.empty() ? "activation" : fn);
+  if (std::find(known.begin(), known.end(), fn) == known.end())
+    throw InputError(fmt::format("layer '{}': unknown activation '{}'; expected one of {}", n, fn,
+                                 fmt::join(known, ", ")));
+  Layer l = make_layer(n, LayerKind::Activation, x, x);
+  l.fwd_flops = double(x.elems());
+  return append(l);
+}
+
+Shape ModelBuilder::pool(Shape x, PoolKind kind, int size, int stride, Padding pad, const std::string& name) {
+  const std::string n = layer_name(name, kind == PoolKind::Max ? "max_pooling2d" : "average_pooling2d");
+  require_positive(size, n, "pool size");
+  require_positive(stride, n, "pool stride");
+  const Shape out{window_out(x.h, size, stride, pad, n, "pool height"),
+                  window_out(x.w, size, stride, pad, n, "pool width"), x.c};
+  Layer l = make_layer(n, LayerKind::Pool, x, out);
+  l.fwd_flops = double(out.elems()) * size * size;
+  return append(l);
+}
+
+Shape ModelBuilder::global_pool(Shape x, PoolKind kind, const std::string& name) {
+  const std::string base = kind == PoolKind::Max ? "global_max_pooling2d" : "global_average_pooling2d";
+  Layer l = make_layer(layer_name(name, base), LayerKind::Pool, x, Shape{1, 1, x.c});
+  l.fwd_flops = double(x.elems());
+  return append(l);
+}
+
+Shape ModelBuilder::add(const std::vector<Shape>& xs, const std::string& name) {
+  const std::string n = layer_name(name, "add");
+  if (xs.size() < 2) throw InputError(fmt::format("layer '{}': add needs at least two inputs", n));
+  Layer l = make_layer(n, LayerKind::Add, xs.front(), xs.front());
+  l.in_elems = 0;
+  for (const Shape& s : xs) {
+    if (s.h != xs.front().h || s.w != xs.front().w || s.c != xs.front().c)
+      throw InputError(fmt::format("layer '{}': cannot add {} and {}", n, shape_text(xs.front()), shape_text(s)));
+    l.in_elems += s.elems();
+  }
+  l.fwd_flops = double(xs.size() - 1) * double(l.out_elems);
+  return append(l);
+}
+
+Shape ModelBuilder::multiply(Shape x, Shape scale, const std::string& name) {
+  const std::string n = layer_name(name, "multiply");
+  const bool same = scale.h == x.h && scale.w == x.w && scale.c == x.c;
+  const bool broadcast = scale.h == 1 && scale.w == 1 && scale.c == x.c;
+  if (!same && !broadcast)
+    throw InputError(fmt::format("layer '{}': cannot multiply {} by {}", n, shape_text(x), shape_text(scale)));
+  Layer l = make_layer(n, LayerKind::Multiply, x, x);
+  l.in_elems = x.elems() + scale.elems();
+  l.fwd_flops = double(x.elems());
+  return append(l);
+}
+
+Shape ModelBuilder::concat(const std::vector<Shape>& xs, const std::string& name) {
+  const std::string n = layer_name(name, "concatenate");
+  if (xs.empty()) throw InputError(fmt::format("layer '{}': concatenate needs inputs", n));
+  Shape out{xs.front().h, xs.front().w, 0};
+  for (const Shape& s : xs) {
+    if (s.h != out.h || s.w != out.w)
+      throw InputError(fmt::format("layer '{}': cannot concatenate {} and {}", n, shape_text(xs.front()),
+                                   shape_text(s)));
+    out.c += s.c;
+  }
+  Layer l = make_layer(n, LayerKind::Concat, xs.front(), out);
+  l.in_elems = out.elems();
+  return append(l);
+}
+
+Shape ModelBuilder::zero_padding(Shape x, int top, int bottom, int left, int right, const std::string& name) {
+  const std::string n = layer_name(name, "zero_padding2d");
+  if (std::min({top, bottom, left, right}) < 0)
+    throw InputError(fmt::format("layer '{}': padding must not be negative", n));
+  const Shape out{x.h + top + bottom, x.w + left + right, x.c};
+  return append(make_layer(n, LayerKind::Reshape, x, out));
+}
+
+Shape ModelBuilder::flatten(Shape x, const std::string& name) {
+  const Shape out{1, 1, int(x.elems())};
+  return append(make_layer(layer_name(name, "flatten"), LayerKind::Reshape, x, out));
+}
+
+Shape ModelBuilder::dropout(Shape x, const std::string& name) {
+  return append(make_layer(layer_name(name, "dropout"), LayerKind::Reshape, x, x));
+}
+
+Shape ModelBuilder::rescaling(Shape x, const std::string& name) {
+  Layer l = make_layer(layer_name(name, "rescaling"), LayerKind::Reshape, x, x);
+  l.fwd_flops = double(x.elems());
+  return append(l);
+}
+
+Shape ModelBuilder::normalization(Shape x, const std::string& name) {
+  Layer l = make_layer(layer_name(name, "normalization"), LayerKind::Normalization, x, x);
+  l.params_non_trainable = 2 * std::int64_t(x.c) + 1;  // mean, variance, count
+  l.fwd_flops = 2.0 * double(x.elems());
+  return append(l);
+}
+
+Model ModelBuilder::finish(int classes) {
+  model_.classes = classes > 0 ? classes : (model_.layers.empty() ? 0 : model_.layers.back().out.c);
+  name_counts_.clear();
+  return std::move(model_);
+}
+
+}  // namespace ddlsim

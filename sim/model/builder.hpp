@@ -1,0 +1,72 @@
+// ModelBuilder: appends Keras-like layers to a Model and tracks shapes, parameters and costs.
+// Used by the zoo (zoo_*.cpp) and by the model-file parser (model_file.cpp).
+//
+// Tensors are passed around as Shape handles (per-sample, channels last): every call takes the
+// shape(s) of its input(s) and returns the output shape. Layers are appended in call order, so a
+// branching network (ResNet, Inception) comes out in a valid topological order.
+//
+// Parameters are counted exactly as Keras counts them. Forward operations per sample:
+//   Conv2D / DepthwiseConv2D / Dense: 2 per multiply-add, plus 1 per output element for the bias;
+//   BatchNorm: 2 per element (scale and shift with folded statistics);
+//   Normalization: 2 per element; Rescaling: 1 per element;
+//   Activation: 1 per element (transcendentals such as sigmoid or swish also count as 1);
+//   Pool: window size per output element; global pooling 1 per input element;
+//   Add / Multiply: 1 per output element per extra operand;
+//   Concat, Flatten, Dropout, ZeroPadding: 0 (data movement only).
+// Shape errors (an input too small for a kernel, mismatched shapes) throw InputError.
+#pragma once
+#include <map>
+#include <string>
+#include <vector>
+
+#include "model/model.hpp"
+
+namespace ddlsim {
+
+enum class Padding { Same, Valid };
+enum class PoolKind { Max, Avg };
+
+// Known activation names (lowercase), for validation: relu, relu6, swish, sigmoid, softmax ...
+const std::vector<std::string>& activation_names();
+
+class ModelBuilder {
+ public:
+  explicit ModelBuilder(std::string model_name);
+
+  Shape input(Shape s, const std::string& name = {});
+  Shape conv2d(Shape x, int filters, int kh, int kw, int stride, Padding pad, bool use_bias,
+               const std::string& name = {});
+  Shape depthwise_conv2d(Shape x, int kh, int kw, int stride, Padding pad, bool use_bias,
+                         const std::string& name = {});
+  // Applies to the last axis, as Keras Dense does (flatten first for a classic MLP).
+  Shape dense(Shape x, int units, bool use_bias = true, const std::string& name = {});
+  Shape batchnorm(Shape x, bool scale = true, const std::string& name = {});
+  Shape activation(Shape x, const std::string& fn, const std::string& name = {});
+  Shape pool(Shape x, PoolKind kind, int size, int stride, Padding pad, const std::string& name = {});
+  Shape global_pool(Shape x, PoolKind kind, const std::string& name = {});
+  Shape add(const std::vector<Shape>& xs, const std::string& name = {});
+  // x * scale; scale is either x's shape or 1x1xC (squeeze-excitation broadcast).
+  Shape multiply(Shape x, Shape scale, const std::string& name = {});
+  Shape concat(const std::vector<Shape>& xs, const std::string& name = {});
+  Shape zero_padding(Shape x, int top, int bottom, int left, int right, const std::string& name = {});
+  Shape flatten(Shape x, const std::string& name = {});
+  Shape dropout(Shape x, const std::string& name = {});
+  Shape rescaling(Shape x, const std::string& name = {});
+  // Keras preprocessing Normalization over the channel axis: mean C, variance C, count 1.
+  Shape normalization(Shape x, const std::string& name = {});
+
+  const std::vector<Layer>& layers() const { return model_.layers; }
+  bool has_input() const { return !model_.layers.empty(); }
+  // Hands over the finished model; `classes` <= 0 takes the channel count of the last layer.
+  Model finish(int classes = 0);
+
+ private:
+  std::string layer_name(const std::string& given, const std::string& base);
+  Shape append(Layer l);
+  int window_out(int in, int k, int stride, Padding pad, const std::string& name, const char* what) const;
+
+  Model model_;
+  std::map<std::string, int> name_counts_;
+};
+
+}  // namespace ddlsim

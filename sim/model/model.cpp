@@ -1,0 +1,47 @@
+#include "model/model.hpp"
+
+namespace ddlsim {
+
+const char* to_string(LayerKind kind) {
+  switch (kind) {
+    case LayerKind::Input: return "Input";
+    case LayerKind::Conv2D: return "Conv2D";
+    case LayerKind::DepthwiseConv2D: return "DepthwiseConv2D";
+    case LayerKind::Dense: return "Dense";
+    case LayerKind::BatchNorm: return "BatchNorm";
+    case LayerKind::Activation: return "Activation";
+    case LayerKind::Pool: return "Pool";
+    case LayerKind::Add: return "Add";
+    case LayerKind::Multiply: return "Multiply";
+    case LayerKind::Concat: return "Concat";
+    case LayerKind::Reshape: return "Reshape";
+    case LayerKind::Normalization: return "Normalization";
+  }
+  return "Unknown";
+}
+
+std::int64_t Model::params_total() const {
+  std::int64_t n = 0;
+  for (const auto& l : layers) n += l.params();
+  return n;
+}
+
+std::int64_t Model::params_trainable() const {
+  std::int64_t n = 0;
+  for (const auto& l : layers) n += l.params_trainable;
+  return n;
+}
+
+double Model::fwd_flops_per_sample() const {
+  double f = 0;
+  for (const auto& l : layers) f += l.fwd_flops;
+  return f;
+}
+
+std::int64_t Model::activation_elems_per_sample() const {
+  std::int64_t n = 0;
+  for (const auto& l : layers) n += l.out_elems;
+  return n;
+}
+
+}  // namespace ddlsim

@@ -1,0 +1,90 @@
+// Application input: a neural network as a flat list of layers with per-sample costs.
+// Built by the zoo (model_zoo.cpp) or read from a model file (model_file.cpp); immutable after.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ddlsim {
+
+enum class LayerKind {
+  Input,          // no cost; records the input shape
+  Conv2D,         // dense convolution (GEMM-able)
+  DepthwiseConv2D,
+  Dense,          // fully connected (GEMM)
+  BatchNorm,
+  Activation,     // relu, relu6, swish, sigmoid, softmax ...
+  Pool,           // max/avg pooling, global pooling
+  Add,            // element-wise add (residual)
+  Multiply,       // element-wise multiply (squeeze-excitation scale)
+  Concat,
+  Reshape,        // flatten, reshape, dropout, zero-padding, rescaling: data movement only
+  Normalization,  // Keras preprocessing Normalization (non-trainable mean/variance)
+};
+
+const char* to_string(LayerKind kind);
+
+// Tensor shape per sample, channels last.
+struct Shape {
+  int h = 1;
+  int w = 1;
+  int c = 1;
+  std::int64_t elems() const { return std::int64_t(h) * w * c; }
+};
+
+// Geometry of GEMM-like layers, for kernel calibration (conv as implicit GEMM, dense as GEMM).
+struct ConvGeometry {
+  int kernel_h = 0;
+  int kernel_w = 0;
+  int stride = 1;
+  int groups = 1;  // = input channels for depthwise
+};
+
+struct Layer {
+  std::string name;
+  LayerKind kind = LayerKind::Input;
+  Shape in;                 // main input shape (first input for Add/Concat)
+  Shape out;                // output shape
+  ConvGeometry geom;        // Conv2D / DepthwiseConv2D / Dense (1x1)
+  std::int64_t params_trainable = 0;
+  std::int64_t params_non_trainable = 0;
+  double fwd_flops = 0;     // forward operations per sample (multiply-add = 2)
+  std::int64_t in_elems = 0;   // elements read per sample (all inputs)
+  std::int64_t out_elems = 0;  // elements written per sample
+
+  std::int64_t params() const { return params_trainable + params_non_trainable; }
+};
+
+struct Model {
+  std::string name;
+  Shape input;
+  int classes = 0;
+  std::vector<Layer> layers;
+
+  std::int64_t params_total() const;
+  std::int64_t params_trainable() const;
+  double fwd_flops_per_sample() const;
+  std::int64_t activation_elems_per_sample() const;  // sum of layer outputs
+};
+
+// How to instantiate a zoo model.
+struct ModelOptions {
+  int input_h = 224;
+  int input_w = 224;
+  int input_c = 3;
+  int classes = 1000;
+};
+
+// Names of the built-in models (`ddlsim models`), in display order.
+std::vector<std::string> zoo_model_names();
+bool is_zoo_model(const std::string& name);
+// Builds a zoo model; throws InputError for an unknown name or a size it cannot handle.
+Model build_zoo_model(const std::string& name, const ModelOptions& opts);
+// The input size a zoo model is usually trained at (224 for most, 299 for InceptionV3, 32 for small_cnn).
+ModelOptions default_model_options(const std::string& name);
+
+// Parses the plain model-file format (see docs/model-file.md). `origin` names the file in errors.
+Model parse_model_file(const std::string& text, const std::string& origin);
+Model load_model_file(const std::string& path);
+
+}  // namespace ddlsim

@@ -1,0 +1,104 @@
+#include "predict/prediction.hpp"
+
+#include "backend/backend.hpp"
+#include "cost/compute.hpp"
+#include "cost/input_pipeline.hpp"
+#include "schedule/step_schedule.hpp"
+
+namespace ddlsim {
+
+EpochShape epoch_shape(long long samples, int batch, int ranks, int sync_period) {
+  const long long global = (long long)batch * ranks;
+  EpochShape e;
+  e.steps = (samples + global - 1) / global;
+  e.syncs = (e.steps + sync_period - 1) / sync_period;
+  return e;
+}
+
+namespace {
+
+CommTopology topology(const System& sys, int nodes, int gpus_per_node, int ps_servers) {
+  CommTopology t;
+  t.nodes = nodes;
+  t.gpus_per_node = gpus_per_node;
+  t.intra = sys.cluster.intra_route();
+  t.inter = sys.cluster.inter_route();
+  t.ps_servers = ps_servers;
+  return t;
+}
+
+struct Run {
+  StepSchedule schedule;
+  StepPair steps;
+  EpochShape shape;
+  Seconds epoch_s = 0;
+};
+
+Run run(const Scenario& sc, const ComputeProfile& prof, int nodes, int gpus_per_node) {
+  const Execution& e = sc.execution;
+  const System& sys = sc.system;
+  Run r;
+  const Seconds input_s = input_batch_s(sys.storage, e.format, e.loader_workers, e.batch_per_gpu,
+                                        nodes, gpus_per_node);
+  r.schedule = build_schedule(prof, e, input_s);
+  r.steps = run_steps(sc, r.schedule, topology(sys, nodes, gpus_per_node, e.ps_servers));
+  r.shape = epoch_shape(e.samples, e.batch_per_gpu, nodes * gpus_per_node, e.sync_period);
+  r.epoch_s = r.shape.syncs * r.steps.sync.step_s + (r.shape.steps - r.shape.syncs) * r.steps.local.step_s;
+  return r;
+}
+
+// Mean of a per-step figure over the epoch's sync and local steps.
+template <class F>
+double per_step(const Run& r, F field) {
+  const double syncs = double(r.shape.syncs), locals = double(r.shape.steps - r.shape.syncs);
+  return (syncs * field(r.steps.sync) + locals * field(r.steps.local)) / double(r.shape.steps);
+}
+
+}  // namespace
+
+Prediction predict(const Scenario& sc) {
+  const Execution& e = sc.execution;
+  const System& sys = sc.system;
+  const ComputeProfile prof =
+      compute_profile(sc.model, sys.device, e.precision, e.batch_per_gpu, sys.compute);
+  const Run r = run(sc, prof, sys.nodes, sys.cluster.gpus_per_node);
+  const Run single = run(sc, prof, 1, 1);
+
+  Prediction p;
+  p.model = sc.model.name;
+  p.framework = e.framework;
+  p.algorithm = to_string(e.algorithm);
+  p.device = sys.device.name;
+  p.platform = sys.cluster.name;
+  p.precision = to_string(e.precision);
+  p.backend = to_string(sc.backend);
+  p.params_total = sc.model.params_total();
+  p.params_trainable = sc.model.params_trainable();
+  p.gradient_bytes = prof.gradient_bytes();
+  p.nodes = sys.nodes;
+  p.gpus_per_node = sys.cluster.gpus_per_node;
+  p.ranks = sys.ranks();
+  p.batch_per_gpu = e.batch_per_gpu;
+  p.global_batch = e.batch_per_gpu * p.ranks;
+  p.sync_period = e.sync_period;
+  p.buckets = int(r.schedule.buckets.size());
+  p.steps_per_epoch = r.shape.steps;
+  p.syncs_per_epoch = r.shape.syncs;
+  p.epoch_time_s = r.epoch_s;
+  p.total_time_s = r.epoch_s * e.epochs;
+  p.step_time_s = r.epoch_s / double(r.shape.steps);
+  p.compute_time_s = per_step(r, [](const StepTiming& t) { return t.compute_s; });
+  p.comm_time_s = per_step(r, [](const StepTiming& t) { return t.comm_s; });
+  p.exposed_comm_s = per_step(r, [](const StepTiming& t) { return t.exposed_comm_s; });
+  p.input_wait_s = per_step(r, [](const StepTiming& t) { return t.input_wait_s; });
+  p.input_time_s = r.schedule.input_s;
+  p.samples_per_s = double(e.samples) / r.epoch_s;
+  p.single_gpu_epoch_s = single.epoch_s;
+  p.speedup = single.epoch_s / r.epoch_s;
+  p.efficiency = p.speedup / p.ranks;
+  p.comm_overhead = p.exposed_comm_s / p.step_time_s;
+  p.steps = r.steps;
+  return p;
+}
+
+}  // namespace ddlsim

@@ -1,0 +1,47 @@
+// Composes the three inputs into the figures users ask for: step and epoch time, throughput,
+// speed-up over one GPU, scaling efficiency and communication overhead.
+#pragma once
+#include <string>
+
+#include "backend/step_timing.hpp"
+#include "scenario/scenario.hpp"
+
+namespace ddlsim {
+
+struct Prediction {
+  std::string model, framework, algorithm, device, platform, precision, backend;
+  long long params_total = 0;
+  long long params_trainable = 0;
+  Bytes gradient_bytes = 0;
+  int ranks = 0, nodes = 0, gpus_per_node = 0;
+  int batch_per_gpu = 0, global_batch = 0, sync_period = 1, buckets = 0;
+  long long steps_per_epoch = 0, syncs_per_epoch = 0;
+  Seconds step_time_s = 0;       // mean over the epoch's steps
+  Seconds compute_time_s = 0;    // mean per step
+  Seconds comm_time_s = 0;       // mean per step: exchange durations (overlapped or not)
+  Seconds exposed_comm_s = 0;    // mean per step: what the exchanges add to the step
+  Seconds input_time_s = 0;      // per step: producing one micro-batch (overlapped by prefetch)
+  Seconds input_wait_s = 0;      // mean per step: what the input pipeline adds to the step
+  Seconds epoch_time_s = 0;
+  Seconds total_time_s = 0;      // all epochs
+  double samples_per_s = 0;      // whole cluster
+  Seconds single_gpu_epoch_s = 0;
+  double speedup = 1;            // single-GPU epoch time / this epoch time
+  double efficiency = 1;         // speedup / ranks
+  double comm_overhead = 0;      // exposed_comm_s / step_time_s
+  StepPair steps;                // the two kinds of step, for traces
+};
+
+// Epoch figures from the two kinds of step: a sync step every k-th micro-batch.
+//   steps  = ceil(samples / (batch x ranks)),  syncs = ceil(steps / k)
+//   epoch  = syncs x t_sync + (steps - syncs) x t_local
+struct EpochShape {
+  long long steps = 0;
+  long long syncs = 0;
+};
+EpochShape epoch_shape(long long samples, int batch, int ranks, int sync_period);
+
+// The prediction with the scenario's backend (the one-GPU reference for speed-up uses it too).
+Prediction predict(const Scenario& sc);
+
+}  // namespace ddlsim

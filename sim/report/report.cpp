@@ -1,0 +1,114 @@
+#include "report/report.hpp"
+
+#include <cmath>
+#include <fmt/format.h>
+#include <stdexcept>
+
+#include "core/error.hpp"
+#include "core/text.hpp"
+
+namespace ddlsim {
+
+using nlohmann::ordered_json;
+
+Format parse_format(const std::string& text) {
+  const std::string t = to_lower(text);
+  if (t == "table") return Format::Table;
+  if (t == "csv") return Format::Csv;
+  if (t == "json") return Format::Json;
+  throw InputError("--format = '" + text + "': expected table, csv or json");
+}
+
+namespace {
+void check_finite(const ordered_json& rec) {
+  for (const auto& [k, v] : rec.items())
+    if (v.is_number_float() && !std::isfinite(v.get<double>()))
+      throw std::runtime_error("internal error: result field " + k + " is not a finite number");
+}
+}  // namespace
+
+ordered_json prediction_record(const Prediction& p) {
+  ordered_json r;
+  r["model"] = p.model;
+  r["framework"] = p.framework;
+  r["algorithm"] = p.algorithm;
+  r["precision"] = p.precision;
+  r["platform"] = p.platform;
+  r["device"] = p.device;
+  r["backend"] = p.backend;
+  r["params_total"] = p.params_total;
+  r["params_trainable"] = p.params_trainable;
+  r["gradient_bytes"] = p.gradient_bytes;
+  r["ranks"] = p.ranks;
+  r["nodes"] = p.nodes;
+  r["gpus_per_node"] = p.gpus_per_node;
+  r["batch_per_gpu"] = p.batch_per_gpu;
+  r["global_batch"] = p.global_batch;
+  r["sync_period"] = p.sync_period;
+  r["buckets"] = p.buckets;
+  r["steps_per_epoch"] = p.steps_per_epoch;
+  r["syncs_per_epoch"] = p.syncs_per_epoch;
+  r["step_time_s"] = p.step_time_s;
+  r["compute_time_s"] = p.compute_time_s;
+  r["comm_time_s"] = p.comm_time_s;
+  r["exposed_comm_s"] = p.exposed_comm_s;
+  r["input_time_s"] = p.input_time_s;
+  r["input_wait_s"] = p.input_wait_s;
+  r["epoch_time_s"] = p.epoch_time_s;
+  r["total_time_s"] = p.total_time_s;
+  r["samples_per_s"] = p.samples_per_s;
+  r["single_gpu_epoch_s"] = p.single_gpu_epoch_s;
+  r["speedup"] = p.speedup;
+  r["efficiency"] = p.efficiency;
+  r["comm_overhead"] = p.comm_overhead;
+  check_finite(r);
+  return r;
+}
+
+std::string csv_escape(const std::string& s) {
+  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
+std::string csv_cell(const ordered_json& v) {
+  if (v.is_string()) return csv_escape(v.get<std::string>());
+  if (v.is_number_float()) return format_number(v.get<double>());
+  if (v.is_null()) return "";
+  return v.dump();
+}
+
+namespace {
+
+std::string pretty_value(const ordered_json& v) {
+  if (!v.is_number_float()) return v.is_string() ? v.get<std::string>() : v.dump();
+  return fmt::format("{:.6g}", v.get<double>());
+}
+
+std::string render_table(const Prediction& p) {
+  std::string out;
+  for (const auto& [k, v] : prediction_record(p).items()) out += fmt::format("{:<20} {}\n", k, pretty_value(v));
+  return out;
+}
+
+}  // namespace
+
+std::string render_prediction(const Prediction& p, Format f) {
+  const ordered_json rec = prediction_record(p);
+  switch (f) {
+    case Format::Json: return rec.dump(2) + "\n";
+    case Format::Csv: {
+      std::string head, row;
+      for (const auto& [k, v] : rec.items()) {
+        head += (head.empty() ? "" : ",") + k;
+        row += (row.empty() ? "" : ",") + csv_cell(v);
+      }
+      return head + "\n" + row + "\n";
+    }
+    case Format::Table: return render_table(p);
+  }
+  return "";
+}
+
+}  // namespace ddlsim

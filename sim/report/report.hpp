@@ -1,0 +1,26 @@
+// Reports: one prediction as a table, CSV or JSON; every number checked finite on the way out.
+#pragma once
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "model/model.hpp"
+#include "predict/prediction.hpp"
+
+namespace ddlsim {
+
+enum class Format { Table, Csv, Json };
+Format parse_format(const std::string& text);
+
+// The prediction as an ordered record (the JSON object; CSV columns in the same order).
+nlohmann::ordered_json prediction_record(const Prediction& p);
+std::string render_prediction(const Prediction& p, Format f);
+
+// CSV helpers shared by reports: RFC 4180 quoting, numbers in shortest round-trip form.
+std::string csv_cell(const nlohmann::ordered_json& v);
+std::string csv_escape(const std::string& s);
+
+// `ddlsim models NAME`: per-layer table and totals.
+std::string render_model(const Model& m, Format f);
+std::string render_model_list(Format f);
+
+}  // namespace ddlsim

@@ -1,0 +1,37 @@
+#include "scenario/presets.hpp"
+
+#include <algorithm>
+
+#include "core/error.hpp"
+#include "core/text.hpp"
+
+namespace ddlsim {
+
+const std::vector<FrameworkPreset>& framework_presets() {
+  static const std::vector<FrameworkPreset> presets = {
+      {"horovod", Algorithm::Ring, 64, true, 5, 1,
+       "Horovod: ring allreduce (NCCL/MPI), 64 MB tensor-fusion buffer, 5 ms cycle, overlapped "
+       "with the backward pass"},
+      {"pytorch_ddp", Algorithm::Ring, 25, true, 0, 1,
+       "PyTorch DDP: 25 MB buckets allreduced as they fill during the backward pass"},
+      {"tf_mirrored", Algorithm::Ring, 0, false, 0, 1,
+       "TF MultiWorkerMirroredStrategy with model.fit: one packed allreduce after the backward pass"},
+      {"tf_custom_accum", Algorithm::Ring, 0, false, 0, 4,
+       "TF custom training loop accumulating gradients, one packed allreduce every 4 batches"},
+      {"tf_ps", Algorithm::ParameterServer, 0, false, 0, 1,
+       "TF ParameterServerStrategy: push gradients to and pull weights from the servers"},
+  };
+  return presets;
+}
+
+const FrameworkPreset& find_preset(const std::string& name, const std::string& key) {
+  const std::string n = to_lower(name);
+  const auto& all = framework_presets();
+  auto it = std::find_if(all.begin(), all.end(), [&](const FrameworkPreset& p) { return p.name == n; });
+  if (it != all.end()) return *it;
+  std::string names;
+  for (const auto& p : all) names += (names.empty() ? "" : ", ") + p.name;
+  throw InputError(key + " = '" + name + "': unknown framework preset; expected one of " + names);
+}
+
+}  // namespace ddlsim

@@ -1,0 +1,24 @@
+// Framework presets: the knobs each training system sets, applied where the scenario is silent.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "cost/collectives.hpp"
+#include "core/units.hpp"
+
+namespace ddlsim {
+
+struct FrameworkPreset {
+  std::string name;
+  Algorithm algorithm;
+  double bucket_mib;     // 0: one packed exchange of all gradients
+  bool overlap;
+  double cycle_time_ms;
+  int sync_period;
+  std::string note;
+};
+
+const std::vector<FrameworkPreset>& framework_presets();
+const FrameworkPreset& find_preset(const std::string& name, const std::string& key);
+
+}  // namespace ddlsim

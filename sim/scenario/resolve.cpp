@@ -1,0 +1,189 @@
+#include "scenario/resolve.hpp"
+
+#include <cmath>
+#include <cstdlib>
+
+#include "core/error.hpp"
+#include "core/text.hpp"
+#include "scenario/presets.hpp"
+
+namespace ddlsim {
+
+namespace {
+
+// Typed access to settings; each failure names the key, its origin and what was expected.
+class Reader {
+ public:
+  explicit Reader(const Settings& s) : s_(s) {}
+
+  const std::string& text(const std::string& key) const { return s_.at(key).value; }
+  bool given(const std::string& key) const { return !text(key).empty(); }
+  std::string where(const std::string& key) const { return ddlsim::where(s_, key); }
+
+  [[noreturn]] void fail(const std::string& key, const std::string& expected) const {
+    throw InputError(where(key) + " = '" + text(key) + "': expected " + expected);
+  }
+
+  long long integer(const std::string& key, long long min) const {
+    const std::string& t = text(key);
+    char* end = nullptr;
+    errno = 0;
+    const long long v = std::strtoll(t.c_str(), &end, 10);
+    const std::string expected = min >= 1 ? "a positive integer" : "an integer >= " + std::to_string(min);
+    if (t.empty() || *end != '\0' || errno == ERANGE || v < min || v > 1000000000000LL) fail(key, expected);
+    return v;
+  }
+
+  double real(const std::string& key, double min, bool min_allowed) const {
+    const std::string& t = text(key);
+    char* end = nullptr;
+    const double v = std::strtod(t.c_str(), &end);
+    const bool ok = !t.empty() && *end == '\0' && std::isfinite(v) && (min_allowed ? v >= min : v > min);
+    if (!ok) fail(key, min_allowed ? "a number >= " + format_number(min) : "a number > " + format_number(min));
+    return v;
+  }
+
+  bool boolean(const std::string& key) const {
+    const std::string t = to_lower(text(key));
+    if (t == "true" || t == "yes" || t == "on" || t == "1") return true;
+    if (t == "false" || t == "no" || t == "off" || t == "0") return false;
+    fail(key, "true or false");
+  }
+
+  template <class T>
+  T choice(const std::string& key, const std::vector<std::pair<std::string, T>>& options) const {
+    const std::string t = to_lower(text(key));
+    std::string names;
+    for (const auto& [name, value] : options) {
+      if (name == t) return value;
+      names += (names.empty() ? "" : ", ") + name;
+    }
+    fail(key, "one of " + names);
+  }
+
+ private:
+  const Settings& s_;
+};
+
+// "64" or "64x48" (height x width).
+std::pair<int, int> input_size(const Reader& r, const std::string& key) {
+  const auto parts = split(to_lower(r.text(key)), 'x');
+  if (parts.size() > 2) r.fail(key, "N or HxW, e.g. 224 or 224x224");
+  int v[2] = {0, 0};
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    char* end = nullptr;
+    const long n = std::strtol(parts[i].c_str(), &end, 10);
+    if (parts[i].empty() || *end != '\0' || n < 1 || n > 100000) r.fail(key, "N or HxW with positive integers");
+    v[i] = int(n);
+  }
+  return {v[0], parts.size() == 2 ? v[1] : v[0]};
+}
+
+Model resolve_model(const Reader& r, const std::string& base_dir) {
+  if (r.given("model.file")) {
+    std::string path = r.text("model.file");
+    if (path.front() != '/') path = base_dir + "/" + path;
+    return load_model_file(path);
+  }
+  const std::string name = r.text("model.name");
+  if (!is_zoo_model(name)) {
+    std::string names;
+    for (const auto& n : zoo_model_names()) names += (names.empty() ? "" : ", ") + n;
+    r.fail("model.name", "a zoo model: " + names);
+  }
+  ModelOptions opts = default_model_options(name);
+  if (r.given("model.input_size")) std::tie(opts.input_h, opts.input_w) = input_size(r, "model.input_size");
+  if (r.given("model.channels")) opts.input_c = int(r.integer("model.channels", 1));
+  if (r.given("model.classes")) opts.classes = int(r.integer("model.classes", 1));
+  try {
+    return build_zoo_model(name, opts);
+  } catch (const InputError& e) {
+    throw InputError(r.where("model.name") + ": " + e.what());
+  }
+}
+
+Execution resolve_execution(const Reader& r, int nodes) {
+  const FrameworkPreset& preset = find_preset(r.text("training.framework"), r.where("training.framework"));
+  Execution e;
+  e.framework = preset.name;
+  e.precision = parse_precision(r.text("model.precision"), r.where("model.precision"));
+  e.batch_per_gpu = int(r.integer("training.batch_per_gpu", 1));
+  e.samples = r.integer("training.samples", 1);
+  e.epochs = int(r.integer("training.epochs", 1));
+  e.sync_period = r.given("training.sync_period") ? int(r.integer("training.sync_period", 1)) : preset.sync_period;
+  e.algorithm = r.given("comm.algorithm") ? parse_algorithm(r.text("comm.algorithm"), r.where("comm.algorithm"))
+                                          : preset.algorithm;
+  e.bucket_bytes = (r.given("comm.bucket_mb") ? r.real("comm.bucket_mb", 0, true) : preset.bucket_mib) * kMiB;
+  e.overlap = r.given("comm.overlap") ? r.boolean("comm.overlap") : preset.overlap;
+  e.cycle_time_s = (r.given("comm.cycle_time_ms") ? r.real("comm.cycle_time_ms", 0, true) : preset.cycle_time_ms) * 1e-3;
+  e.ps_servers = r.given("comm.ps_servers") ? int(r.integer("comm.ps_servers", 1)) : nodes;
+  e.format = r.choice<DataFormat>("input.format", {{"synthetic", DataFormat::Synthetic},
+                                                   {"records", DataFormat::Records},
+                                                   {"files", DataFormat::Files}});
+  e.loader_workers = int(r.integer("input.loader_workers", 1));
+  return e;
+}
+
+ClusterDescription resolve_cluster(const Reader& r) {
+  ClusterDescription c = find_cluster(r.text("cluster.platform"), r.where("cluster.platform"));
+  if (r.given("cluster.gpus_per_node")) c.gpus_per_node = int(r.integer("cluster.gpus_per_node", 1));
+  if (r.given("cluster.intra")) c.intra = find_link_kind(r.text("cluster.intra"), r.where("cluster.intra"));
+  if (r.given("cluster.inter")) c.inter = find_link_kind(r.text("cluster.inter"), r.where("cluster.inter"));
+  if (r.given("cluster.inter_bw_GBps")) c.inter.bw_Bps = r.real("cluster.inter_bw_GBps", 0, false) * kGB;
+  if (r.given("cluster.inter_latency_us"))
+    c.inter.latency_s = r.real("cluster.inter_latency_us", 0, true) * 1e-6;
+  return c;
+}
+
+StorageSpec resolve_storage(const Reader& r, const Model& m) {
+  StorageSpec s;
+  s.storage = r.choice<Storage>("input.storage", {{"memory", Storage::Memory},
+                                                  {"local_ssd", Storage::LocalSSD},
+                                                  {"nfs", Storage::NFS},
+                                                  {"blob", Storage::Blob}});
+  const double values = double(m.input.elems());
+  s.sample_bytes = r.given("input.sample_kb") ? r.real("input.sample_kb", 0, false) * kKiB : 0.2 * values;
+  const double pixels = double(m.input.h) * m.input.w;
+  s.decode_s = r.given("input.decode_ms") ? r.real("input.decode_ms", 0, true) * 1e-3
+                                          : 3e-3 * pixels / (224.0 * 224.0);
+  return s;
+}
+
+ComputeTuning resolve_compute(const Reader& r, int batch) {
+  ComputeTuning t;
+  t.max_efficiency = r.real("compute.efficiency", 0, false);
+  if (t.max_efficiency > 1) r.fail("compute.efficiency", "a fraction in (0, 1]");
+  t.kernel_overhead_s = r.real("compute.kernel_overhead_us", 0, true) * 1e-6;
+  if (r.given("compute.throughput")) t.measured_samples_per_s = r.real("compute.throughput", 0, false);
+  t.measured_batch = r.given("compute.throughput_batch") ? int(r.integer("compute.throughput_batch", 1)) : batch;
+  return t;
+}
+
+}  // namespace
+
+std::string dir_of(const std::string& path) {
+  const auto slash = path.find_last_of('/');
+  if (slash == std::string::npos) return ".";
+  return slash == 0 ? "/" : path.substr(0, slash);
+}
+
+Scenario resolve_scenario(const Settings& settings, const std::string& base_dir) {
+  const Reader r(settings);
+  Scenario sc;
+  sc.backend = r.choice<BackendKind>("simulation.backend", {{"analytic", BackendKind::Analytic}});
+  sc.model = resolve_model(r, base_dir);
+  sc.system.cluster = resolve_cluster(r);
+  sc.system.nodes = int(r.integer("cluster.nodes", 1));
+  const int max_nodes = sc.system.cluster.max_nodes;
+  if (max_nodes > 0 && sc.system.nodes > max_nodes)
+    r.fail("cluster.nodes", "at most " + std::to_string(max_nodes) + " (nodes of platform " +
+                                sc.system.cluster.name + ")");
+  const std::string device = r.given("compute.device") ? r.text("compute.device") : sc.system.cluster.device;
+  sc.system.device = find_device(device, r.where("compute.device"));
+  sc.execution = resolve_execution(r, sc.system.nodes);
+  sc.system.compute = resolve_compute(r, sc.execution.batch_per_gpu);
+  sc.system.storage = resolve_storage(r, sc.model);
+  return sc;
+}
+
+}  // namespace ddlsim

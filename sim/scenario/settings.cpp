@@ -1,0 +1,168 @@
+#include "scenario/settings.hpp"
+
+#include <boost/program_options.hpp>
+#include <fstream>
+#include <sstream>
+
+#include "core/error.hpp"
+#include "core/text.hpp"
+
+namespace po = boost::program_options;
+
+namespace ddlsim {
+
+const std::vector<KeySpec>& scenario_keys() {
+  static const std::vector<KeySpec> keys = {
+      {"model.name", "resnet50", "zoo model (see `ddlsim models`); ignored when model.file is set"},
+      {"model.file", "", "model file, one layer a row (docs/model-file.md); relative to the scenario"},
+      {"model.input_size", "", "input height x width in pixels (N or HxW); default: the model's own"},
+      {"model.channels", "", "input channels; default: the model's own (3)"},
+      {"model.classes", "", "output classes; default: the model's own (1000)"},
+      {"model.precision", "fp32", "fp32, tf32 or mixed (FP16 tensor cores and FP16 gradients)"},
+      {"training.framework", "horovod",
+       "preset: horovod, pytorch_ddp, tf_mirrored, tf_custom_accum, tf_ps"},
+      {"training.samples", "1281167", "training samples per epoch"},
+      {"training.epochs", "1", "epochs"},
+      {"training.batch_per_gpu", "64", "samples per GPU per step (micro-batch)"},
+      {"training.sync_period", "", "allreduce every k micro-batches (gradient accumulation); preset"},
+      {"cluster.platform", "poti", "built-in platform (tupi, poti, dgx1, dgx1-p100, k80-pcie, cluster4x25g)"},
+      {"cluster.nodes", "1", "nodes used"},
+      {"cluster.gpus_per_node", "", "GPUs used per node; default: all of the platform's"},
+      {"cluster.intra", "", "intra-node link kind override (pcie3, pcie4, nvlink1..3)"},
+      {"cluster.inter", "", "inter-node link kind override (1gbe, 10gbe, 25gbe, 100gbe, ib-fdr, ib-edr)"},
+      {"cluster.inter_bw_GBps", "", "inter-node effective bandwidth per direction, GB/s (decimal)"},
+      {"cluster.inter_latency_us", "", "inter-node one-hop latency, microseconds"},
+      {"comm.algorithm", "", "ring, rhd, tree, hierarchical or ps; preset"},
+      {"comm.bucket_mb", "", "gradient bucket / fusion buffer, MiB; 0 = one packed exchange; preset"},
+      {"comm.overlap", "", "start each bucket when it fills during the backward pass; preset"},
+      {"comm.cycle_time_ms", "", "framework coordination cycle before each exchange, ms; preset"},
+      {"comm.ps_servers", "", "parameter servers (algorithm ps); default: one per node"},
+      {"compute.device", "", "GPU model; default: the platform's"},
+      {"compute.throughput", "", "measured single-GPU training throughput, samples/s (scales the model)"},
+      {"compute.throughput_batch", "", "batch size of that measurement; default: training.batch_per_gpu"},
+      {"compute.efficiency", "0.6", "best fraction of peak FLOP/s that large kernels reach"},
+      {"compute.kernel_overhead_us", "5", "launch and framework cost per kernel, microseconds"},
+      {"input.storage", "local_ssd", "memory, local_ssd, nfs or blob"},
+      {"input.format", "records", "synthetic, records (TFRecord-like shards) or files (one per sample)"},
+      {"input.loader_workers", "4", "data-loader workers (CPU processes) per GPU"},
+      {"input.sample_kb", "", "stored size of one sample, KiB; default: 0.2 bytes per input value"},
+      {"input.decode_ms", "", "decode and augment time of one sample on one worker, ms; default: "
+                              "3 ms per 224x224 image, scaled by pixels"},
+      {"simulation.backend", "analytic", "analytic"},
+  };
+  return keys;
+}
+
+namespace {
+
+po::options_description make_schema() {
+  po::options_description desc;
+  for (const auto& k : scenario_keys()) {
+    desc.add_options()(k.key.c_str(), po::value<std::string>(), k.help.c_str());
+    const std::string sweep_key = "sweep." + k.key;
+    desc.add_options()(sweep_key.c_str(), po::value<std::string>(), "values to sweep, comma-separated");
+  }
+  return desc;
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw InputError(path + ": cannot open scenario file");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// Maps each `section.key` of an INI text to its line, checking the syntax Boost accepts.
+std::map<std::string, int> index_lines(const std::string& text, const std::string& file) {
+  std::map<std::string, int> lines;
+  std::istringstream in(text);
+  std::string raw, section;
+  for (int n = 1; std::getline(in, raw); ++n) {
+    const std::string line = trim(raw.substr(0, raw.find('#')));
+    if (line.empty() || line[0] == ';') continue;
+    const std::string where = file + ":" + std::to_string(n) + ": ";
+    if (line.front() == '[') {
+      if (line.back() != ']' || line.size() < 3) throw InputError(where + "expected [section], got '" + line + "'");
+      section = trim(line.substr(1, line.size() - 2));
+      continue;
+    }
+    const auto eq = line.find('=');
+    if (eq == std::string::npos || trim(line.substr(0, eq)).empty())
+      throw InputError(where + "expected 'key = value', got '" + line + "'");
+    const std::string key = (section.empty() ? "" : section + ".") + trim(line.substr(0, eq));
+    if (lines.count(key)) throw InputError(where + key + " is set twice (first on line " +
+                                           std::to_string(lines[key]) + ")");
+    lines[key] = n;
+  }
+  return lines;
+}
+
+template <class ParseFn>
+po::parsed_options parse_or_throw(ParseFn parse, const std::map<std::string, int>& lines,
+                                  const std::string& origin) {
+  try {
+    return parse();
+  } catch (const po::error_with_option_name& e) {
+    std::string key = e.get_option_name();
+    while (!key.empty() && key.front() == '-') key.erase(0, 1);
+    auto it = lines.find(key);
+    const std::string place = it == lines.end() ? origin : origin + ":" + std::to_string(it->second);
+    throw InputError(place + ": unknown key '" + key + "' (see `ddlsim keys` for the scenario schema)");
+  } catch (const po::error& e) {
+    throw InputError(origin + ": " + e.what());
+  }
+}
+
+}  // namespace
+
+ScenarioInput read_scenario(const std::string& file, const std::vector<std::string>& overrides) {
+  const po::options_description schema = make_schema();
+  ScenarioInput input;
+  input.file = file;
+
+  po::parsed_options cli = parse_or_throw(
+      [&] { return po::command_line_parser(overrides).options(schema).run(); }, {}, "command line");
+  for (const auto& s : cli.options)
+    if (!s.unregistered && s.position_key >= 0)
+      throw InputError("command line: unexpected argument '" + s.original_tokens.front() + "'");
+
+  std::map<std::string, int> lines;
+  po::parsed_options from_file(&schema);
+  if (!file.empty()) {
+    const std::string text = read_file(file);
+    lines = index_lines(text, file);
+    std::istringstream in(text);
+    from_file = parse_or_throw([&] { return po::parse_config_file(in, schema, false); }, lines, file);
+  }
+
+  auto put = [&](const std::string& key, const std::string& value, const std::string& origin) {
+    if (key.rfind("sweep.", 0) == 0) {
+      std::vector<std::string> values;
+      for (const auto& v : split(value, ','))
+        if (!v.empty()) values.push_back(v);
+      if (values.empty()) throw InputError(origin + ": " + key + " lists no values");
+      input.sweep[key.substr(6)] = values;
+    } else {
+      input.settings[key] = Setting{trim(value), origin, false};
+    }
+  };
+  for (const auto& o : from_file.options)
+    put(o.string_key, o.value.empty() ? "" : o.value.front(), file + ":" + std::to_string(lines[o.string_key]));
+  for (const auto& o : cli.options) {
+    if (o.value.size() != 1) throw InputError("command line: --" + o.string_key + " needs a value (--" + o.string_key + "=VALUE)");
+    put(o.string_key, o.value.front(), "command line");
+  }
+  for (const auto& k : scenario_keys())
+    if (!input.settings.count(k.key)) input.settings[k.key] = Setting{k.default_value, "default", true};
+  return input;
+}
+
+std::string where(const Settings& s, const std::string& key) {
+  auto it = s.find(key);
+  if (it == s.end() || it->second.origin == "default") return key;
+  if (it->second.origin == "command line") return "command line: --" + key;
+  return it->second.origin + ": " + key;
+}
+
+}  // namespace ddlsim

@@ -1,0 +1,41 @@
+// The scenario schema and the raw settings read from a scenario file and the command line.
+// One schema for both: every key `section.key` of a file can be given as `--section.key=value`.
+// Reading is Boost.Program_options; values stay text here and are validated by resolve.cpp.
+#pragma once
+#include <map>
+#include <string>
+#include <vector>
+
+namespace ddlsim {
+
+struct KeySpec {
+  std::string key;           // section.key
+  std::string default_value; // "" = derived (from the preset, platform or model)
+  std::string help;
+};
+
+// Every scenario key, in report order.
+const std::vector<KeySpec>& scenario_keys();
+
+struct Setting {
+  std::string value;
+  std::string origin;   // "file.ini:12", "command line", "sweep", or "default"
+  bool defaulted = true;
+};
+
+using Settings = std::map<std::string, Setting>;
+
+struct ScenarioInput {
+  std::string file;                                     // "" when built in
+  Settings settings;                                    // every schema key
+  std::map<std::string, std::vector<std::string>> sweep;  // key -> values; keys sorted
+};
+
+// Reads FILE (may be empty: defaults only) and `--key=value` overrides. Throws InputError naming the
+// file and line (or "command line") and the key for unknown keys and syntax errors.
+ScenarioInput read_scenario(const std::string& file, const std::vector<std::string>& overrides);
+
+// Error prefix for a key: "file.ini:12: training.batch_per_gpu" or "command line: --training.x".
+std::string where(const Settings& s, const std::string& key);
+
+}  // namespace ddlsim

@@ -1,0 +1,40 @@
+#include "schedule/step_schedule.hpp"
+
+namespace ddlsim {
+
+std::vector<Bucket> make_buckets(const ComputeProfile& prof, Bytes bucket_bytes) {
+  std::vector<Bucket> buckets;
+  Bucket open;
+  Seconds t = 0;
+  for (int i = int(prof.layers.size()) - 1; i >= 0; --i) {
+    const LayerCost& l = prof.layers[i];
+    t += l.bwd_s;
+    if (l.grad_bytes <= 0) continue;
+    if (open.bytes == 0) open.last_layer = i;
+    open.first_layer = i;
+    open.bytes += l.grad_bytes;
+    open.ready_s = t;
+    if (bucket_bytes > 0 && open.bytes >= bucket_bytes) {
+      buckets.push_back(open);
+      open = Bucket{};
+    }
+  }
+  if (open.bytes > 0) buckets.push_back(open);
+  return buckets;
+}
+
+StepSchedule build_schedule(const ComputeProfile& prof, const Execution& exec, Seconds input_s) {
+  StepSchedule s;
+  s.input_s = input_s;
+  s.forward_s = prof.forward_s();
+  s.backward_s = prof.backward_s();
+  s.buckets = make_buckets(prof, exec.bucket_bytes);
+  s.overlap = exec.overlap;
+  s.cycle_s = exec.cycle_time_s;
+  s.optimizer_s = prof.optimizer_s;
+  s.accumulate_s = prof.accumulate_s;
+  s.sync_period = exec.sync_period;
+  return s;
+}
+
+}  // namespace ddlsim

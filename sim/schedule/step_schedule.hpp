@@ -1,0 +1,38 @@
+// The training-step schedule one rank runs, shared by every backend:
+//   input (prefetched) | forward | backward, layers in reverse | bucket exchanges | optimizer
+// Gradients are gathered into buckets in reverse layer order as the backward pass produces them;
+// a bucket is ready when the layer that fills it has finished its backward kernels.
+#pragma once
+#include <vector>
+
+#include "core/units.hpp"
+#include "cost/compute.hpp"
+#include "scenario/scenario.hpp"
+
+namespace ddlsim {
+
+struct Bucket {
+  Bytes bytes = 0;
+  Seconds ready_s = 0;   // after the start of the backward pass
+  int first_layer = 0;   // lowest model index of a layer whose gradients it holds
+  int last_layer = 0;    // highest
+};
+
+struct StepSchedule {
+  Seconds input_s = 0;      // producing this rank's micro-batch (overlapped by prefetch)
+  Seconds forward_s = 0;
+  Seconds backward_s = 0;
+  std::vector<Bucket> buckets;  // in launch order
+  bool overlap = true;      // buckets launch when ready; else all after the backward pass
+  Seconds cycle_s = 0;      // coordination cycle: an exchange waits half a cycle on average
+  Seconds optimizer_s = 0;  // after a synchronising step
+  Seconds accumulate_s = 0; // after a local (accumulating) step
+  int sync_period = 1;
+};
+
+// Buckets: close a bucket once it holds at least `bucket_bytes` (0: one bucket for everything).
+std::vector<Bucket> make_buckets(const ComputeProfile& prof, Bytes bucket_bytes);
+
+StepSchedule build_schedule(const ComputeProfile& prof, const Execution& exec, Seconds input_s);
+
+}  // namespace ddlsim

@@ -1,0 +1,69 @@
+#include "system/device.hpp"
+
+#include <algorithm>
+
+#include "core/error.hpp"
+#include "core/text.hpp"
+
+namespace ddlsim {
+
+namespace {
+constexpr double T = kTera;
+constexpr double G = kGB;
+}  // namespace
+
+Precision parse_precision(const std::string& text, const std::string& key) {
+  const std::string t = to_lower(text);
+  if (t == "fp32") return Precision::FP32;
+  if (t == "tf32") return Precision::TF32;
+  if (t == "mixed" || t == "fp16" || t == "amp") return Precision::Mixed;
+  throw InputError(key + " = '" + text + "': expected one of fp32, tf32, mixed");
+}
+
+const char* to_string(Precision p) {
+  switch (p) {
+    case Precision::FP32: return "fp32";
+    case Precision::TF32: return "tf32";
+    case Precision::Mixed: return "mixed";
+  }
+  return "?";
+}
+
+FlopsPerSecond Device::peak(Precision p) const {
+  switch (p) {
+    case Precision::FP32: return peak_fp32;
+    case Precision::TF32: return peak_tf32;
+    case Precision::Mixed: return peak_fp16;
+  }
+  return peak_fp32;
+}
+
+// GeForce parts (Ada) run FP16 tensor math with FP32 accumulate at half the FP16-accumulate rate;
+// the figures below are dense (no sparsity), boost clock.
+const std::vector<Device>& device_table() {
+  static const std::vector<Device> table = {
+      {"rtx4090", 82.6 * T, 82.6 * T, 165.2 * T, 1008 * G, "NVIDIA Ada whitepaper, RTX 4090"},
+      {"rtx4070", 29.1 * T, 29.1 * T, 58.3 * T, 504 * G, "NVIDIA Ada whitepaper, RTX 4070"},
+      {"v100", 15.7 * T, 15.7 * T, 125 * T, 900 * G, "V100 SXM2 datasheet"},
+      {"a100", 19.5 * T, 156 * T, 312 * T, 1555 * G, "A100 SXM4 40GB datasheet"},
+      {"a100-80gb", 19.5 * T, 156 * T, 312 * T, 2039 * G, "A100 SXM4 80GB datasheet"},
+      {"p100", 10.6 * T, 10.6 * T, 21.2 * T, 732 * G, "P100 SXM2 datasheet (FP16 without tensor cores)"},
+      {"k80", 4.37 * T, 4.37 * T, 4.37 * T, 240 * G, "K80 datasheet, one of its two GK210 dies"},
+      {"h100", 67 * T, 494.7 * T, 989.4 * T, 3350 * G, "H100 SXM5 datasheet (dense)"},
+  };
+  return table;
+}
+
+const Device& find_device(const std::string& name, const std::string& key) {
+  const std::string n = to_lower(name);
+  const auto& table = device_table();
+  auto it = std::find_if(table.begin(), table.end(), [&](const Device& d) { return d.name == n; });
+  if (it == table.end()) {
+    std::string names;
+    for (const auto& d : table) names += (names.empty() ? "" : ", ") + d.name;
+    throw InputError(key + " = '" + name + "': unknown device; expected one of " + names);
+  }
+  return *it;
+}
+
+}  // namespace ddlsim

@@ -1,0 +1,30 @@
+// System input: the accelerator of one rank, as datasheet peaks for the roofline compute model.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "core/units.hpp"
+
+namespace ddlsim {
+
+enum class Precision { FP32, TF32, Mixed };  // Mixed = FP16 tensor-core math, FP16 gradients
+
+Precision parse_precision(const std::string& text, const std::string& key);
+const char* to_string(Precision p);
+
+struct Device {
+  std::string name;
+  FlopsPerSecond peak_fp32 = 0;
+  FlopsPerSecond peak_tf32 = 0;   // tensor-core TF32 (dense); = fp32 where there is none
+  FlopsPerSecond peak_fp16 = 0;   // tensor-core FP16 with FP32 accumulate (dense)
+  BytesPerSecond mem_bw_Bps = 0;
+  std::string source;             // where the figures come from
+
+  FlopsPerSecond peak(Precision p) const;
+};
+
+const std::vector<Device>& device_table();
+// Throws InputError naming `key` when the device is unknown.
+const Device& find_device(const std::string& name, const std::string& key);
+
+}  // namespace ddlsim

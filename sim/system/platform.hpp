@@ -1,0 +1,44 @@
+// System input: the cluster. A two-level description (nodes of G GPUs; an intra-node link class
+// between GPU and node, an inter-node link class between node and the one switch), built in by
+// name or generated. Every GPU is a host with a private link to its node's router; each node has
+// one uplink to the switch (the NIC all of its GPUs share).
+#pragma once
+#include <string>
+#include <vector>
+
+#include "core/units.hpp"
+#include "cost/collectives.hpp"
+
+namespace ddlsim {
+
+// One kind of link, as an effective (achievable) figure per direction, not the line rate.
+struct LinkKind {
+  std::string name;
+  BytesPerSecond bw_Bps = 0;
+  Seconds latency_s = 0;  // one hop
+  std::string note;       // where the figure comes from
+};
+
+const std::vector<LinkKind>& link_kinds();
+const LinkKind& find_link_kind(const std::string& name, const std::string& key);
+
+struct ClusterDescription {
+  std::string name;
+  std::string device;      // the GPU model of every rank
+  int max_nodes = 0;       // hosts the real cluster has (0: unlimited, generated)
+  int gpus_per_node = 1;
+  LinkKind intra;          // GPU <-> node router (PCIe, NVLink)
+  LinkKind inter;          // node <-> switch (Ethernet, InfiniBand)
+  std::string note;        // assumptions, shown by `ddlsim platform show`
+
+  // GPU to GPU inside a node: two intra hops.
+  Route intra_route() const;
+  // GPU to GPU across nodes: intra, inter, inter, intra; limited by the slowest hop.
+  Route inter_route() const;
+};
+
+const std::vector<ClusterDescription>& builtin_clusters();
+// Throws InputError naming `key` for an unknown name.
+const ClusterDescription& find_cluster(const std::string& name, const std::string& key);
+
+}  // namespace ddlsim

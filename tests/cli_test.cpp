@@ -1,0 +1,104 @@
+// The ddlsim binary: exit codes, messages, and that a failed run writes nothing.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "test_util.hpp"
+
+using testutil::run_ddlsim;
+using testutil::TempFile;
+
+namespace {
+const std::string kDefault = testutil::source_dir() + "/scenarios/default.ini";
+const std::string kPcad = testutil::source_dir() + "/scenarios/pcad_factorial.ini";
+}  // namespace
+
+TEST(Cli, SimulateJsonHasTheDocumentedFields) {
+  const auto r = run_ddlsim("simulate " + kDefault + " --format json");
+  ASSERT_EQ(r.code, 0) << r.out;
+  const auto j = nlohmann::json::parse(r.out);
+  for (const char* k : {"params_total", "params_trainable", "gradient_bytes", "ranks", "nodes", "batch_per_gpu",
+                        "steps_per_epoch", "step_time_s", "compute_time_s", "comm_time_s", "exposed_comm_s",
+                        "input_time_s", "epoch_time_s", "samples_per_s", "speedup", "efficiency", "comm_overhead"})
+    EXPECT_TRUE(j.contains(k)) << k;
+  EXPECT_EQ(j["nodes"], 4);
+}
+
+TEST(Cli, OverrideOnTheCommandLine) {
+  const auto r = run_ddlsim("simulate " + kDefault + " --format json --cluster.nodes=2 --training.batch_per_gpu 32");
+  ASSERT_EQ(r.code, 0) << r.out;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["nodes"], 2);
+  EXPECT_EQ(j["batch_per_gpu"], 32);
+}
+
+TEST(Cli, BadInputExitsTwoAndWritesNothing) {
+  TempFile out("out.json");
+  const std::string o = " --output " + out.path();
+  for (const std::string& args : {
+           "simulate " + kDefault + " --training.batch_per_gpu=-3",
+           "simulate " + kDefault + " --training.batch_per_gpu=abc",
+           "simulate " + kDefault + " --training.bogus=1",
+           "simulate " + kDefault + " --model.name=alexnet9",
+           "simulate " + kDefault + " --training.framework=mxnet",
+           "simulate /nonexistent.ini",
+           "simulate " + kDefault + " --format yaml",
+       }) {
+    const auto r = run_ddlsim(args + o);
+    EXPECT_EQ(r.code, 2) << args << "\n" << r.out;
+    EXPECT_NE(r.out.find("ddlsim: error:"), std::string::npos) << r.out;
+    EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << "one message: " << r.out;
+    EXPECT_FALSE(testutil::exists(out.path())) << args;
+  }
+}
+
+TEST(Cli, ErrorNamesFileLineAndKey) {
+  TempFile ini("bad.ini", "[training]\nbatch_per_gpu = 0\n");
+  const auto r = run_ddlsim("simulate " + ini.path());
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.out.find("bad.ini:2: training.batch_per_gpu = '0'"), std::string::npos) << r.out;
+}
+
+TEST(Cli, EmptySweepIsAnError) {
+  TempFile out("out.csv");
+  const auto r = run_ddlsim("sweep " + kDefault + " --output " + out.path());
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("[sweep]"), std::string::npos) << r.out;
+  EXPECT_FALSE(testutil::exists(out.path()));
+}
+
+TEST(Cli, SweepWritesOneRowPerConfiguration) {
+  TempFile out("pcad.csv");
+  const auto r = run_ddlsim("sweep " + kPcad + " --jobs 2 --output " + out.path());
+  ASSERT_EQ(r.code, 0) << r.out;
+  const std::string csv = testutil::slurp(out.path());
+  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 37);
+  EXPECT_EQ(csv.rfind("model.name,", 0), 0u);
+  // same inputs, same bytes, whatever the parallelism
+  TempFile again("pcad.csv");
+  ASSERT_EQ(run_ddlsim("sweep " + kPcad + " --jobs 1 --output " + again.path()).code, 0);
+  EXPECT_EQ(csv, testutil::slurp(again.path()));
+}
+
+TEST(Cli, SweepKeepsFailedRows) {
+  TempFile ini("s.ini", "[cluster]\nplatform = poti\n[sweep]\ncluster.nodes = 1, 99, 2\n");
+  TempFile out("out.csv");
+  const auto r = run_ddlsim("sweep " + ini.path() + " --output " + out.path());
+  EXPECT_EQ(r.code, 2) << r.out;
+  const std::string csv = testutil::slurp(out.path());
+  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 4) << csv;
+  EXPECT_NE(csv.find("cluster.nodes = '99'"), std::string::npos) << csv;
+}
+
+TEST(Cli, ModelsListsTheZoo) {
+  const auto r = run_ddlsim("models");
+  ASSERT_EQ(r.code, 0);
+  for (const char* m : {"resnet50", "resnet101", "efficientnet_b0", "mobilenet_v2", "inception_v3", "vgg16", "small_cnn"})
+    EXPECT_NE(r.out.find(m), std::string::npos) << m;
+  const auto j = run_ddlsim("models resnet50 --format json");
+  ASSERT_EQ(j.code, 0);
+  EXPECT_EQ(nlohmann::json::parse(j.out)["params_total"], 25636712);
+  EXPECT_EQ(run_ddlsim("models nosuchnet").code, 2);
+}
+
+TEST(Cli, UnknownCommand) { EXPECT_EQ(run_ddlsim("frobnicate").code, 2); }

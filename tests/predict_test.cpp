@@ -1,0 +1,154 @@
+// Predictions: closed-form epoch composition, the Poti study's observations, and properties.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <tuple>
+
+#include "backend/analytic.hpp"
+#include "report/report.hpp"
+#include "scenario/resolve.hpp"
+#include "schedule/step_schedule.hpp"
+#include "sweep/sweep.hpp"
+#include "test_util.hpp"
+
+using namespace ddlsim;
+
+namespace {
+Prediction predict_with(const std::vector<std::string>& overrides) {
+  return predict(resolve_scenario(read_scenario("", overrides).settings, "."));
+}
+}  // namespace
+
+TEST(Epoch, ShapeRoundsUp) {
+  const EpochShape e = epoch_shape(100000, 64, 3, 4);
+  EXPECT_EQ(e.steps, 521);  // ceil(100000 / 192)
+  EXPECT_EQ(e.syncs, 131);  // ceil(521 / 4)
+}
+
+TEST(Predict, SingleGpuHasNoCommunication) {
+  const Prediction p = predict_with({"--cluster.nodes=1"});
+  EXPECT_EQ(p.ranks, 1);
+  EXPECT_EQ(p.comm_time_s, 0);
+  EXPECT_DOUBLE_EQ(p.speedup, 1);
+  EXPECT_DOUBLE_EQ(p.efficiency, 1);
+}
+
+TEST(Predict, EpochIsStepsTimesStepTime) {
+  const Prediction p = predict_with({"--cluster.nodes=3", "--training.sync_period=4"});
+  const double expect = p.syncs_per_epoch * p.steps.sync.step_s +
+                        (p.steps_per_epoch - p.syncs_per_epoch) * p.steps.local.step_s;
+  EXPECT_DOUBLE_EQ(p.epoch_time_s, expect);
+  EXPECT_DOUBLE_EQ(p.comm_overhead, p.exposed_comm_s / p.step_time_s);
+}
+
+TEST(Predict, ResNet50GradientsAreItsTrainableParameters) {
+  const Prediction p = predict_with({});
+  EXPECT_EQ(p.params_trainable, 25583592);
+  EXPECT_DOUBLE_EQ(p.gradient_bytes, 25583592.0 * 4);
+  const Prediction mixed = predict_with({"--model.precision=mixed"});
+  EXPECT_DOUBLE_EQ(mixed.gradient_bytes, 25583592.0 * 2);
+}
+
+TEST(Predict, MeasuredThroughputScalesCompute) {
+  const Prediction p = predict_with({"--cluster.nodes=1", "--input.format=synthetic", "--compute.throughput=500"});
+  EXPECT_NEAR(p.step_time_s, 64.0 / 500.0, 1e-12);  // one step = batch / measured throughput
+  const Prediction twice = predict_with({"--cluster.nodes=1", "--input.format=synthetic", "--compute.throughput=1000"});
+  EXPECT_NEAR(twice.compute_time_s, p.compute_time_s / 2, 1e-12);
+}
+
+TEST(Predict, SingleCommExchangeMatchesClosedForm) {
+  // One packed ring allreduce after backward on 2 nodes of one GPU: exposed comm = ring formula.
+  const Prediction p = predict_with({"--cluster.nodes=2", "--training.framework=tf_mirrored",
+                                     "--input.format=synthetic"});
+  const ClusterDescription& poti = find_cluster("poti", "");
+  EXPECT_DOUBLE_EQ(p.exposed_comm_s, ring_allreduce_s(2, 25583592.0 * 4, poti.inter_route()));
+}
+
+TEST(Predict, MoreBandwidthIsNeverSlower) {
+  for (const char* algo : {"ring", "rhd", "tree", "hierarchical", "ps"}) {
+    double previous = 1e300;
+    for (double bw : {0.05, 0.1175, 1.0, 3.0, 12.0}) {
+      const Prediction p = predict_with({"--cluster.platform=cluster4x25g", "--cluster.nodes=4",
+                                         std::string("--comm.algorithm=") + algo,
+                                         "--cluster.inter_bw_GBps=" + std::to_string(bw)});
+      EXPECT_LE(p.epoch_time_s, previous) << algo << " at " << bw;
+      previous = p.epoch_time_s;
+    }
+  }
+}
+
+TEST(Predict, OverlapNeverHurts) {
+  for (int nodes : {2, 4}) {
+    const std::string n = "--cluster.nodes=" + std::to_string(nodes);
+    const Prediction on = predict_with({n, "--comm.overlap=true"});
+    const Prediction off = predict_with({n, "--comm.overlap=false"});
+    EXPECT_LE(on.step_time_s, off.step_time_s);
+  }
+}
+
+TEST(Predict, SameInputsSameBytes) {
+  const std::string a = render_prediction(predict_with({"--cluster.nodes=3"}), Format::Json);
+  const std::string b = render_prediction(predict_with({"--cluster.nodes=3"}), Format::Json);
+  EXPECT_EQ(a, b);
+}
+
+TEST(Schedule, BucketsHoldEveryGradientOnce) {
+  const Scenario sc = resolve_scenario(read_scenario("", {}).settings, ".");
+  const ComputeProfile prof = compute_profile(sc.model, sc.system.device, Precision::FP32, 64, sc.system.compute);
+  for (double mib : {0.0, 1.0, 25.0, 64.0}) {
+    const auto buckets = make_buckets(prof, mib * kMiB);
+    Bytes total = 0;
+    Seconds last_ready = 0;
+    for (const auto& b : buckets) {
+      total += b.bytes;
+      EXPECT_GE(b.ready_s, last_ready);
+      last_ready = b.ready_s;
+    }
+    EXPECT_DOUBLE_EQ(total, prof.gradient_bytes());
+    if (mib == 0) EXPECT_EQ(buckets.size(), 1u);
+  }
+}
+
+// The observations of the Poti study (ResNet-50 and EfficientNet-B0 on TinyImageNet, 1 GbE).
+class PcadStudy : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    const ScenarioInput in = read_scenario(testutil::source_dir() + "/scenarios/pcad_factorial.ini", {});
+    for (const auto& r : run_sweep(expand_sweep(in), ".", 2, nullptr)) {
+      ASSERT_TRUE(r.prediction) << r.error;
+      const Prediction& p = *r.prediction;
+      epoch()[{p.model, p.framework, p.batch_per_gpu, p.nodes}] = p;
+    }
+  }
+  using Key = std::tuple<std::string, std::string, int, int>;
+  static std::map<Key, Prediction>& epoch() {
+    static std::map<Key, Prediction> m;
+    return m;
+  }
+  static const Prediction& at(const std::string& m, const std::string& f, int b, int n) {
+    return epoch().at({m, f, b, n});
+  }
+};
+
+TEST_F(PcadStudy, ResNet50SyncEveryBatchGetsSlowerWithNodes) {
+  for (int b : {32, 64, 100})
+    for (int n : {2, 3})
+      EXPECT_GT(at("resnet50", "tf_mirrored", b, n).epoch_time_s, at("resnet50", "tf_mirrored", b, 1).epoch_time_s)
+          << "batch " << b << " nodes " << n;
+}
+
+TEST_F(PcadStudy, SyncEveryFourBatchesBeatsEveryBatch) {
+  for (const char* m : {"resnet50", "efficientnet_b0"})
+    for (int b : {32, 64, 100})
+      for (int n : {2, 3})
+        EXPECT_LT(at(m, "tf_custom_accum", b, n).epoch_time_s, at(m, "tf_mirrored", b, n).epoch_time_s)
+            << m << " batch " << b << " nodes " << n;
+}
+
+TEST_F(PcadStudy, EfficientNetScalesBetterThanResNet) {
+  for (const char* f : {"tf_mirrored", "tf_custom_accum"})
+    for (int b : {32, 64, 100})
+      for (int n : {2, 3})
+        EXPECT_GT(at("efficientnet_b0", f, b, n).speedup, at("resnet50", f, b, n).speedup)
+            << f << " batch " << b << " nodes " << n;
+}

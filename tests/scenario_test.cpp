@@ -1,0 +1,111 @@
+// Scenario files and overrides: one schema, typed values, clear errors with file and line.
+#include <gtest/gtest.h>
+
+#include "core/error.hpp"
+#include "scenario/resolve.hpp"
+#include "scenario/settings.hpp"
+#include "sweep/sweep.hpp"
+#include "test_util.hpp"
+
+using namespace ddlsim;
+using testutil::TempFile;
+
+namespace {
+std::string error_of(const std::string& ini, const std::vector<std::string>& overrides = {}) {
+  TempFile f("s.ini", ini);
+  try {
+    const ScenarioInput in = read_scenario(f.path(), overrides);
+    resolve_scenario(in.settings, f.dir());
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+}  // namespace
+
+TEST(Scenario, DefaultsResolveWithoutAFile) {
+  const ScenarioInput in = read_scenario("", {});
+  EXPECT_EQ(in.settings.size(), scenario_keys().size());
+  const Scenario sc = resolve_scenario(in.settings, ".");
+  EXPECT_EQ(sc.model.name, "resnet50");
+  EXPECT_EQ(sc.execution.framework, "horovod");
+}
+
+TEST(Scenario, CommandLineOverridesTheFile) {
+  TempFile f("s.ini", "[training]\nbatch_per_gpu = 32\n");
+  const ScenarioInput in = read_scenario(f.path(), {"--training.batch_per_gpu=100"});
+  EXPECT_EQ(resolve_scenario(in.settings, ".").execution.batch_per_gpu, 100);
+  const ScenarioInput file_only = read_scenario(f.path(), {});
+  EXPECT_EQ(resolve_scenario(file_only.settings, ".").execution.batch_per_gpu, 32);
+}
+
+TEST(Scenario, UnknownKeyNamesFileLineAndKey) {
+  const std::string e = error_of("[model]\nname = resnet50\n\n[training]\nbatchsize = 3\n");
+  EXPECT_NE(e.find("s.ini:5"), std::string::npos) << e;
+  EXPECT_NE(e.find("training.batchsize"), std::string::npos) << e;
+}
+
+TEST(Scenario, NonNumericAndNegativeValuesAreRejected) {
+  std::string e = error_of("[training]\nbatch_per_gpu = abc\n");
+  EXPECT_NE(e.find("s.ini:2: training.batch_per_gpu = 'abc'"), std::string::npos) << e;
+  EXPECT_NE(e.find("positive integer"), std::string::npos) << e;
+  e = error_of("[training]\nbatch_per_gpu = -4\n");
+  EXPECT_NE(e.find("training.batch_per_gpu = '-4'"), std::string::npos) << e;
+  e = error_of("[cluster]\ninter_bw_GBps = -1\n");
+  EXPECT_NE(e.find("cluster.inter_bw_GBps"), std::string::npos) << e;
+  e = error_of("", {"--training.samples=1e"});
+  EXPECT_NE(e.find("command line: --training.samples"), std::string::npos) << e;
+}
+
+TEST(Scenario, UnknownNamesListTheChoices) {
+  EXPECT_NE(error_of("[model]\nname = resnet5\n").find("s.ini:2: model.name"), std::string::npos);
+  EXPECT_NE(error_of("[training]\nframework = keras\n").find("horovod"), std::string::npos);
+  EXPECT_NE(error_of("[cluster]\nplatform = mars\n").find("tupi"), std::string::npos);
+  EXPECT_NE(error_of("[compute]\ndevice = tpu\n").find("rtx4090"), std::string::npos);
+}
+
+TEST(Scenario, SyntaxErrorsNameTheLine) {
+  EXPECT_NE(error_of("[model\nname = x\n").find("s.ini:1"), std::string::npos);
+  EXPECT_NE(error_of("[model]\njust words\n").find("s.ini:2"), std::string::npos);
+  EXPECT_NE(error_of("[model]\nname = a\nname = b\n").find("set twice"), std::string::npos);
+}
+
+TEST(Scenario, MissingFileIsNamed) {
+  try {
+    read_scenario("/nonexistent/x.ini", {});
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("/nonexistent/x.ini"), std::string::npos);
+  }
+}
+
+TEST(Scenario, PresetsFillOnlyWhatTheScenarioLeavesOpen) {
+  TempFile f("s.ini", "[training]\nframework = tf_custom_accum\n");
+  Scenario sc = resolve_scenario(read_scenario(f.path(), {}).settings, ".");
+  EXPECT_EQ(sc.execution.sync_period, 4);
+  EXPECT_EQ(sc.execution.bucket_bytes, 0);
+  EXPECT_FALSE(sc.execution.overlap);
+  sc = resolve_scenario(read_scenario(f.path(), {"--comm.overlap=true", "--training.sync_period=2"}).settings, ".");
+  EXPECT_TRUE(sc.execution.overlap);
+  EXPECT_EQ(sc.execution.sync_period, 2);
+  sc = resolve_scenario(read_scenario("", {"--training.framework=pytorch_ddp"}).settings, ".");
+  EXPECT_DOUBLE_EQ(sc.execution.bucket_bytes, 25.0 * 1024 * 1024);
+}
+
+TEST(Scenario, PlatformNodeLimit) {
+  EXPECT_NE(error_of("[cluster]\nplatform = poti\nnodes = 50\n").find("cluster.nodes"), std::string::npos);
+}
+
+TEST(Sweep, PcadFactorialHas36Configurations) {
+  const ScenarioInput in = read_scenario(testutil::source_dir() + "/scenarios/pcad_factorial.ini", {});
+  const auto configs = expand_sweep(in);
+  ASSERT_EQ(configs.size(), 36u);
+  // the last key in name order varies fastest
+  EXPECT_EQ(configs[0].at("training.framework").value, "tf_mirrored");
+  EXPECT_EQ(configs[1].at("training.framework").value, "tf_custom_accum");
+}
+
+TEST(Sweep, EmptyValueListIsAnError) {
+  TempFile f("s.ini", "[sweep]\ncluster.nodes = ,\n");
+  EXPECT_THROW(read_scenario(f.path(), {}), InputError);
+}

@@ -1,0 +1,56 @@
+// Helpers shared by the tests: temporary files and running the ddlsim binary.
+#pragma once
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace testutil {
+
+inline std::string source_dir() { return DDLSIM_SOURCE_DIR; }
+
+// A file in a fresh temporary folder, removed with the object.
+class TempFile {
+ public:
+  explicit TempFile(const std::string& name, const std::string& text = "") {
+    char tmpl[] = "/tmp/ddlsim-test-XXXXXX";
+    dir_ = ::mkdtemp(tmpl);
+    path_ = dir_ + "/" + name;
+    if (!text.empty()) std::ofstream(path_) << text;
+  }
+  ~TempFile() { std::system(("rm -rf '" + dir_ + "'").c_str()); }
+  const std::string& path() const { return path_; }
+  const std::string& dir() const { return dir_; }
+
+ private:
+  std::string dir_, path_;
+};
+
+inline bool exists(const std::string& path) { return std::ifstream(path).good(); }
+
+inline std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+struct RunResult {
+  int code;
+  std::string out;  // stdout and stderr together
+};
+
+// Runs `ddlsim ARGS` in a shell; ARGS are passed as written.
+inline RunResult run_ddlsim(const std::string& args) {
+  const std::string cmd = std::string(DDLSIM_BINARY) + " " + args + " 2>&1";
+  FILE* p = ::popen(cmd.c_str(), "r");
+  std::string out;
+  char buf[4096];
+  while (std::size_t n = std::fread(buf, 1, sizeof buf, p)) out.append(buf, n);
+  const int status = ::pclose(p);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+}
+
+}  // namespace testutil
