@@ -35,13 +35,13 @@ TEST(Cli, OverrideOnTheCommandLine) {
 TEST(Cli, BadInputExitsTwoAndWritesNothing) {
   TempFile out("out.json");
   const std::string o = " --output " + out.path();
-  for (const std::string& args : {
+  for (const std::string& args : std::vector<std::string>{
            "simulate " + kDefault + " --training.batch_per_gpu=-3",
            "simulate " + kDefault + " --training.batch_per_gpu=abc",
            "simulate " + kDefault + " --training.bogus=1",
            "simulate " + kDefault + " --model.name=alexnet9",
            "simulate " + kDefault + " --training.framework=mxnet",
-           "simulate /nonexistent.ini",
+           std::string("simulate /nonexistent.ini"),
            "simulate " + kDefault + " --format yaml",
        }) {
     const auto r = run_ddlsim(args + o);

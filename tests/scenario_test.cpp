@@ -53,7 +53,7 @@ TEST(Scenario, NonNumericAndNegativeValuesAreRejected) {
   EXPECT_NE(e.find("training.batch_per_gpu = '-4'"), std::string::npos) << e;
   e = error_of("[cluster]\ninter_bw_GBps = -1\n");
   EXPECT_NE(e.find("cluster.inter_bw_GBps"), std::string::npos) << e;
-  e = error_of("", {"--training.samples=1e"});
+  e = error_of("# no keys\n", {"--training.samples=1e"});
   EXPECT_NE(e.find("command line: --training.samples"), std::string::npos) << e;
 }
 

@@ -49,7 +49,8 @@ std::string render_model(const Model& m, Format f) {
     std::string out = "name,kind,output,params,params_trainable,fwd_flops,activation_bytes\n";
     for (const auto& l : m.layers) {
       std::string row;
-      for (const auto& [k, v] : layer_json(l).items()) row += (row.empty() ? "" : ",") + csv_cell(v);
+      const ordered_json j = layer_json(l);
+      for (const auto& [k, v] : j.items()) row += (row.empty() ? "" : ",") + csv_cell(v);
       out += row + "\n";
     }
     return out;
@@ -61,7 +62,8 @@ std::string render_model(const Model& m, Format f) {
                        fmt::format("{}x{}x{}", l.out.h, l.out.w, l.out.c), l.params(), l.fwd_flops / 1e6,
                        double(l.out_elems) * kActBytes / 1024.0);
   out += "\n";
-  for (const auto& [k, v] : totals_json(m).items())
+  const ordered_json totals = totals_json(m);
+  for (const auto& [k, v] : totals.items())
     out += fmt::format("{:<28} {}\n", k, v.is_string() ? v.get<std::string>() : v.dump());
   return out;
 }

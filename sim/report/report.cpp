@@ -88,7 +88,8 @@ std::string pretty_value(const ordered_json& v) {
 
 std::string render_table(const Prediction& p) {
   std::string out;
-  for (const auto& [k, v] : prediction_record(p).items()) out += fmt::format("{:<20} {}\n", k, pretty_value(v));
+  const ordered_json rec = prediction_record(p);
+  for (const auto& [k, v] : rec.items()) out += fmt::format("{:<20} {}\n", k, pretty_value(v));
   return out;
 }
 

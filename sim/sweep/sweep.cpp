@@ -65,7 +65,8 @@ std::string render_sweep_csv(const std::vector<SweepResult>& results) {
   std::vector<std::string> result_columns;
   for (const auto& r : results)
     if (r.prediction) {
-      for (const auto& [k, v] : prediction_record(*r.prediction).items()) result_columns.push_back(k);
+      const nlohmann::ordered_json rec = prediction_record(*r.prediction);
+      for (const auto& [k, v] : rec.items()) result_columns.push_back(k);
       break;
     }
   std::string out;

@@ -1,0 +1,287 @@
+// Reader of the plain model-file format (docs/model-file.md): one layer a line, sequential,
+// mapped onto ModelBuilder. Every error names the file, the line and what was expected.
+#include <algorithm>
+#include <cstdlib>
+#include <fmt/format.h>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "core/error.hpp"
+#include "core/text.hpp"
+#include "model/builder.hpp"
+
+namespace ddlsim {
+
+namespace {
+
+// One non-blank line, split into kind, positional arguments and key=value options.
+struct Line {
+  std::string kind;
+  std::vector<std::string> args;
+  std::map<std::string, std::string> opts;
+};
+
+struct LayerSpec {
+  const char* kind;
+  const char* usage;
+  std::vector<std::string> options;
+  Shape (*apply)(ModelBuilder&, Shape, const Line&);
+};
+
+[[noreturn]] void fail(const std::string& msg) { throw InputError(msg); }
+
+Line tokenize(const std::string& text) {
+  Line line;
+  std::istringstream in(text);
+  std::string tok;
+  in >> line.kind;
+  line.kind = to_lower(line.kind);
+  while (in >> tok) {
+    const auto eq = tok.find('=');
+    if (eq == std::string::npos) {
+      line.args.push_back(tok);
+      continue;
+    }
+    const std::string key = to_lower(tok.substr(0, eq));
+    if (key.empty()) fail(fmt::format("'{}': option '{}' has no name before '='", line.kind, tok));
+    if (!line.opts.emplace(key, tok.substr(eq + 1)).second)
+      fail(fmt::format("'{}': option '{}' is given twice", line.kind, key));
+  }
+  return line;
+}
+
+int parse_positive(const Line& l, const std::string& text, const char* what) {
+  char* end = nullptr;
+  const long v = std::strtol(text.c_str(), &end, 10);
+  if (text.empty() || *end != '\0' || v < 1 || v > 1000000000)
+    fail(fmt::format("'{}' expects a positive integer {}, got '{}'", l.kind, what, text));
+  return int(v);
+}
+
+int opt_positive(const Line& l, const std::string& key, int fallback, const char* what) {
+  const auto it = l.opts.find(key);
+  return it == l.opts.end() ? fallback : parse_positive(l, it->second, what);
+}
+
+bool opt_bool(const Line& l, const std::string& key, bool fallback) {
+  const auto it = l.opts.find(key);
+  if (it == l.opts.end()) return fallback;
+  const std::string v = to_lower(it->second);
+  if (v == "true" || v == "yes" || v == "1") return true;
+  if (v == "false" || v == "no" || v == "0") return false;
+  fail(fmt::format("'{}' expects {}=true or {}=false, got '{}'", l.kind, key, key, it->second));
+}
+
+Padding opt_padding(const Line& l, Padding fallback) {
+  const auto it = l.opts.find("padding");
+  if (it == l.opts.end()) return fallback;
+  const std::string v = to_lower(it->second);
+  if (v == "same") return Padding::Same;
+  if (v == "valid") return Padding::Valid;
+  fail(fmt::format("'{}' expects padding=same or padding=valid, got '{}'", l.kind, it->second));
+}
+
+// kernel=3 or kernel=1x7 (height x width); 3x3 when not given.
+std::pair<int, int> opt_kernel(const Line& l) {
+  const auto it = l.opts.find("kernel");
+  if (it == l.opts.end()) return {3, 3};
+  const auto x = to_lower(it->second).find('x');
+  if (x == std::string::npos) {
+    const int k = parse_positive(l, it->second, "kernel size (kernel=K or kernel=HxW)");
+    return {k, k};
+  }
+  return {parse_positive(l, it->second.substr(0, x), "kernel height (kernel=HxW)"),
+          parse_positive(l, it->second.substr(x + 1), "kernel width (kernel=HxW)")};
+}
+
+std::string check_activation(const Line& l, const std::string& name) {
+  const std::string fn = to_lower(name);
+  const auto& known = activation_names();
+  if (fn != "linear" && std::find(known.begin(), known.end(), fn) == known.end())
+    fail(fmt::format("'{}' expects an activation (linear, {}), got '{}'", l.kind, fmt::join(known, ", "), name));
+  return fn;
+}
+
+// The optional activation=NAME on conv2d, depthwise_conv2d and dense: one Activation layer.
+Shape fused_activation(ModelBuilder& b, Shape x, const Line& l) {
+  const auto it = l.opts.find("activation");
+  if (it == l.opts.end()) return x;
+  const std::string fn = check_activation(l, it->second);
+  return fn == "linear" ? x : b.activation(x, fn);
+}
+
+Shape apply_input(ModelBuilder& b, Shape, const Line& l) {
+  Shape s;
+  const char* what[] = {"height", "width", "channel count"};
+  int* dims[] = {&s.h, &s.w, &s.c};
+  const std::size_t n = l.args.size();
+  for (std::size_t i = 0; i < n; ++i) *dims[3 - n + i] = parse_positive(l, l.args[i], what[3 - n + i]);
+  if (n > 0 && !l.opts.empty()) fail("'input' takes either positional sizes or h=, w=, c=, not both");
+  s.h = opt_positive(l, "h", s.h, "height (h=)");
+  s.w = opt_positive(l, "w", s.w, "width (w=)");
+  s.c = opt_positive(l, "c", s.c, "channel count (c=)");
+  return b.input(s);
+}
+
+Shape apply_conv2d(ModelBuilder& b, Shape x, const Line& l) {
+  const int filters = parse_positive(l, l.args.at(0), "filter count");
+  const auto [kh, kw] = opt_kernel(l);
+  const int stride = opt_positive(l, "stride", 1, "stride");
+  x = b.conv2d(x, filters, kh, kw, stride, opt_padding(l, Padding::Same), opt_bool(l, "bias", true));
+  return fused_activation(b, x, l);
+}
+
+Shape apply_depthwise(ModelBuilder& b, Shape x, const Line& l) {
+  const auto [kh, kw] = opt_kernel(l);
+  const int stride = opt_positive(l, "stride", 1, "stride");
+  x = b.depthwise_conv2d(x, kh, kw, stride, opt_padding(l, Padding::Same), opt_bool(l, "bias", true));
+  return fused_activation(b, x, l);
+}
+
+Shape apply_dense(ModelBuilder& b, Shape x, const Line& l) {
+  x = b.dense(x, parse_positive(l, l.args.at(0), "unit count"), opt_bool(l, "bias", true));
+  return fused_activation(b, x, l);
+}
+
+Shape apply_batchnorm(ModelBuilder& b, Shape x, const Line& l) { return b.batchnorm(x, opt_bool(l, "scale", true)); }
+
+Shape apply_activation(ModelBuilder& b, Shape x, const Line& l) {
+  const std::string fn = check_activation(l, l.args.at(0));
+  return fn == "linear" ? x : b.activation(x, fn);
+}
+
+Shape apply_pool(ModelBuilder& b, Shape x, const Line& l) {
+  const int size = l.args.empty() ? 2 : parse_positive(l, l.args[0], "pool size");
+  const int stride = opt_positive(l, "stride", size, "stride");
+  const PoolKind kind = l.kind == "maxpool" ? PoolKind::Max : PoolKind::Avg;
+  return b.pool(x, kind, size, stride, opt_padding(l, Padding::Valid));
+}
+
+Shape apply_global_pool(ModelBuilder& b, Shape x, const Line& l) {
+  return b.global_pool(x, l.kind == "globalmaxpool" ? PoolKind::Max : PoolKind::Avg);
+}
+
+Shape apply_dropout(ModelBuilder& b, Shape x, const Line& l) {
+  if (!l.args.empty()) {
+    char* end = nullptr;
+    const double rate = std::strtod(l.args[0].c_str(), &end);
+    if (*end != '\0' || !(rate >= 0 && rate < 1))
+      fail(fmt::format("'dropout' expects a rate in [0, 1), got '{}'", l.args[0]));
+  }
+  return b.dropout(x);
+}
+
+Shape apply_zeropad(ModelBuilder& b, Shape x, const Line& l) {
+  const int p = parse_positive(l, l.args.at(0), "padding width");
+  return b.zero_padding(x, p, p, p, p);
+}
+
+Shape apply_flatten(ModelBuilder& b, Shape x, const Line&) { return b.flatten(x); }
+Shape apply_rescaling(ModelBuilder& b, Shape x, const Line&) { return b.rescaling(x); }
+Shape apply_normalization(ModelBuilder& b, Shape x, const Line&) { return b.normalization(x); }
+
+const std::vector<LayerSpec>& layer_specs() {
+  static const std::vector<LayerSpec> specs = {
+      {"input", "input [[H] W] C | input h=H w=W c=C", {"h", "w", "c"}, apply_input},
+      {"conv2d", "conv2d FILTERS [kernel=K|HxW] [stride=S] [padding=same|valid] [bias=true|false] [activation=NAME]",
+       {"kernel", "stride", "padding", "bias", "activation"}, apply_conv2d},
+      {"depthwise_conv2d", "depthwise_conv2d [kernel=K|HxW] [stride=S] [padding=same|valid] [bias=..] [activation=..]",
+       {"kernel", "stride", "padding", "bias", "activation"}, apply_depthwise},
+      {"dense", "dense UNITS [activation=NAME] [bias=true|false]", {"activation", "bias"}, apply_dense},
+      {"batchnorm", "batchnorm [scale=true|false]", {"scale"}, apply_batchnorm},
+      {"activation", "activation NAME", {}, apply_activation},
+      {"maxpool", "maxpool [SIZE] [stride=S] [padding=valid|same]", {"stride", "padding"}, apply_pool},
+      {"avgpool", "avgpool [SIZE] [stride=S] [padding=valid|same]", {"stride", "padding"}, apply_pool},
+      {"globalavgpool", "globalavgpool", {}, apply_global_pool},
+      {"globalmaxpool", "globalmaxpool", {}, apply_global_pool},
+      {"flatten", "flatten", {}, apply_flatten},
+      {"dropout", "dropout [RATE]", {}, apply_dropout},
+      {"zeropad", "zeropad N", {}, apply_zeropad},
+      {"rescaling", "rescaling", {}, apply_rescaling},
+      {"normalization", "normalization", {}, apply_normalization},
+  };
+  return specs;
+}
+
+// Positional argument counts each kind accepts: {min, max}.
+std::pair<std::size_t, std::size_t> arg_range(const std::string& kind) {
+  if (kind == "input") return {0, 3};
+  if (kind == "conv2d" || kind == "dense" || kind == "activation" || kind == "zeropad") return {1, 1};
+  if (kind == "maxpool" || kind == "avgpool" || kind == "dropout") return {0, 1};
+  return {0, 0};
+}
+
+const LayerSpec& find_spec(const Line& l) {
+  const auto& specs = layer_specs();
+  for (const auto& s : specs)
+    if (l.kind == s.kind) return s;
+  std::vector<std::string> kinds;
+  for (const auto& s : specs) kinds.emplace_back(s.kind);
+  fail(fmt::format("unknown layer kind '{}'; expected one of name, {}", l.kind, fmt::join(kinds, ", ")));
+}
+
+void check_shape_of_line(const Line& l, const LayerSpec& spec) {
+  const auto [lo, hi] = arg_range(l.kind);
+  if (l.args.size() < lo || l.args.size() > hi)
+    fail(fmt::format("'{}' got {} positional argument(s); usage: {}", l.kind, l.args.size(), spec.usage));
+  for (const auto& [key, value] : l.opts)
+    if (std::find(spec.options.begin(), spec.options.end(), key) == spec.options.end())
+      fail(fmt::format("'{}' does not take option '{}'; usage: {}", l.kind, key, spec.usage));
+}
+
+std::string stem(const std::string& path) {
+  const auto slash = path.find_last_of('/');
+  std::string s = slash == std::string::npos ? path : path.substr(slash + 1);
+  const auto dot = s.find_last_of('.');
+  return dot == std::string::npos || dot == 0 ? s : s.substr(0, dot);
+}
+
+// Applies one line; `name` collects a `name` directive.
+Shape apply_line(ModelBuilder& b, Shape x, const Line& l, std::string& name) {
+  if (l.kind == "name") {
+    if (l.args.size() != 1 || !l.opts.empty()) fail("'name' expects one word, the model name");
+    name = l.args[0];
+    return x;
+  }
+  const LayerSpec& spec = find_spec(l);
+  check_shape_of_line(l, spec);
+  if (l.kind == "input" && b.has_input()) fail("a second 'input' line; a model file has exactly one");
+  if (l.kind != "input" && !b.has_input())
+    fail(fmt::format("'{}' before any 'input' line; the first layer must be 'input'", l.kind));
+  return spec.apply(b, x, l);
+}
+
+}  // namespace
+
+Model parse_model_file(const std::string& text, const std::string& origin) {
+  std::string name = stem(origin);
+  ModelBuilder b(name);
+  Shape x;
+  std::istringstream in(text);
+  std::string raw;
+  for (int number = 1; std::getline(in, raw); ++number) {
+    const std::string body = trim(raw.substr(0, raw.find('#')));
+    if (body.empty()) continue;
+    try {
+      x = apply_line(b, x, tokenize(body), name);
+    } catch (const InputError& e) {
+      throw InputError(fmt::format("{}:{}: {}", origin, number, e.what()));
+    }
+  }
+  if (!b.has_input()) throw InputError(origin + ": no 'input' line; a model file starts with e.g. 'input 224 224 3'");
+  if (b.layers().size() < 2) throw InputError(origin + ": no layers after the 'input' line");
+  Model m = b.finish();
+  m.name = name;
+  return m;
+}
+
+Model load_model_file(const std::string& path) {
+  std::ifstream f(path);
+  if (!f) throw InputError(fmt::format("{}: cannot open the model file", path));
+  std::ostringstream text;
+  text << f.rdbuf();
+  return parse_model_file(text.str(), path);
+}
+
+}  // namespace ddlsim

@@ -1,0 +1,95 @@
+// The model zoo: names, default input sizes and the dispatch onto zoo_*.cpp builders.
+#include <algorithm>
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+#include "core/text.hpp"
+#include "model/zoo_models.hpp"
+
+namespace ddlsim {
+
+namespace {
+
+struct ZooEntry {
+  const char* name;
+  Model (*build)(const ModelOptions&);
+  int default_size;     // usual training resolution (square)
+  int default_classes;  // ImageNet or CIFAR-10
+  int min_size;         // smallest height/width the downsampling allows (Keras' min_size)
+};
+
+constexpr ZooEntry kZoo[] = {
+    {"resnet50", build_resnet50, 224, 1000, 32},
+    {"resnet101", build_resnet101, 224, 1000, 32},
+    {"efficientnet_b0", build_efficientnet_b0, 224, 1000, 32},
+    {"mobilenet_v2", build_mobilenet_v2, 224, 1000, 32},
+    {"inception_v3", build_inception_v3, 299, 1000, 75},
+    {"vgg16", build_vgg16, 224, 1000, 32},
+    {"small_cnn", build_small_cnn, 32, 10, 10},
+};
+
+// "ResNet50", "resnet-50" and "resnet_50" all match "resnet50".
+std::string normalise(const std::string& name) {
+  std::string s = to_lower(name);
+  s.erase(std::remove_if(s.begin(), s.end(), [](char c) { return c == '_' || c == '-' || c == ' '; }), s.end());
+  return s;
+}
+
+const ZooEntry* find_entry(const std::string& name) {
+  const std::string key = normalise(name);
+  for (const ZooEntry& e : kZoo)
+    if (normalise(e.name) == key) return &e;
+  return nullptr;
+}
+
+const ZooEntry& entry_or_throw(const std::string& name) {
+  if (const ZooEntry* e = find_entry(name)) return *e;
+  throw InputError(fmt::format("unknown model '{}'; expected one of {}", name, fmt::join(zoo_model_names(), ", ")));
+}
+
+void check_options(const ZooEntry& e, const ModelOptions& o) {
+  if (o.input_c < 1 || o.classes < 1)
+    throw InputError(fmt::format("{}: channels and classes must be positive, got {} channels and {} classes", e.name,
+                                 o.input_c, o.classes));
+  if (o.input_h < e.min_size || o.input_w < e.min_size)
+    throw InputError(fmt::format("{}: input {}x{} is too small for the model's downsampling; it needs at least {}x{}",
+                                 e.name, o.input_h, o.input_w, e.min_size, e.min_size));
+}
+
+}  // namespace
+
+Shape correct_pad(ModelBuilder& b, Shape x, int kernel, const std::string& name) {
+  const int half = kernel / 2;
+  const int top = half - (1 - x.h % 2);
+  const int left = half - (1 - x.w % 2);
+  return b.zero_padding(x, top, half, left, half, name);
+}
+
+std::vector<std::string> zoo_model_names() {
+  std::vector<std::string> names;
+  for (const ZooEntry& e : kZoo) names.emplace_back(e.name);
+  return names;
+}
+
+bool is_zoo_model(const std::string& name) { return find_entry(name) != nullptr; }
+
+Model build_zoo_model(const std::string& name, const ModelOptions& opts) {
+  const ZooEntry& e = entry_or_throw(name);
+  check_options(e, opts);
+  try {
+    return e.build(opts);
+  } catch (const InputError& err) {
+    throw InputError(fmt::format("{} at {}x{}x{}: {}", e.name, opts.input_h, opts.input_w, opts.input_c, err.what()));
+  }
+}
+
+ModelOptions default_model_options(const std::string& name) {
+  const ZooEntry& e = entry_or_throw(name);
+  ModelOptions o;
+  o.input_h = o.input_w = e.default_size;
+  o.input_c = 3;
+  o.classes = e.default_classes;
+  return o;
+}
+
+}  // namespace ddlsim

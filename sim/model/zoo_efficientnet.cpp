@@ -1,0 +1,94 @@
+// EfficientNet-B0, Keras applications layout (keras.applications.efficientnet): Rescaling and
+// Normalization at the input, MBConv blocks with squeeze-excitation, swish activations.
+// B0 has width and depth coefficients 1.0, so the block table is used as is.
+#include <algorithm>
+#include <fmt/format.h>
+
+#include "model/zoo_models.hpp"
+
+namespace ddlsim {
+
+namespace {
+
+struct BlockArgs {
+  int kernel;
+  int repeats;
+  int filters_in;
+  int filters_out;
+  int expand_ratio;
+  int stride;
+};
+
+constexpr BlockArgs kBlocks[] = {
+    {3, 1, 32, 16, 1, 1},  {3, 2, 16, 24, 6, 2},  {5, 2, 24, 40, 6, 2},   {3, 3, 40, 80, 6, 2},
+    {5, 3, 80, 112, 6, 1}, {5, 4, 112, 192, 6, 2}, {3, 1, 192, 320, 6, 1},
+};
+constexpr double kSeRatio = 0.25;
+
+// Squeeze-excitation: global pool, reduce 1x1 conv (swish), expand 1x1 conv (sigmoid), scale.
+Shape squeeze_excite(ModelBuilder& b, Shape x, int filters_in, const std::string& name) {
+  const int filters_se = std::max(1, int(filters_in * kSeRatio));
+  Shape se = b.global_pool(x, PoolKind::Avg, name + "se_squeeze");
+  se = b.conv2d(se, filters_se, 1, 1, 1, Padding::Same, true, name + "se_reduce");
+  se = b.activation(se, "swish", name + "se_reduce_swish");
+  se = b.conv2d(se, x.c, 1, 1, 1, Padding::Same, true, name + "se_expand");
+  se = b.activation(se, "sigmoid", name + "se_expand_sigmoid");
+  return b.multiply(x, se, name + "se_excite");
+}
+
+// One MBConv block: expand 1x1, depthwise kxk, squeeze-excitation, project 1x1, residual.
+Shape mbconv(ModelBuilder& b, Shape in, const BlockArgs& a, int filters_in, int stride, const std::string& name) {
+  Shape x = in;
+  if (a.expand_ratio != 1) {
+    x = b.conv2d(x, filters_in * a.expand_ratio, 1, 1, 1, Padding::Same, false, name + "expand_conv");
+    x = b.batchnorm(x, true, name + "expand_bn");
+    x = b.activation(x, "swish", name + "expand_activation");
+  }
+  Padding pad = Padding::Same;
+  if (stride == 2) {
+    x = correct_pad(b, x, a.kernel, name + "dwconv_pad");
+    pad = Padding::Valid;
+  }
+  x = b.depthwise_conv2d(x, a.kernel, a.kernel, stride, pad, false, name + "dwconv");
+  x = b.batchnorm(x, true, name + "bn");
+  x = b.activation(x, "swish", name + "activation");
+  x = squeeze_excite(b, x, filters_in, name);
+  x = b.conv2d(x, a.filters_out, 1, 1, 1, Padding::Same, false, name + "project_conv");
+  x = b.batchnorm(x, true, name + "project_bn");
+  if (stride == 1 && filters_in == a.filters_out) {
+    x = b.dropout(x, name + "drop");  // stochastic depth (drop rate > 0 in every residual block)
+    x = b.add({x, in}, name + "add");
+  }
+  return x;
+}
+
+}  // namespace
+
+Model build_efficientnet_b0(const ModelOptions& o) {
+  ModelBuilder b("efficientnet_b0");
+  Shape x = b.input(input_shape(o), "input_1");
+  x = b.rescaling(x, "rescaling");
+  x = b.normalization(x, "normalization");
+  x = correct_pad(b, x, 3, "stem_conv_pad");
+  x = b.conv2d(x, 32, 3, 3, 2, Padding::Valid, false, "stem_conv");
+  x = b.batchnorm(x, true, "stem_bn");
+  x = b.activation(x, "swish", "stem_activation");
+  int block_no = 0;
+  for (const BlockArgs& a : kBlocks) {
+    ++block_no;
+    for (int j = 0; j < a.repeats; ++j) {
+      const std::string name = fmt::format("block{}{}_", block_no, char('a' + j));
+      x = mbconv(b, x, a, j == 0 ? a.filters_in : a.filters_out, j == 0 ? a.stride : 1, name);
+    }
+  }
+  x = b.conv2d(x, 1280, 1, 1, 1, Padding::Same, false, "top_conv");
+  x = b.batchnorm(x, true, "top_bn");
+  x = b.activation(x, "swish", "top_activation");
+  x = b.global_pool(x, PoolKind::Avg, "avg_pool");
+  x = b.dropout(x, "top_dropout");
+  x = b.dense(x, o.classes, true, "predictions");
+  b.activation(x, "softmax", "predictions_softmax");
+  return b.finish(o.classes);
+}
+
+}  // namespace ddlsim

@@ -1,0 +1,25 @@
+// Builders of the individual zoo models (zoo_*.cpp); zoo.cpp maps names onto them and checks
+// the input size first. Each follows the Keras applications layout so parameter counts match.
+#pragma once
+#include <string>
+
+#include "model/builder.hpp"
+#include "model/model.hpp"
+
+namespace ddlsim {
+
+Model build_resnet50(const ModelOptions& o);
+Model build_resnet101(const ModelOptions& o);
+Model build_efficientnet_b0(const ModelOptions& o);
+Model build_mobilenet_v2(const ModelOptions& o);
+Model build_inception_v3(const ModelOptions& o);
+Model build_vgg16(const ModelOptions& o);
+Model build_small_cnn(const ModelOptions& o);
+
+// Keras `correct_pad` + ZeroPadding2D: pads so that a stride-2 'valid' window of `kernel`
+// gives ceil(in / 2) outputs, as in EfficientNet and MobileNetV2.
+Shape correct_pad(ModelBuilder& b, Shape x, int kernel, const std::string& name);
+
+inline Shape input_shape(const ModelOptions& o) { return Shape{o.input_h, o.input_w, o.input_c}; }
+
+}  // namespace ddlsim

@@ -1,0 +1,159 @@
+// Model zoo totals against the Keras reference counts, input-size handling and the model-file reader.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "core/error.hpp"
+#include "model/model.hpp"
+
+using namespace ddlsim;
+
+namespace {
+
+Model zoo(const std::string& name, int size = 0, int classes = 0, int channels = 0) {
+  ModelOptions o = default_model_options(name);
+  if (size > 0) o.input_h = o.input_w = size;
+  if (classes > 0) o.classes = classes;
+  if (channels > 0) o.input_c = channels;
+  return build_zoo_model(name, o);
+}
+
+// The message of the InputError that `parse_model_file(text, origin)` throws ("" if none).
+std::string parse_error(const std::string& text, const std::string& origin = "models/x.model") {
+  try {
+    parse_model_file(text, origin);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST(ModelZoo, KerasParameterTotals) {
+  EXPECT_EQ(zoo("resnet50").params_total(), 25'636'712);
+  EXPECT_EQ(zoo("resnet101").params_total(), 44'707'176);
+  EXPECT_EQ(zoo("efficientnet_b0").params_total(), 5'330'571);
+  EXPECT_EQ(zoo("mobilenet_v2").params_total(), 3'538'984);
+  EXPECT_EQ(zoo("vgg16").params_total(), 138'357'544);
+  EXPECT_EQ(zoo("inception_v3", 299).params_total(), 23'851'784);
+}
+
+TEST(ModelZoo, ResNet50TrainableAndMacs) {
+  const Model m = zoo("resnet50");
+  EXPECT_EQ(m.params_trainable(), 25'583'592);
+  EXPECT_GE(m.fwd_flops_per_sample(), 7.6e9);  // 3.8 to 4.0 G multiply-adds
+  EXPECT_LE(m.fwd_flops_per_sample(), 8.0e9);
+  EXPECT_EQ(m.input.h, 224);
+  EXPECT_EQ(m.classes, 1000);
+}
+
+TEST(ModelZoo, NamesAndAliases) {
+  for (const auto& name : zoo_model_names()) EXPECT_TRUE(is_zoo_model(name)) << name;
+  EXPECT_TRUE(is_zoo_model("ResNet50"));
+  EXPECT_TRUE(is_zoo_model("EfficientNetB0"));
+  EXPECT_TRUE(is_zoo_model("MobileNetV2"));
+  EXPECT_TRUE(is_zoo_model("InceptionV3"));
+  EXPECT_FALSE(is_zoo_model("mlp"));
+  EXPECT_EQ(build_zoo_model("ResNet50", ModelOptions{}).name, "resnet50");
+  EXPECT_EQ(default_model_options("inception_v3").input_h, 299);
+  EXPECT_EQ(default_model_options("small_cnn").input_h, 32);
+  EXPECT_THROW(build_zoo_model("resnet18", ModelOptions{}), InputError);
+}
+
+TEST(ModelZoo, SmallInputsWithMoreClasses) {
+  for (const auto& name : zoo_model_names()) {
+    if (name == "small_cnn" || name == "inception_v3") continue;
+    const Model big = zoo(name);
+    const Model small = zoo(name, 64, 200);
+    EXPECT_LT(small.fwd_flops_per_sample(), big.fwd_flops_per_sample()) << name;
+    EXPECT_EQ(small.classes, 200) << name;
+    EXPECT_EQ(small.layers.back().out.c, 200) << name;
+  }
+  EXPECT_LT(zoo("inception_v3", 75, 200).fwd_flops_per_sample(), zoo("inception_v3").fwd_flops_per_sample());
+}
+
+TEST(ModelZoo, HeadParametersFollowClasses) {
+  // Only the final Dense changes: (features + 1) x classes.
+  EXPECT_EQ(zoo("resnet50", 0, 200).params_total(), 25'636'712 - 2049 * 800);
+  EXPECT_EQ(zoo("mobilenet_v2", 0, 10).params_total(), 3'538'984 - 1281 * 990);
+  // VGG16's flatten size follows the input: 2x2x512 at 64x64.
+  EXPECT_EQ(zoo("vgg16", 64, 200).params_total(), 14'714'688 + (2048 + 1) * 4096 + 4097 * 4096 + 4097 * 200);
+}
+
+TEST(ModelZoo, SmallCnnCifarAndFashionMnist) {
+  const Model cifar = zoo("small_cnn", 32, 10, 3);
+  EXPECT_EQ(cifar.params_total(), 1'250'858);
+  const Model fashion = zoo("small_cnn", 28, 10, 1);
+  EXPECT_EQ(fashion.params_total(), 889'834);
+  EXPECT_LT(fashion.fwd_flops_per_sample(), cifar.fwd_flops_per_sample());
+}
+
+TEST(ModelZoo, TooSmallInputsThrow) {
+  EXPECT_THROW(zoo("resnet50", 16), InputError);
+  EXPECT_THROW(zoo("inception_v3", 64), InputError);
+  EXPECT_THROW(zoo("small_cnn", 8), InputError);
+  try {
+    zoo("vgg16", 16);
+    FAIL() << "expected InputError";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("vgg16"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("32x32"), std::string::npos) << e.what();
+  }
+}
+
+TEST(ModelZoo, LayerBookkeeping) {
+  const Model m = zoo("efficientnet_b0");
+  std::int64_t non_trainable_norm = 0;
+  for (const auto& l : m.layers) {
+    if (l.kind == LayerKind::Normalization) non_trainable_norm += l.params_non_trainable;
+    if (l.kind == LayerKind::DepthwiseConv2D) EXPECT_EQ(l.geom.groups, l.in.c) << l.name;
+    if (l.kind == LayerKind::Dense) EXPECT_EQ(l.geom.kernel_h, 1) << l.name;
+    EXPECT_EQ(l.out_elems, l.out.elems()) << l.name;
+  }
+  EXPECT_EQ(non_trainable_norm, 7);
+  EXPECT_EQ(m.layers.front().kind, LayerKind::Input);
+  EXPECT_GT(m.activation_elems_per_sample(), 0);
+  EXPECT_STREQ(to_string(LayerKind::Conv2D), "Conv2D");
+}
+
+TEST(ModelFile, MlpMaterialsTotals) {
+  const Model m = load_model_file(DDLSIM_SOURCE_DIR "/models/mlp_materials.model");
+  EXPECT_EQ(m.params_total(), 153'441);
+  EXPECT_EQ(m.params_trainable(), 153'441);
+  EXPECT_EQ(m.input.w * m.input.h * m.input.c, 600);
+  EXPECT_EQ(m.classes, 2);
+  EXPECT_EQ(m.name, "mlp_materials");
+}
+
+TEST(ModelFile, ParsesConvLayersAndComments) {
+  const Model m = parse_model_file(
+      "# a tiny CNN\n\ninput h=28 w=28 c=1\nconv2d 32 kernel=3 stride=1 padding=same activation=relu\n"
+      "batchnorm scale=false\nmaxpool 2\nconv2d 8 kernel=1x3 padding=valid bias=false\nglobalavgpool\n"
+      "dropout 0.5\ndense 10 activation=softmax  # head\n",
+      "tiny.model");
+  EXPECT_EQ(m.name, "tiny");
+  EXPECT_EQ(m.params_total(), (9 * 32 + 32) + 3 * 32 + 3 * 32 * 8 + (8 * 10 + 10));
+  EXPECT_EQ(m.params_trainable(), m.params_total() - 2 * 32);
+  EXPECT_EQ(m.classes, 10);
+}
+
+TEST(ModelFile, ErrorsNameFileAndLine) {
+  const std::string bad_number = parse_error("input 10\n# ok\ndense abc\n");
+  EXPECT_NE(bad_number.find("models/x.model:3:"), std::string::npos) << bad_number;
+  EXPECT_NE(bad_number.find("'abc'"), std::string::npos) << bad_number;
+
+  const std::string unknown = parse_error("input 10\n\ndesne 4\n");
+  EXPECT_NE(unknown.find("models/x.model:3:"), std::string::npos) << unknown;
+  EXPECT_NE(unknown.find("desne"), std::string::npos) << unknown;
+
+  const std::string no_input = parse_error("# no input\ndense 4\n");
+  EXPECT_NE(no_input.find("models/x.model:2:"), std::string::npos) << no_input;
+  EXPECT_NE(no_input.find("input"), std::string::npos) << no_input;
+
+  EXPECT_NE(parse_error("").find("models/x.model"), std::string::npos);
+  EXPECT_NE(parse_error("input 10\ndense 4 color=red\n").find("models/x.model:2:"), std::string::npos);
+  EXPECT_NE(parse_error("input 4 4 1\nconv2d 2 kernel=5 padding=valid\n").find("models/x.model:2:"),
+            std::string::npos);
+  EXPECT_THROW(load_model_file("/nonexistent/none.model"), InputError);
+}
