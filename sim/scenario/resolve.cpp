@@ -83,7 +83,11 @@ Model resolve_model(const Reader& r, const std::string& base_dir) {
   if (r.given("model.file")) {
     std::string path = r.text("model.file");
     if (path.front() != '/') path = base_dir + "/" + path;
-    return load_model_file(path);
+    try {
+      return load_model_file(path);
+    } catch (const InputError& e) {
+      throw InputError(r.where("model.file") + ": " + e.what());
+    }
   }
   const std::string name = r.text("model.name");
   if (!is_zoo_model(name)) {
@@ -98,7 +102,8 @@ Model resolve_model(const Reader& r, const std::string& base_dir) {
   try {
     return build_zoo_model(name, opts);
   } catch (const InputError& e) {
-    throw InputError(r.where("model.name") + ": " + e.what());
+    const char* key = r.given("model.input_size") ? "model.input_size" : "model.name";
+    throw InputError(r.where(key) + ": " + e.what());
   }
 }
 
