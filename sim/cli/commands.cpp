@@ -10,6 +10,13 @@ const std::vector<Command>& commands() {
       {"sweep", cmd_sweep, "sweep FILE.ini [--jobs N] [--output FILE.csv]   full-factorial [sweep] section"},
       {"models", cmd_models, "models [NAME] [--input-size N] [--classes N] [--format table|csv|json]"},
       {"keys", cmd_keys, "keys   every scenario key, its default and meaning"},
+      {"calibrate", cmd_calibrate, "calibrate --device cpu|cuda:N --model NAME|FILE.model --batch 32,64 --out FILE   measure per-layer kernel times"},
+      {"netbench", cmd_netbench, "netbench --np N [--hosts a,b,..] [--sizes ...] [--csv FILE]   MPI latency, bandwidth, allreduce"},
+      {"netfit", cmd_netfit, "netfit MEASURED.csv --out PLATFORM.xml   fit latency, bandwidth, duplex factor"},
+      {"platform", cmd_platform, "platform generate|show   write a SimGrid platform XML for N nodes x G GPUs; summarise one"},
+      {"compare", cmd_compare, "compare MEASURED.csv --scenario BASE.ini [--map column=section.key ...] [--format table|csv|json] [--output FILE] [--plot FILE.svg]"},
+      {"fit", cmd_fit, "fit MEASURED.csv --scenario BASE.ini [--map ...] [--params LIST] [--overlay-out FILE.ini] [--format table|json]"},
+      {"validate", cmd_validate, "validate [--format table|csv|json] [--output FILE] [--plot FILE.svg]   the bundled tf_cnn_benchmarks 2017 set"},
   };
   return list;
 }

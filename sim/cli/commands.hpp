@@ -12,6 +12,13 @@ int cmd_simulate(const Args& args);
 int cmd_sweep(const Args& args);
 int cmd_models(const Args& args);
 int cmd_keys(const Args& args);
+int cmd_calibrate(const Args& args);
+int cmd_netbench(const Args& args);
+int cmd_netfit(const Args& args);
+int cmd_platform(const Args& args);
+int cmd_compare(const Args& args);
+int cmd_fit(const Args& args);
+int cmd_validate(const Args& args);
 
 struct Command {
   const char* name;

@@ -5,6 +5,7 @@
 #include "cli/output.hpp"
 #include "core/error.hpp"
 #include "report/report.hpp"
+#include "report/trace.hpp"
 #include "scenario/resolve.hpp"
 #include "scenario/settings.hpp"
 
@@ -15,17 +16,23 @@ namespace ddlsim {
 int cmd_simulate(const Args& args) {
   po::options_description own("simulate options");
   own.add_options()("format", po::value<std::string>()->default_value("table"), "table, csv or json")(
-      "output,o", po::value<std::string>()->default_value(""), "write the report to FILE");
+      "output,o", po::value<std::string>()->default_value(""), "write the report to FILE")(
+      "trace", po::value<std::string>()->default_value(""), "write a Chrome trace-event timeline to FILE.json")(
+      "overlay", po::value<std::vector<std::string>>()->composing(),
+      "scenario-format file of keys applied over FILE (e.g. from `ddlsim fit`); repeatable");
   const ParsedArgs pa = parse_args(args, own, "simulate");
   if (pa.positional.size() > 1) throw InputError("ddlsim simulate: expected one scenario file, got " +
                                                  std::to_string(pa.positional.size()));
   const Format format = parse_format(pa.vm["format"].as<std::string>());
   const std::string file = pa.positional.empty() ? "" : pa.positional.front();
-  const ScenarioInput in = read_scenario(file, pa.overrides);
+  const std::vector<std::string> overlays =
+      pa.vm.count("overlay") ? pa.vm["overlay"].as<std::vector<std::string>>() : std::vector<std::string>{};
+  const ScenarioInput in = read_scenario(file, overlays, pa.overrides);
   if (!in.sweep.empty())
     std::cerr << "ddlsim simulate: note: the [sweep] section is ignored here; run `ddlsim sweep " << file << "`\n";
   const Prediction p = predict(resolve_scenario(in.settings, dir_of(file)));
   write_output(pa.vm["output"].as<std::string>(), render_prediction(p, format));
+  if (!pa.vm["trace"].as<std::string>().empty()) write_output(pa.vm["trace"].as<std::string>(), chrome_trace_json(p));
   return 0;
 }
 

@@ -43,14 +43,15 @@ const char* to_string(Algorithm a) {
 
 Seconds ring_allreduce_s(int p, Bytes n, Route r) {
   if (p <= 1) return 0;
-  return 2.0 * (p - 1) * (r.latency_s + n / (p * r.bw_Bps));
+  const BytesPerSecond bw = p == 2 ? r.exchange_bw_Bps() : r.ring_bw_Bps();
+  return 2.0 * (p - 1) * (r.latency_s + n / (p * bw));
 }
 
 Seconds halving_doubling_allreduce_s(int p, Bytes n, Route r) {
   if (p <= 1) return 0;
   const int l = floor_log2(p);
   const int q = 1 << l;
-  Seconds t = 2.0 * l * r.latency_s + 2.0 * n * (q - 1) / (q * r.bw_Bps);
+  Seconds t = 2.0 * l * r.latency_s + 2.0 * n * (q - 1) / (q * r.exchange_bw_Bps());
   if (q != p) t += 2.0 * (r.latency_s + n / r.bw_Bps);
   return t;
 }

@@ -17,12 +17,23 @@ const char* to_string(Algorithm a);
 struct Route {
   Seconds latency_s = 0;
   BytesPerSecond bw_Bps = 0;
+  // Fraction of bw_Bps each direction keeps while two ranks send to each other at once (a 2-rank
+  // ring step, a halving-doubling step). 1 = ideal full duplex; TCP over shaped or busy links
+  // measures less (`ddlsim netfit` fits it from netbench's `exchange` rows).
+  double exchange_factor = 1;
+  // Fraction of bw_Bps each direction keeps while every rank sends to one peer and receives from
+  // another at once (a ring step with p >= 3). 1 = ideal; netfit fits it from `shift` rows.
+  double duplex_factor = 1;
+  BytesPerSecond exchange_bw_Bps() const { return bw_Bps * exchange_factor; }
+  BytesPerSecond ring_bw_Bps() const { return bw_Bps * duplex_factor; }
 };
 
 // Ring allreduce: reduce-scatter then allgather, 2(p-1) steps of n/p bytes:
-//   2 (p-1) (alpha + n / (p B)).
+//   2 (p-1) (alpha + n / (p B)); with p = 2 the two ranks send to each other: B x exchange_factor;
+//   with p >= 3 each rank sends and receives at once: B x duplex_factor.
 Seconds ring_allreduce_s(int p, Bytes n, Route r);
-// Recursive halving-doubling (Rabenseifner) on q = 2^floor(log2 p) ranks:
+// Recursive halving-doubling (Rabenseifner) on q = 2^floor(log2 p) ranks, every step a pairwise
+// exchange (B x exchange_factor):
 //   2 log2(q) alpha + 2 n (q-1) / (q B),
 // plus, when p is not a power of two, a fold-in and fold-out of the p-q extra ranks: 2 (alpha + n/B).
 Seconds halving_doubling_allreduce_s(int p, Bytes n, Route r);

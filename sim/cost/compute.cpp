@@ -84,8 +84,29 @@ ComputeProfile roofline_profile(const Model& model, const Device& device, Precis
 Seconds single_gpu_step_s(const ComputeProfile& p) { return p.forward_s() + p.backward_s() + p.optimizer_s; }
 }  // namespace
 
+namespace {
+// Tier 1: per-layer times measured on the device (calibration/calibration.hpp: batch rule there).
+ComputeProfile calibrated_profile(const Model& model, Precision precision, int batch, const ComputeTuning& t) {
+  const Calibration& cal = *t.calibration;
+  check_calibration_matches(cal, model, precision, t.calibration_origin);
+  ComputeProfile prof;
+  for (const auto& l : model.layers) {
+    const LayerTiming at = layer_timing_at(cal, l.name, batch, t.calibration_origin);
+    LayerCost c;
+    c.grad_bytes = double(l.params_trainable) * gradient_elem_bytes(precision);
+    c.fwd_s = at.fwd_s;
+    c.bwd_s = at.bwd_s;
+    prof.layers.push_back(c);
+    prof.optimizer_s += at.update_s;
+    prof.accumulate_s += at.accum_s;
+  }
+  return prof;
+}
+}  // namespace
+
 ComputeProfile compute_profile(const Model& model, const Device& device, Precision precision,
                                int batch, const ComputeTuning& tuning) {
+  if (tuning.calibration) return calibrated_profile(model, precision, batch, tuning);
   ComputeProfile prof = roofline_profile(model, device, precision, batch, tuning);
   if (tuning.measured_samples_per_s <= 0) return prof;
   const ComputeProfile at_measured =

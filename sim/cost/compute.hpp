@@ -2,7 +2,8 @@
 // Roofline per kernel: max(flops / (peak x efficiency(work)), bytes / (mem_bw x mem_eff)) plus a
 // fixed launch overhead, where efficiency(work) = max_eff x work / (work + half_work) rises with
 // kernel size (small kernels cannot fill the GPU). When the user measured a single-GPU throughput,
-// every time is scaled so the modelled step matches it.
+// every time is scaled so the modelled step matches it. A calibration file (compute.calibration,
+// made by `ddlsim calibrate`) comes first: its measured per-layer times replace the model.
 #pragma once
 #include <vector>
 

@@ -21,10 +21,12 @@ struct ZooEntry {
 constexpr ZooEntry kZoo[] = {
     {"resnet50", build_resnet50, 224, 1000, 32},
     {"resnet101", build_resnet101, 224, 1000, 32},
+    {"resnet152", build_resnet152, 224, 1000, 32},
     {"efficientnet_b0", build_efficientnet_b0, 224, 1000, 32},
     {"mobilenet_v2", build_mobilenet_v2, 224, 1000, 32},
     {"inception_v3", build_inception_v3, 299, 1000, 75},
     {"vgg16", build_vgg16, 224, 1000, 32},
+    {"alexnet", build_alexnet, 227, 1000, 67},
     {"small_cnn", build_small_cnn, 32, 10, 10},
 };
 

@@ -10,6 +10,8 @@ namespace ddlsim {
 
 Model build_resnet50(const ModelOptions& o);
 Model build_resnet101(const ModelOptions& o);
+Model build_resnet152(const ModelOptions& o);
+Model build_alexnet(const ModelOptions& o);
 Model build_efficientnet_b0(const ModelOptions& o);
 Model build_mobilenet_v2(const ModelOptions& o);
 Model build_inception_v3(const ModelOptions& o);

@@ -1,4 +1,4 @@
-// ResNet-50 / ResNet-101 v1, Keras applications layout (keras.applications.resnet):
+// ResNet-50 / ResNet-101 / ResNet-152 v1, Keras applications layout (keras.applications.resnet):
 // biased convolutions followed by BatchNorm, stride 2 on the first 1x1 conv of a stage.
 #include <fmt/format.h>
 
@@ -56,5 +56,6 @@ Model build_resnet(const ModelOptions& o, const std::string& name, const int (&b
 
 Model build_resnet50(const ModelOptions& o) { return build_resnet(o, "resnet50", {3, 4, 6, 3}); }
 Model build_resnet101(const ModelOptions& o) { return build_resnet(o, "resnet101", {3, 4, 23, 3}); }
+Model build_resnet152(const ModelOptions& o) { return build_resnet(o, "resnet152", {3, 8, 36, 3}); }
 
 }  // namespace ddlsim

@@ -20,6 +20,19 @@ const std::vector<FrameworkPreset>& framework_presets() {
        "TF custom training loop accumulating gradients, one packed allreduce every 4 batches"},
       {"tf_ps", Algorithm::ParameterServer, 0, false, 0, 1,
        "TF ParameterServerStrategy: push gradients to and pull weights from the servers"},
+      // TensorFlow 1 tf_cnn_benchmarks (2017), used by `ddlsim validate`: every variable is its own
+      // transfer (1 KiB buckets ~ one per layer). parameter_server pushes each gradient as it is
+      // ready; the replicated modes sum the towers' gradients first, after the whole backward pass.
+      {"tf1_ps", Algorithm::ParameterServer, 1.0 / 1024, true, 0, 1,
+       "TF1 tf_cnn_benchmarks variable_update=parameter_server: per-variable push and pull through "
+       "the parameter server (one per node), overlapped with the backward pass"},
+      {"tf1_replicated", Algorithm::Ring, 1.0 / 1024, false, 0, 1,
+       "TF1 tf_cnn_benchmarks variable_update=replicated: per-variable allreduce of the summed tower "
+       "gradients once every tower has finished its backward pass (not overlapped)"},
+      {"tf1_distributed_replicated", Algorithm::Hierarchical, 1.0 / 1024, false, 0, 1,
+       "TF1 tf_cnn_benchmarks distributed_replicated: gradients summed inside each node, then "
+       "exchanged between nodes through parameter servers on every node (ring-equivalent traffic), "
+       "after the backward pass (not overlapped)"},
   };
   return presets;
 }

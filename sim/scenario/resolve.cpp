@@ -4,8 +4,10 @@
 #include <cstdlib>
 
 #include "core/error.hpp"
+#include "calibration/calibration_file.hpp"
 #include "core/text.hpp"
 #include "scenario/presets.hpp"
+#include "simgrid/platform_reader.hpp"
 
 namespace ddlsim {
 
@@ -129,14 +131,30 @@ Execution resolve_execution(const Reader& r, int nodes) {
   return e;
 }
 
-ClusterDescription resolve_cluster(const Reader& r) {
-  ClusterDescription c = find_cluster(r.text("cluster.platform"), r.where("cluster.platform"));
+// A built-in name, or a SimGrid platform file (*.xml, relative to the scenario's folder).
+ClusterDescription platform_of(const Reader& r, const std::string& base_dir) {
+  std::string name = r.text("cluster.platform");
+  if (name.size() < 4 || to_lower(name.substr(name.size() - 4)) != ".xml")
+    return find_cluster(name, r.where("cluster.platform"));
+  if (name.front() != '/') name = base_dir + "/" + name;
+  try {
+    return read_platform_file(name);
+  } catch (const InputError& e) {
+    throw InputError(r.where("cluster.platform") + ": " + e.what());
+  }
+}
+
+ClusterDescription resolve_cluster(const Reader& r, const std::string& base_dir) {
+  ClusterDescription c = platform_of(r, base_dir);
   if (r.given("cluster.gpus_per_node")) c.gpus_per_node = int(r.integer("cluster.gpus_per_node", 1));
   if (r.given("cluster.intra")) c.intra = find_link_kind(r.text("cluster.intra"), r.where("cluster.intra"));
   if (r.given("cluster.inter")) c.inter = find_link_kind(r.text("cluster.inter"), r.where("cluster.inter"));
   if (r.given("cluster.inter_bw_GBps")) c.inter.bw_Bps = r.real("cluster.inter_bw_GBps", 0, false) * kGB;
   if (r.given("cluster.inter_latency_us"))
     c.inter.latency_s = r.real("cluster.inter_latency_us", 0, true) * 1e-6;
+  if (r.given("cluster.intra_bw_GBps")) c.intra.bw_Bps = r.real("cluster.intra_bw_GBps", 0, false) * kGB;
+  if (r.given("cluster.intra_latency_us"))
+    c.intra.latency_s = r.real("cluster.intra_latency_us", 0, true) * 1e-6;
   return c;
 }
 
@@ -164,6 +182,36 @@ ComputeTuning resolve_compute(const Reader& r, int batch) {
   return t;
 }
 
+// compute.calibration = FILE (relative to the scenario): measured per-layer times, checked against
+// the model and precision here so that a wrong file stops before anything is simulated.
+void attach_calibration(const Reader& r, const std::string& base_dir, Scenario& sc) {
+  if (r.given("compute.throughput"))
+    r.fail("compute.calibration", "no compute.throughput beside it (both give measured compute; keep one)");
+  std::string path = r.text("compute.calibration");
+  if (path.front() != '/') path = base_dir + "/" + path;
+  const std::string origin = r.where("compute.calibration") + ": " + path;
+  try {
+    auto cal = std::make_shared<const Calibration>(load_calibration_file(path));
+    check_calibration_matches(*cal, sc.model, sc.execution.precision, origin);
+    sc.system.compute.calibration = cal;
+    sc.system.compute.calibration_origin = path;
+  } catch (const InputError& e) {
+    const std::string msg = e.what();
+    throw InputError(msg.rfind(origin, 0) == 0 ? msg : r.where("compute.calibration") + ": " + msg);
+  }
+}
+
+SimGridOptions resolve_simgrid(const Reader& r) {
+  SimGridOptions o;
+  o.fidelity = r.choice<Fidelity>("simulation.fidelity", {{"fast", Fidelity::Fast}, {"full", Fidelity::Full}});
+  o.network_model = r.choice<std::string>("network.model", {{"cm02", "CM02"}, {"lv08", "LV08"}});
+  o.crosstraffic = r.boolean("network.crosstraffic");
+  o.tcp_gamma_bytes = r.real("network.tcp_gamma", 0, true);
+  if (r.given("network.latency_factor")) o.latency_factor = r.real("network.latency_factor", 0, false);
+  if (r.given("network.bandwidth_factor")) o.bandwidth_factor = r.real("network.bandwidth_factor", 0, false);
+  return o;
+}
+
 }  // namespace
 
 std::string dir_of(const std::string& path) {
@@ -175,9 +223,11 @@ std::string dir_of(const std::string& path) {
 Scenario resolve_scenario(const Settings& settings, const std::string& base_dir) {
   const Reader r(settings);
   Scenario sc;
-  sc.backend = r.choice<BackendKind>("simulation.backend", {{"analytic", BackendKind::Analytic}});
+  sc.backend = r.choice<BackendKind>("simulation.backend", {{"analytic", BackendKind::Analytic},
+                                                            {"simgrid", BackendKind::SimGrid}});
+  sc.simgrid = resolve_simgrid(r);
   sc.model = resolve_model(r, base_dir);
-  sc.system.cluster = resolve_cluster(r);
+  sc.system.cluster = resolve_cluster(r, base_dir);
   sc.system.nodes = int(r.integer("cluster.nodes", 1));
   const int max_nodes = sc.system.cluster.max_nodes;
   if (max_nodes > 0 && sc.system.nodes > max_nodes)
@@ -187,6 +237,7 @@ Scenario resolve_scenario(const Settings& settings, const std::string& base_dir)
   sc.system.device = find_device(device, r.where("compute.device"));
   sc.execution = resolve_execution(r, sc.system.nodes);
   sc.system.compute = resolve_compute(r, sc.execution.batch_per_gpu);
+  if (r.given("compute.calibration")) attach_calibration(r, base_dir, sc);
   sc.system.storage = resolve_storage(r, sc.model);
   return sc;
 }

@@ -1,8 +1,10 @@
 // A resolved, validated scenario: application (model), execution (how training runs) and system
 // (devices, network, storage) as three separate inputs, composed by the predictor.
 #pragma once
+#include <memory>
 #include <string>
 
+#include "calibration/calibration.hpp"
 #include "core/units.hpp"
 #include "cost/collectives.hpp"
 #include "model/model.hpp"
@@ -37,6 +39,9 @@ struct ComputeTuning {
   Seconds kernel_overhead_s = 5e-6;   // launch and framework cost per kernel
   double measured_samples_per_s = 0;  // single-GPU throughput measured by the user (0: none)
   int measured_batch = 0;             // batch size of that measurement
+  // compute.calibration: per-layer times measured by `ddlsim calibrate` (null: none); the top tier.
+  std::shared_ptr<const Calibration> calibration;
+  std::string calibration_origin;     // the file, for messages
 };
 
 struct StorageSpec {
@@ -55,13 +60,25 @@ struct System {
   int ranks() const { return nodes * cluster.gpus_per_node; }
 };
 
-enum class BackendKind { Analytic };
+enum class BackendKind { Analytic, SimGrid };
+
+// SimGrid backend settings (simulation.fidelity, network.*); unused by the analytic backend.
+enum class Fidelity { Fast, Full };
+struct SimGridOptions {
+  Fidelity fidelity = Fidelity::Fast;
+  std::string network_model = "CM02";  // SimGrid's network/model
+  bool crosstraffic = false;           // network/crosstraffic
+  Bytes tcp_gamma_bytes = 0;           // network/TCP-gamma: TCP window cap; 0 = none
+  double latency_factor = 0;           // network/latency-factor; 0 = the model's own
+  double bandwidth_factor = 0;         // network/bandwidth-factor; 0 = the model's own
+};
 
 struct Scenario {
   Model model;
   Execution execution;
   System system;
   BackendKind backend = BackendKind::Analytic;
+  SimGridOptions simgrid;
 };
 
 }  // namespace ddlsim

@@ -20,18 +20,22 @@ const std::vector<KeySpec>& scenario_keys() {
       {"model.classes", "", "output classes; default: the model's own (1000)"},
       {"model.precision", "fp32", "fp32, tf32 or mixed (FP16 tensor cores and FP16 gradients)"},
       {"training.framework", "horovod",
-       "preset: horovod, pytorch_ddp, tf_mirrored, tf_custom_accum, tf_ps"},
+       "preset: horovod, pytorch_ddp, tf_mirrored, tf_custom_accum, tf_ps, tf1_ps, tf1_replicated, "
+       "tf1_distributed_replicated"},
       {"training.samples", "1281167", "training samples per epoch"},
       {"training.epochs", "1", "epochs"},
       {"training.batch_per_gpu", "64", "samples per GPU per step (micro-batch)"},
       {"training.sync_period", "", "allreduce every k micro-batches (gradient accumulation); preset"},
-      {"cluster.platform", "poti", "built-in platform (tupi, poti, dgx1, dgx1-p100, k80-pcie, cluster4x25g)"},
+      {"cluster.platform", "poti", "built-in platform (tupi, poti, dgx1, dgx1-p100, k80-pcie, cluster4x25g) "
+                                   "or a SimGrid platform file NAME.xml (relative to the scenario)"},
       {"cluster.nodes", "1", "nodes used"},
       {"cluster.gpus_per_node", "", "GPUs used per node; default: all of the platform's"},
       {"cluster.intra", "", "intra-node link kind override (pcie3, pcie4, nvlink1..3)"},
       {"cluster.inter", "", "inter-node link kind override (1gbe, 10gbe, 25gbe, 100gbe, ib-fdr, ib-edr)"},
       {"cluster.inter_bw_GBps", "", "inter-node effective bandwidth per direction, GB/s (decimal)"},
       {"cluster.inter_latency_us", "", "inter-node one-hop latency, microseconds"},
+      {"cluster.intra_bw_GBps", "", "intra-node (GPU to node) effective bandwidth per direction, GB/s (decimal)"},
+      {"cluster.intra_latency_us", "", "intra-node one-hop latency, microseconds"},
       {"comm.algorithm", "", "ring, rhd, tree, hierarchical or ps; preset"},
       {"comm.bucket_mb", "", "gradient bucket / fusion buffer, MiB; 0 = one packed exchange; preset"},
       {"comm.overlap", "", "start each bucket when it fills during the backward pass; preset"},
@@ -40,6 +44,8 @@ const std::vector<KeySpec>& scenario_keys() {
       {"compute.device", "", "GPU model; default: the platform's"},
       {"compute.throughput", "", "measured single-GPU training throughput, samples/s (scales the model)"},
       {"compute.throughput_batch", "", "batch size of that measurement; default: training.batch_per_gpu"},
+      {"compute.calibration", "", "calibration file from `ddlsim calibrate` (docs/calibration.md): measured "
+                                  "per-layer times replace the compute model; relative to the scenario"},
       {"compute.efficiency", "0.6", "best fraction of peak FLOP/s that large kernels reach"},
       {"compute.kernel_overhead_us", "5", "launch and framework cost per kernel, microseconds"},
       {"input.storage", "local_ssd", "memory, local_ssd, nfs or blob"},
@@ -48,7 +54,19 @@ const std::vector<KeySpec>& scenario_keys() {
       {"input.sample_kb", "", "stored size of one sample, KiB; default: 0.2 bytes per input value"},
       {"input.decode_ms", "", "decode and augment time of one sample on one worker, ms; default: "
                               "3 ms per 224x224 image, scaled by pixels"},
-      {"simulation.backend", "analytic", "analytic"},
+      {"simulation.backend", "analytic",
+       "analytic (closed forms, no contention) or simgrid (SimGrid discrete-event simulation of every "
+       "message on the platform: shared NICs and hierarchy show)"},
+      {"simulation.fidelity", "fast",
+       "simgrid backend: fast (simulate each distinct round of a collective once and scale) or full "
+       "(every message); fast falls back to full on a platform file whose nodes differ"},
+      {"network.model", "cm02",
+       "simgrid backend network model: cm02 (max-min sharing, latency and bandwidth as written: "
+       "link figures are already effective) or lv08 (SimGrid's TCP factors on top)"},
+      {"network.crosstraffic", "false", "simgrid backend: model the TCP acks of each flow (SimGrid default: on)"},
+      {"network.tcp_gamma", "0", "simgrid backend: TCP window cap, bytes (rate <= gamma / (2 latency)); 0 = none"},
+      {"network.latency_factor", "", "simgrid backend: latency factor; default: the model's own (cm02 1, lv08 13.01)"},
+      {"network.bandwidth_factor", "", "simgrid backend: bandwidth factor; default: the model's own (cm02 1, lv08 0.97)"},
   };
   return keys;
 }
@@ -117,6 +135,11 @@ po::parsed_options parse_or_throw(ParseFn parse, const std::map<std::string, int
 }  // namespace
 
 ScenarioInput read_scenario(const std::string& file, const std::vector<std::string>& overrides) {
+  return read_scenario(file, {}, overrides);
+}
+
+ScenarioInput read_scenario(const std::string& file, const std::vector<std::string>& overlays,
+                            const std::vector<std::string>& overrides) {
   const po::options_description schema = make_schema();
   ScenarioInput input;
   input.file = file;
@@ -126,15 +149,6 @@ ScenarioInput read_scenario(const std::string& file, const std::vector<std::stri
   for (const auto& s : cli.options)
     if (!s.unregistered && s.position_key >= 0)
       throw InputError("command line: unexpected argument '" + s.original_tokens.front() + "'");
-
-  std::map<std::string, int> lines;
-  po::parsed_options from_file(&schema);
-  if (!file.empty()) {
-    const std::string text = read_file(file);
-    lines = index_lines(text, file);
-    std::istringstream in(text);
-    from_file = parse_or_throw([&] { return po::parse_config_file(in, schema, false); }, lines, file);
-  }
 
   auto put = [&](const std::string& key, const std::string& value, const std::string& origin) {
     if (key.rfind("sweep.", 0) == 0) {
@@ -147,8 +161,19 @@ ScenarioInput read_scenario(const std::string& file, const std::vector<std::stri
       input.settings[key] = Setting{trim(value), origin, false};
     }
   };
-  for (const auto& o : from_file.options)
-    put(o.string_key, o.value.empty() ? "" : o.value.front(), file + ":" + std::to_string(lines[o.string_key]));
+  // The scenario file, then each overlay (same format) on top, then the command line.
+  std::vector<std::string> files;
+  if (!file.empty()) files.push_back(file);
+  files.insert(files.end(), overlays.begin(), overlays.end());
+  for (const auto& f : files) {
+    const std::string text = read_file(f);
+    const std::map<std::string, int> lines = index_lines(text, f);
+    std::istringstream in(text);
+    const po::parsed_options from_file =
+        parse_or_throw([&] { return po::parse_config_file(in, schema, false); }, lines, f);
+    for (const auto& o : from_file.options)
+      put(o.string_key, o.value.empty() ? "" : o.value.front(), f + ":" + std::to_string(lines.at(o.string_key)));
+  }
   for (const auto& o : cli.options) {
     if (o.value.size() != 1) throw InputError("command line: --" + o.string_key + " needs a value (--" + o.string_key + "=VALUE)");
     put(o.string_key, o.value.front(), "command line");

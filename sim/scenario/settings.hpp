@@ -34,6 +34,10 @@ struct ScenarioInput {
 // Reads FILE (may be empty: defaults only) and `--key=value` overrides. Throws InputError naming the
 // file and line (or "command line") and the key for unknown keys and syntax errors.
 ScenarioInput read_scenario(const std::string& file, const std::vector<std::string>& overrides);
+// The same with overlay files (scenario format) applied on top of FILE and below the command line,
+// in order: the later overlay wins. Origins name the overlay file and line.
+ScenarioInput read_scenario(const std::string& file, const std::vector<std::string>& overlays,
+                            const std::vector<std::string>& overrides);
 
 // Error prefix for a key: "file.ini:12: training.batch_per_gpu" or "command line: --training.x".
 std::string where(const Settings& s, const std::string& key);

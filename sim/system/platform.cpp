@@ -45,10 +45,13 @@ const LinkKind& find_link_kind(const std::string& name, const std::string& key) 
   return find_by_name(link_kinds(), name, key, "link kind");
 }
 
-Route ClusterDescription::intra_route() const { return {2 * intra.latency_s, intra.bw_Bps}; }
+Route ClusterDescription::intra_route() const {
+  return {2 * intra.latency_s, intra.bw_Bps, intra.exchange_factor, intra.duplex_factor};
+}
 
 Route ClusterDescription::inter_route() const {
-  return {2 * intra.latency_s + 2 * inter.latency_s, std::min(intra.bw_Bps, inter.bw_Bps)};
+  return {2 * intra.latency_s + 2 * inter.latency_s, std::min(intra.bw_Bps, inter.bw_Bps),
+          std::min(intra.exchange_factor, inter.exchange_factor), std::min(intra.duplex_factor, inter.duplex_factor)};
 }
 
 const std::vector<ClusterDescription>& builtin_clusters() {

@@ -17,6 +17,8 @@ struct LinkKind {
   BytesPerSecond bw_Bps = 0;
   Seconds latency_s = 0;  // one hop
   std::string note;       // where the figure comes from
+  double exchange_factor = 1;  // bandwidth kept per direction when two ranks swap data (netfit)
+  double duplex_factor = 1;    // ... when a rank sends to one peer and receives from another (netfit)
 };
 
 const std::vector<LinkKind>& link_kinds();
@@ -30,6 +32,7 @@ struct ClusterDescription {
   LinkKind intra;          // GPU <-> node router (PCIe, NVLink)
   LinkKind inter;          // node <-> switch (Ethernet, InfiniBand)
   std::string note;        // assumptions, shown by `ddlsim platform show`
+  std::string xml_path;    // SimGrid platform file it was read from ("" = built in / generated)
 
   // GPU to GPU inside a node: two intra hops.
   Route intra_route() const;

@@ -1,0 +1,155 @@
+#include "calibration/calibration_file.hpp"
+
+#include <fmt/format.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "core/error.hpp"
+#include "core/text.hpp"
+
+namespace ddlsim {
+
+namespace {
+
+constexpr const char* kMagic = "ddlsim-calibration";
+constexpr const char* kHeader = "layer,batch,forward_s,backward_s,update_s,accumulate_s,kernels";
+
+std::string sci(double v) { return fmt::format("{:.6e}", v); }
+
+}  // namespace
+
+std::string render_calibration(const Calibration& c) {
+  std::string out = "# ddlsim compute calibration: per-layer kernel times (docs/calibration.md)\n";
+  out += fmt::format("format = {} {}\n", kMagic, c.version);
+  out += fmt::format("device = {}\ndevice_kind = {}\nmodel = {}\nmodel_params = {}\nmodel_fwd_flops = {}\n",
+                     c.device, c.device_kind, c.model, c.model_params, format_number(c.model_fwd_flops));
+  out += fmt::format("precision = {}\nclock = {}\ntool = {}\nhost = {}\ndate = {}\n\n", c.precision, c.clock,
+                     c.tool, c.host, c.date);
+  out += std::string(kHeader) + "\n";
+  for (const auto& r : c.rows)
+    out += fmt::format("{},{},{},{},{},{},{}\n", r.layer, r.batch, sci(r.fwd_s), sci(r.bwd_s), sci(r.update_s),
+                       sci(r.accum_s), r.kernels);
+  return out;
+}
+
+namespace {
+
+class Parser {
+ public:
+  explicit Parser(std::string origin) : origin_(std::move(origin)) {}
+
+  [[noreturn]] void fail(int line, const std::string& msg) const {
+    throw InputError(fmt::format("{}:{}: {}", origin_, line, msg));
+  }
+
+  double number(const std::string& t, int line, const char* col, bool allow_zero = true) const {
+    char* end = nullptr;
+    errno = 0;
+    const double v = std::strtod(t.c_str(), &end);
+    if (t.empty() || *end != '\0' || !std::isfinite(v) || v < 0 || (!allow_zero && v == 0))
+      fail(line, fmt::format("{} = '{}': expected a number >= 0{}", col, t, allow_zero ? "" : " (not 0)"));
+    return v;
+  }
+
+  int integer(const std::string& t, int line, const char* col, int min) const {
+    char* end = nullptr;
+    const long v = std::strtol(t.c_str(), &end, 10);
+    if (t.empty() || *end != '\0' || v < min || v > 100000000)
+      fail(line, fmt::format("{} = '{}': expected an integer >= {}", col, t, min));
+    return int(v);
+  }
+
+  void header(const std::string& key, const std::string& value, int line, Calibration& c) {
+    if (key == "format") {
+      if (value.rfind(kMagic, 0) != 0) fail(line, fmt::format("format = '{}': expected '{} 1'", value, kMagic));
+      c.version = integer(trim(value.substr(std::string(kMagic).size())), line, "format version", 1);
+      if (c.version != kCalibrationVersion)
+        fail(line, fmt::format("calibration format version {} is not supported (this ddlsim reads {})", c.version,
+                               kCalibrationVersion));
+      seen_format_ = true;
+    } else if (key == "device") c.device = value;
+    else if (key == "device_kind") c.device_kind = value;
+    else if (key == "model") c.model = value;
+    else if (key == "model_params") c.model_params = integer(value, line, "model_params", 0);
+    else if (key == "model_fwd_flops") c.model_fwd_flops = number(value, line, "model_fwd_flops");
+    else if (key == "precision") c.precision = value;
+    else if (key == "clock") c.clock = value;
+    else if (key == "tool") c.tool = value;
+    else if (key == "host") c.host = value;
+    else if (key == "date") c.date = value;
+    else fail(line, fmt::format("unknown key '{}' (expected format, device, device_kind, model, model_params, "
+                                "model_fwd_flops, precision, clock, tool, host, date)", key));
+  }
+
+  void row(const std::string& text, int line, Calibration& c) {
+    const auto f = split(text, ',');
+    if (f.size() != 7) fail(line, fmt::format("expected 7 comma-separated fields ({}), got {}", kHeader, f.size()));
+    LayerTiming r;
+    r.layer = f[0];
+    if (r.layer.empty()) fail(line, "layer name is empty");
+    r.batch = integer(f[1], line, "batch", 1);
+    r.fwd_s = number(f[2], line, "forward_s");
+    r.bwd_s = number(f[3], line, "backward_s");
+    r.update_s = number(f[4], line, "update_s");
+    r.accum_s = number(f[5], line, "accumulate_s");
+    r.kernels = integer(f[6], line, "kernels", 0);
+    if (!seen_rows_.insert({r.layer, r.batch}).second)
+      fail(line, fmt::format("layer '{}' at batch {} is listed twice", r.layer, r.batch));
+    c.rows.push_back(r);
+  }
+
+  Calibration parse(const std::string& text) {
+    Calibration c;
+    std::istringstream in(text);
+    std::string raw;
+    bool in_table = false;
+    int n = 0;
+    while (std::getline(in, raw)) {
+      ++n;
+      const std::string line = trim(raw.substr(0, in_table ? raw.size() : raw.find('#')));
+      if (line.empty() || line[0] == '#') continue;
+      if (in_table) {
+        row(line, n, c);
+      } else if (line == kHeader) {
+        if (!seen_format_) fail(n, fmt::format("the table starts before 'format = {} 1'", kMagic));
+        in_table = true;
+      } else {
+        const auto eq = line.find('=');
+        if (eq == std::string::npos)
+          fail(n, fmt::format("expected 'key = value' or the table header '{}', got '{}'", kHeader, line));
+        header(trim(line.substr(0, eq)), trim(line.substr(eq + 1)), n, c);
+      }
+    }
+    if (!seen_format_) fail(n, fmt::format("not a ddlsim calibration file (no 'format = {} 1' line)", kMagic));
+    if (c.model.empty()) fail(n, "missing 'model = NAME'");
+    if (c.rows.empty()) fail(n, fmt::format("no rows (expected the table '{}')", kHeader));
+    return c;
+  }
+
+ private:
+  std::string origin_;
+  bool seen_format_ = false;
+  std::set<std::pair<std::string, int>> seen_rows_;
+};
+
+}  // namespace
+
+Calibration parse_calibration(const std::string& text, const std::string& origin) {
+  return Parser(origin).parse(text);
+}
+
+Calibration load_calibration_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw InputError(path + ": cannot open calibration file");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return parse_calibration(ss.str(), path);
+}
+
+}  // namespace ddlsim

@@ -1,0 +1,15 @@
+// The calibration file (docs/calibration.md): a versioned text file, `key = value` provenance
+// lines, then a CSV table of per-layer times. Same calibration, same bytes.
+#pragma once
+#include <string>
+
+#include "calibration/calibration.hpp"
+
+namespace ddlsim {
+
+std::string render_calibration(const Calibration& cal);
+// `origin` names the file in errors ("FILE:LINE: ...").
+Calibration parse_calibration(const std::string& text, const std::string& origin);
+Calibration load_calibration_file(const std::string& path);
+
+}  // namespace ddlsim

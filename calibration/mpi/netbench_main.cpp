@@ -1,0 +1,223 @@
+// ddlsim_netbench: the MPI half of `ddlsim netbench` (started through mpirun, one rank per host
+// or namespace). Measures, over message sizes:
+//   pingpong   ranks 0 and 1, half a round trip (osu_latency)
+//   bw         rank 0 -> rank 1, a window of non-blocking sends (osu_bw)
+//   bibw       ranks 0 <-> 1 both ways at once (osu_bibw); bandwidth counts both directions
+//   exchange   ranks 0 and 1 swap n bytes with MPI_Sendrecv (a 2-rank ring step, an rhd step)
+//   shift      p >= 3: every rank sends n bytes to the next and receives n from the previous (a ring step)
+//   ring       ring allreduce over all ranks with point-to-point sendrecv, 2 (p-1) steps of n/p
+//              bytes: the algorithm ddlsim's `ring` formula describes
+//   allreduce  MPI_Allreduce (the MPI library's own choice of algorithm)
+// Rank 0 prints an nccl-tests-style table and writes CSV (test,ranks,bytes,time_s,algbw_Bps,busbw_Bps).
+// Times are the slowest rank's, the fastest of the repetitions after one warm-up.
+#include <mpi.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace {
+
+struct Options {
+  std::vector<long> sizes = {1 << 10, 1 << 16, 1 << 20, 1 << 22};
+  std::vector<long> lat_sizes = {8, 1 << 10, 1 << 14};
+  int iters = 3;
+  int window = 4;
+  std::string tests = "pingpong,bw,bibw,exchange,shift,ring,allreduce";
+  std::string csv;
+};
+
+std::vector<long> parse_sizes(const char* s) {
+  std::vector<long> out;
+  for (const char* p = s; *p;) {
+    char* end = nullptr;
+    double v = std::strtod(p, &end);
+    if (*end == 'K' || *end == 'k') v *= 1024, ++end;
+    else if (*end == 'M' || *end == 'm') v *= 1024 * 1024, ++end;
+    out.push_back(long(v));
+    p = *end == ',' ? end + 1 : end;
+    if (end == p && *p) break;
+  }
+  return out;
+}
+
+Options parse(int argc, char** argv) {
+  Options o;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    const std::string k = argv[i];
+    if (k == "--sizes") o.sizes = parse_sizes(argv[i + 1]);
+    else if (k == "--lat-sizes") o.lat_sizes = parse_sizes(argv[i + 1]);
+    else if (k == "--iters") o.iters = std::max(1, std::atoi(argv[i + 1]));
+    else if (k == "--window") o.window = std::max(1, std::atoi(argv[i + 1]));
+    else if (k == "--tests") o.tests = argv[i + 1];
+    else if (k == "--csv") o.csv = argv[i + 1];
+  }
+  return o;
+}
+
+struct Row {
+  std::string test;
+  int ranks;
+  long bytes;
+  double time_s;
+  double algbw, busbw;
+};
+
+// Slowest rank's time of one run of f, fastest of `iters` runs after a warm-up.
+template <class F>
+double timed(F f, int iters) {
+  f();
+  double best = 1e300;
+  for (int i = 0; i < iters; ++i) {
+    MPI_Barrier(MPI_COMM_WORLD);
+    const double t0 = MPI_Wtime();
+    f();
+    double t = MPI_Wtime() - t0, worst = 0;
+    MPI_Allreduce(&t, &worst, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    best = std::min(best, worst);
+  }
+  return best;
+}
+
+void pingpong(int rank, long n, std::vector<char>& a) {
+  if (rank == 0) {
+    MPI_Send(a.data(), int(n), MPI_BYTE, 1, 1, MPI_COMM_WORLD);
+    MPI_Recv(a.data(), int(n), MPI_BYTE, 1, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  } else if (rank == 1) {
+    MPI_Recv(a.data(), int(n), MPI_BYTE, 0, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    MPI_Send(a.data(), int(n), MPI_BYTE, 0, 1, MPI_COMM_WORLD);
+  }
+}
+
+// osu_bw / osu_bibw: `window` messages in flight, then a zero-byte acknowledgement.
+void window_bw(int rank, long n, int window, bool both, std::vector<char>& a, std::vector<char>& b) {
+  if (rank > 1) return;
+  const int peer = 1 - rank;
+  std::vector<MPI_Request> req;
+  const bool sends = both || rank == 0, recvs = both || rank == 1;
+  for (int w = 0; w < window; ++w) {
+    if (recvs) req.emplace_back(), MPI_Irecv(b.data() + w * n, int(n), MPI_BYTE, peer, 2, MPI_COMM_WORLD, &req.back());
+    if (sends) req.emplace_back(), MPI_Isend(a.data() + w * n, int(n), MPI_BYTE, peer, 2, MPI_COMM_WORLD, &req.back());
+  }
+  MPI_Waitall(int(req.size()), req.data(), MPI_STATUSES_IGNORE);
+  if (!both) {
+    if (rank == 1) MPI_Send(nullptr, 0, MPI_BYTE, 0, 3, MPI_COMM_WORLD);
+    else MPI_Recv(nullptr, 0, MPI_BYTE, 1, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  }
+}
+
+// Ranks 0 and 1 swap n bytes at once (MPI_Sendrecv): one step of a 2-rank ring or of recursive
+// halving-doubling.
+void exchange(int rank, long n, std::vector<char>& a, std::vector<char>& b) {
+  if (rank > 1) return;
+  MPI_Sendrecv(a.data(), int(n), MPI_BYTE, 1 - rank, 6, b.data(), int(n), MPI_BYTE, 1 - rank, 6, MPI_COMM_WORLD,
+               MPI_STATUS_IGNORE);
+}
+
+// Every rank sends n bytes to the next and receives n from the previous at once (p >= 3): one
+// step of a ring, each NIC sending and receiving with different peers.
+void shift(int rank, int p, long n, std::vector<char>& a, std::vector<char>& b) {
+  MPI_Sendrecv(a.data(), int(n), MPI_BYTE, (rank + 1) % p, 7, b.data(), int(n), MPI_BYTE, (rank + p - 1) % p, 7,
+               MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+}
+
+// Reduce-scatter then allgather around the ring, chunks of n/p bytes (floats).
+void ring_allreduce(int rank, int p, long n, std::vector<float>& data, std::vector<float>& tmp) {
+  const long elems = n / long(sizeof(float));
+  const long chunk = std::max(1L, elems / p);
+  const int next = (rank + 1) % p, prev = (rank + p - 1) % p;
+  auto at = [&](int c) { return data.data() + long((c % p + p) % p) * chunk; };
+  for (int s = 0; s < p - 1; ++s) {
+    MPI_Sendrecv(at(rank - s), int(chunk), MPI_FLOAT, next, 4, tmp.data(), int(chunk), MPI_FLOAT, prev, 4,
+                 MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    float* dst = at(rank - s - 1);
+    for (long i = 0; i < chunk; ++i) dst[i] += tmp[i];
+  }
+  for (int s = 0; s < p - 1; ++s)
+    MPI_Sendrecv(at(rank - s + 1), int(chunk), MPI_FLOAT, next, 5, at(rank - s), int(chunk), MPI_FLOAT, prev, 5,
+                 MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+}
+
+bool wants(const Options& o, const char* t) { return ("," + o.tests + ",").find(std::string(",") + t + ",") != std::string::npos; }
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  int rank = 0, p = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &p);
+  const Options o = parse(argc, argv);
+  long max_n = 1;
+  for (long n : o.sizes) max_n = std::max(max_n, n);
+  for (long n : o.lat_sizes) max_n = std::max(max_n, n);
+  std::vector<char> a(std::size_t(max_n) * o.window, 1), b(std::size_t(max_n) * o.window, 0);
+  std::vector<float> data(std::size_t(max_n / 4 + p), 1.0f), tmp(data.size()), out(data.size());
+  std::vector<Row> rows;
+  const bool pair = p >= 2;
+
+  if (pair && wants(o, "pingpong"))
+    for (long n : o.lat_sizes) {
+      const double t = timed([&] { pingpong(rank, n, a); }, o.iters * 3) / 2;
+      rows.push_back({"pingpong", 2, n, t, n / t, n / t});
+    }
+  if (pair && wants(o, "bw"))
+    for (long n : o.sizes) {
+      const double t = timed([&] { window_bw(rank, n, o.window, false, a, b); }, o.iters);
+      const double bytes = double(n) * o.window;
+      rows.push_back({"bw", 2, n, t / o.window, bytes / t, bytes / t});
+    }
+  if (pair && wants(o, "bibw"))
+    for (long n : o.sizes) {
+      const double t = timed([&] { window_bw(rank, n, o.window, true, a, b); }, o.iters);
+      const double bytes = 2.0 * double(n) * o.window;
+      rows.push_back({"bibw", 2, n, t / o.window, bytes / t, bytes / t});
+    }
+  if (pair && wants(o, "exchange"))
+    for (long n : o.sizes) {
+      const double t = timed([&] { exchange(rank, n, a, b); }, o.iters);
+      rows.push_back({"exchange", 2, n, t, n / t, n / t});
+    }
+  if (p >= 3 && wants(o, "shift"))
+    for (long n : o.sizes) {
+      const double t = timed([&] { shift(rank, p, n, a, b); }, o.iters);
+      rows.push_back({"shift", p, n, t, n / t, n / t});
+    }
+  const double bus = p > 1 ? 2.0 * (p - 1) / p : 0;
+  if (pair && wants(o, "ring"))
+    for (long n : o.sizes) {
+      const double t = timed([&] { ring_allreduce(rank, p, n, data, tmp); }, o.iters);
+      rows.push_back({"ring", p, n, t, n / t, bus * n / t});
+    }
+  if (wants(o, "allreduce"))
+    for (long n : o.sizes) {
+      const int count = int(n / 4);
+      const double t = timed([&] { MPI_Allreduce(data.data(), out.data(), count, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD); },
+                             o.iters);
+      rows.push_back({"allreduce", p, n, t, n / t, bus * n / t});
+    }
+
+  if (rank == 0) {
+    std::printf("# ddlsim netbench: %d ranks; times are the slowest rank's, fastest of %d after a warm-up\n", p, o.iters);
+    std::printf("%-10s %6s %12s %12s %10s %10s\n", "test", "ranks", "size(B)", "time(us)", "algbw(GB/s)", "busbw(GB/s)");
+    for (const Row& r : rows)
+      std::printf("%-10s %6d %12ld %12.2f %10.4f %10.4f\n", r.test.c_str(), r.ranks, r.bytes, r.time_s * 1e6,
+                  r.algbw / 1e9, r.busbw / 1e9);
+    if (!o.csv.empty()) {
+      FILE* f = std::fopen(o.csv.c_str(), "w");
+      if (!f) {
+        std::fprintf(stderr, "ddlsim_netbench: cannot write %s\n", o.csv.c_str());
+        MPI_Abort(MPI_COMM_WORLD, 2);
+      }
+      std::fprintf(f, "test,ranks,bytes,time_s,algbw_Bps,busbw_Bps\n");
+      for (const Row& r : rows)
+        std::fprintf(f, "%s,%d,%ld,%.9g,%.9g,%.9g\n", r.test.c_str(), r.ranks, r.bytes, r.time_s, r.algbw, r.busbw);
+      std::fclose(f);
+    }
+  }
+  MPI_Finalize();
+  return 0;
+}

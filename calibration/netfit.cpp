@@ -1,0 +1,158 @@
+#include "calibration/netfit.hpp"
+
+#include <fmt/format.h>
+
+#include <Eigen/Dense>
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <sstream>
+
+#include "core/error.hpp"
+#include "core/text.hpp"
+#include "simgrid/platform_xml.hpp"
+#include "system/platform.hpp"
+
+namespace ddlsim {
+
+std::vector<NetSample> parse_netbench_csv(const std::string& text, const std::string& origin) {
+  std::vector<NetSample> out;
+  std::istringstream in(text);
+  std::string line;
+  int n = 0;
+  while (std::getline(in, line)) {
+    ++n;
+    line = trim(line);
+    if (line.empty() || line[0] == '#' || line.rfind("test,", 0) == 0) continue;
+    const auto f = split(line, ',');
+    auto num = [&](std::size_t i, const char* col) {
+      char* end = nullptr;
+      const double v = i < f.size() ? std::strtod(f[i].c_str(), &end) : 0;
+      if (i >= f.size() || f[i].empty() || *end != '\0' || !std::isfinite(v) || v < 0)
+        throw InputError(fmt::format("{}:{}: {} = '{}': expected a number >= 0", origin, n, col,
+                                     i < f.size() ? f[i] : ""));
+      return v;
+    };
+    if (f.size() < 4) throw InputError(fmt::format("{}:{}: expected test,ranks,bytes,time_s,...", origin, n));
+    NetSample s{f[0], int(num(1, "ranks")), num(2, "bytes"), num(3, "time_s"), 0};
+    if (f.size() > 4) s.algbw_Bps = num(4, "algbw_Bps");
+    out.push_back(s);
+  }
+  if (out.empty()) throw InputError(origin + ": no measurements (expected rows written by `ddlsim netbench`)");
+  return out;
+}
+
+namespace {
+
+std::vector<const NetSample*> rows_of(const std::vector<NetSample>& s, const char* test) {
+  std::vector<const NetSample*> out;
+  for (const auto& x : s)
+    if (x.test == test && x.time_s > 0) out.push_back(&x);
+  return out;
+}
+
+// Least squares t = c0 + c1 n; with one size, the line through the origin.
+std::pair<double, double> line_fit(const std::vector<const NetSample*>& rows) {
+  if (rows.size() == 1) return {0.0, rows[0]->time_s / rows[0]->bytes};
+  Eigen::MatrixXd a(rows.size(), 2);
+  Eigen::VectorXd t(rows.size());
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    a(Eigen::Index(i), 0) = 1.0;
+    a(Eigen::Index(i), 1) = rows[i]->bytes;
+    t(Eigen::Index(i)) = rows[i]->time_s;
+  }
+  const Eigen::Vector2d c = a.colPivHouseholderQr().solve(t);
+  return {c(0), c(1)};
+}
+
+double median(std::vector<double> v) {  // upper median
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v[v.size() / 2];
+}
+
+}  // namespace
+
+NetFit fit_network(const std::vector<NetSample>& s, const std::string& origin) {
+  NetFit f;
+  f.samples = int(s.size());
+  const auto bw = rows_of(s, "bw");
+  if (bw.empty()) throw InputError(origin + ": no 'bw' rows: run netbench with --tests including bw");
+  const auto [c0, c1] = line_fit(bw);
+  if (!(c1 > 0)) throw InputError(origin + ": the 'bw' rows do not grow with the message size; measure larger messages");
+  f.bw_Bps = 1.0 / c1;
+  f.method = fmt::format("B: least squares t = c0 + n/B over {} bw sizes (c0 = {:.3g} s per message in a window)",
+                         bw.size(), c0);
+
+  // alpha: half a round trip of the smallest ping-pong message (larger ones can ride a token
+  // bucket's burst above B, so n/B would over-correct them).
+  const auto pp = rows_of(s, "pingpong");
+  if (!pp.empty()) {
+    const NetSample* small = *std::min_element(pp.begin(), pp.end(), [](auto* a, auto* b) { return a->bytes < b->bytes; });
+    f.latency_s = std::max(0.0, small->time_s - small->bytes / f.bw_Bps);
+    f.method += fmt::format("; alpha: half a round trip of the {}-byte pingpong", small->bytes);
+  }
+
+  const auto ex = rows_of(s, "exchange");
+  if (!ex.empty()) {
+    // t - alpha = n / (B e): least squares through the origin in x = n / B.
+    double sxx = 0, sxy = 0;
+    for (const auto* r : ex) {
+      const double x = r->bytes / f.bw_Bps, y = std::max(1e-12, r->time_s - f.latency_s);
+      sxx += x * x;
+      sxy += x * y;
+    }
+    f.exchange_factor = std::clamp(sxx / sxy, 0.05, 1.0);
+    f.method += fmt::format("; e: least squares t - alpha = n / (B e) over {} exchange sizes", ex.size());
+  }
+  const auto sh = rows_of(s, "shift");
+  if (!sh.empty()) {
+    double sxx = 0, sxy = 0;
+    for (const auto* r : sh) {
+      const double x = r->bytes / f.bw_Bps, y = std::max(1e-12, r->time_s - f.latency_s);
+      sxx += x * x;
+      sxy += x * y;
+    }
+    f.duplex_factor = std::clamp(sxx / sxy, 0.05, 1.0);
+    f.method += fmt::format("; d: least squares t - alpha = n / (B d) over {} shift rows", sh.size());
+  }
+  const auto bi = rows_of(s, "bibw");
+  if (!bi.empty()) {
+    std::vector<double> r;
+    for (const auto* x : bi) r.push_back(x->algbw_Bps / (2 * f.bw_Bps));
+    f.bibw_factor = median(r);
+    if (ex.empty()) {
+      f.exchange_factor = std::clamp(f.bibw_factor, 0.05, 1.0);
+      f.method += "; e: osu_bibw / (2 osu_bw) (no exchange rows)";
+    }
+  }
+  return f;
+}
+
+Route fitted_route(const NetFit& f) { return Route{f.latency_s, f.bw_Bps, f.exchange_factor, f.duplex_factor}; }
+
+std::string fitted_platform_xml(const NetFit& f, int nodes, const std::string& device, const std::string& source) {
+  ClusterDescription c;
+  c.name = "netfit";
+  c.device = device;
+  c.max_nodes = nodes;
+  c.gpus_per_node = 1;
+  // One rank per node: the GPU-to-node hop is free, the node uplinks carry the fitted figures
+  // (route = two uplink hops: alpha / 2 each).
+  c.intra = LinkKind{"local", 1e12, 0, "no intra-node hop: one rank per node"};
+  c.inter = LinkKind{"fitted", f.bw_Bps, f.latency_s / 2, "fitted by ddlsim netfit from " + source,
+                     f.exchange_factor, f.duplex_factor};
+  c.note = fmt::format(
+      "fitted by `ddlsim netfit` from {}: alpha = {:.6g} s, B = {:.6g} B/s, exchange factor e = {:.4g}, "
+      "duplex factor d = {:.4g} (bibw factor {:.4g}); {}", source, f.latency_s, f.bw_Bps, f.exchange_factor,
+      f.duplex_factor, f.bibw_factor, f.method);
+  std::string xml = platform_xml(c, nodes);
+  const std::string device_prop = fmt::format("<prop id=\"ddlsim.device\" value=\"{}\"/>", device);
+  const auto at = xml.find(device_prop);
+  if (at == std::string::npos) throw std::logic_error("netfit: platform_xml wrote no ddlsim.device property");
+  xml.insert(at + device_prop.size(),
+             fmt::format("\n  <prop id=\"ddlsim.exchange_factor\" value=\"{}\"/>\n  <prop id=\"ddlsim.duplex_factor\" value=\"{}\"/>",
+                         format_number(f.exchange_factor), format_number(f.duplex_factor)));
+  return xml;
+}
+
+}  // namespace ddlsim

@@ -1,0 +1,43 @@
+// Network calibration: reading `ddlsim netbench` CSV, fitting latency, bandwidth and the
+// exchange factor with least squares (Eigen), and writing the fitted platform (docs/calibration.md).
+#pragma once
+#include <string>
+#include <vector>
+
+#include "core/units.hpp"
+#include "cost/collectives.hpp"
+
+namespace ddlsim {
+
+struct NetSample {
+  std::string test;  // pingpong, bw, bibw, exchange, ring, allreduce
+  int ranks = 0;
+  Bytes bytes = 0;
+  Seconds time_s = 0;  // per message (pingpong: half a round trip; bw, bibw: per message of the window)
+  BytesPerSecond algbw_Bps = 0;
+};
+
+// CSV: test,ranks,bytes,time_s,algbw_Bps,busbw_Bps. Errors name origin and line.
+std::vector<NetSample> parse_netbench_csv(const std::string& text, const std::string& origin);
+
+struct NetFit {
+  Seconds latency_s = 0;        // alpha: route latency per message (pingpong, minus transfer)
+  BytesPerSecond bw_Bps = 0;    // B: one-way bandwidth (bw: least squares t = c0 + n / B)
+  double exchange_factor = 1;   // e: per-direction share of B while two ranks swap data (exchange rows)
+  double duplex_factor = 1;     // d: per-direction share of B while each rank sends and receives (shift rows)
+  double bibw_factor = 0;       // osu_bibw / (2 osu_bw), for the report (0: not measured)
+  int samples = 0;
+  std::string method;           // how each figure was obtained
+};
+
+// Throws InputError (naming origin) when the rows cannot give a bandwidth (no bw rows).
+NetFit fit_network(const std::vector<NetSample>& samples, const std::string& origin);
+
+// The fitted network as the Route the analytic collectives use.
+Route fitted_route(const NetFit& f);
+
+// A SimGrid platform of `nodes` nodes with one `device` GPU each, joined by the fitted network
+// (route latency alpha, bandwidth B, property ddlsim.exchange_factor = e).
+std::string fitted_platform_xml(const NetFit& f, int nodes, const std::string& device, const std::string& source);
+
+}  // namespace ddlsim

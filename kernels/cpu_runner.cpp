@@ -1,0 +1,144 @@
+// CPU twin of the GPU kernels: the same GEMM shapes through Eigen (single-threaded) and simple
+// streaming loops for the memory-bound kernels. Time is the calling thread's CPU time
+// (CLOCK_THREAD_CPUTIME_ID), the CPU counterpart of CUDA events: it counts only the work of the
+// kernels, not time lost to other processes on a shared machine.
+#include <time.h>
+
+#include <Eigen/Dense>
+#include <algorithm>
+#include <fstream>
+
+#include "core/error.hpp"
+#include "core/text.hpp"
+#include "kernels/runner.hpp"
+
+namespace ddlsim {
+
+namespace {
+
+using MatMap = Eigen::Map<Eigen::MatrixXf>;
+using ArrMap = Eigen::Map<Eigen::ArrayXf>;
+
+double thread_cpu_s() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return double(ts.tv_sec) + 1e-9 * double(ts.tv_nsec);
+}
+
+std::string cpu_model_name() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(in, line))
+    if (line.rfind("model name", 0) == 0) return trim(line.substr(line.find(':') + 1));
+  return "unknown";
+}
+
+// Three scratch arenas shared by all kernels (inputs are read from a and b, outputs written to c);
+// their contents do not change the time of these kernels.
+struct Arenas {
+  std::vector<float> a, b, c;
+  void reserve(std::size_t na, std::size_t nb, std::size_t nc) {
+    if (a.size() < na) a.assign(na, 1e-3f);
+    if (b.size() < nb) b.assign(nb, 1e-3f);
+    if (c.size() < nc) c.assign(nc, 1e-3f);
+  }
+};
+
+class CpuGemm : public PreparedKernel {
+ public:
+  CpuGemm(const GemmShape& g, Arenas& ar) : g_(g), ar_(ar) {
+    ar.reserve(std::size_t(g.m * g.k), std::size_t(g.k * g.n), std::size_t(g.m * g.n));
+  }
+  void launch() override {
+    const Eigen::Index m = g_.m, n = g_.n, k = g_.k;
+    MatMap c(ar_.c.data(), m, n);
+    if (g_.trans_a)
+      c.noalias() = MatMap(ar_.a.data(), k, m).transpose() * MatMap(ar_.b.data(), k, n);
+    else if (g_.trans_b)
+      c.noalias() = MatMap(ar_.a.data(), m, k) * MatMap(ar_.b.data(), n, k).transpose();
+    else
+      c.noalias() = MatMap(ar_.a.data(), m, k) * MatMap(ar_.b.data(), k, n);
+  }
+
+ private:
+  GemmShape g_;
+  Arenas& ar_;
+};
+
+class CpuMem : public PreparedKernel {
+ public:
+  CpuMem(const KernelSpec& s, Arenas& ar) : s_(s), ar_(ar) {
+    const auto in = std::size_t(s.in_elems), out = std::size_t(s.out_elems);
+    ar.reserve(std::max(in, out), std::max(in, out), std::max(in, out));
+  }
+  void launch() override {
+    const Eigen::Index n = s_.out_elems, in = s_.in_elems;
+    float* a = ar_.a.data();
+    float* b = ar_.b.data();
+    float* c = ar_.c.data();
+    switch (s_.op) {
+      case MemOp::Scale: ArrMap(c, n) = ArrMap(a, n) * 1.0001f + 0.5f; break;
+      case MemOp::Unary: ArrMap(c, n) = ArrMap(a, n).max(0.0f); break;
+      case MemOp::Binary: ArrMap(c, n) = ArrMap(a, n) + ArrMap(b, n); break;
+      case MemOp::Copy: std::copy(a, a + n, c); break;
+      case MemOp::Sgd:
+        ArrMap(c, n) = 0.9f * ArrMap(c, n) + ArrMap(b, n);
+        ArrMap(a, n) -= 0.01f * ArrMap(c, n);
+        break;
+      case MemOp::Axpy: ArrMap(c, n) += ArrMap(b, n); break;
+      case MemOp::Reduce: {
+        const Eigen::Index rows = std::max<Eigen::Index>(in / n, 1);
+        Eigen::Map<Eigen::VectorXf>(c, n) = MatMap(a, n, rows).rowwise().sum();
+        break;
+      }
+      case MemOp::Window: window(a, c, n, in); break;
+    }
+  }
+
+ private:
+  void window(const float* x, float* y, Eigen::Index n, Eigen::Index in) const {
+    const double step = double(in) / double(n);
+    const int taps = s_.window;
+    const Eigen::Index last = in - 1;
+    for (Eigen::Index o = 0; o < n; ++o) {
+      const Eigen::Index base = Eigen::Index(double(o) * step);
+      float acc = 0;
+      for (int j = 0; j < taps; ++j) acc += x[std::min(base + j, last)] * 0.25f;
+      y[o] = acc;
+    }
+  }
+
+  KernelSpec s_;
+  Arenas& ar_;
+};
+
+class CpuRunner : public KernelRunner {
+ public:
+  std::string device() const override { return "cpu: " + cpu_model_name(); }
+  std::string kind() const override { return "cpu"; }
+  std::string clock() const override { return "thread CPU time (CLOCK_THREAD_CPUTIME_ID), Eigen single-threaded"; }
+  void check_precision(Precision p) const override {
+    if (p != Precision::FP32)
+      throw InputError(std::string("--precision ") + to_string(p) +
+                       ": the cpu device runs fp32 only (tf32 and mixed need a CUDA device)");
+  }
+  std::unique_ptr<PreparedKernel> prepare(const KernelSpec& s) override {
+    if (s.is_gemm) return std::make_unique<CpuGemm>(s.gemm, arenas_);
+    return std::make_unique<CpuMem>(s, arenas_);
+  }
+  double time_s(const std::vector<PreparedKernel*>& kernels, int passes) override {
+    const double t0 = thread_cpu_s();
+    for (int p = 0; p < passes; ++p)
+      for (PreparedKernel* k : kernels) k->launch();
+    return (thread_cpu_s() - t0) / std::max(passes, 1);
+  }
+
+ private:
+  Arenas arenas_;
+};
+
+}  // namespace
+
+std::unique_ptr<KernelRunner> make_cpu_runner() { return std::make_unique<CpuRunner>(); }
+
+}  // namespace ddlsim

@@ -1,0 +1,218 @@
+// GPU runner: GEMMs through cuBLAS (cublasGemmEx: FP32, TF32 tensor cores, or FP16 tensor cores
+// with FP32 accumulation), the memory-bound kernels as simple grid-stride CUDA kernels, all on one
+// stream and timed with CUDA events around the launches.
+#include <cublas_v2.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <string>
+
+#include "core/error.hpp"
+#include "kernels/cuda_runner.hpp"
+
+namespace ddlsim {
+
+namespace {
+
+void check(cudaError_t e, const char* what) {
+  if (e != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(e));
+}
+void check(cublasStatus_t s, const char* what) {
+  if (s != CUBLAS_STATUS_SUCCESS) throw std::runtime_error(std::string(what) + ": cuBLAS status " + std::to_string(int(s)));
+}
+
+template <class T> __device__ float ld(const T* p, long long i) { return float(p[i]); }
+template <> __device__ float ld<__half>(const __half* p, long long i) { return __half2float(p[i]); }
+template <class T> __device__ void st(T* p, long long i, float v) { p[i] = T(v); }
+template <> __device__ void st<__half>(__half* p, long long i, float v) { p[i] = __float2half(v); }
+
+#define GRID_STRIDE(i, n) for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < (n); i += (long long)gridDim.x * blockDim.x)
+
+template <class T> __global__ void k_scale(const T* x, T* y, long long n) { GRID_STRIDE(i, n) st(y, i, ld(x, i) * 1.0001f + 0.5f); }
+template <class T> __global__ void k_unary(const T* x, T* y, long long n) { GRID_STRIDE(i, n) st(y, i, fmaxf(ld(x, i), 0.f)); }
+template <class T> __global__ void k_binary(const T* a, const T* b, T* y, long long n) { GRID_STRIDE(i, n) st(y, i, ld(a, i) + ld(b, i)); }
+template <class T> __global__ void k_copy(const T* x, T* y, long long n) { GRID_STRIDE(i, n) y[i] = x[i]; }
+template <class T> __global__ void k_window(const T* x, T* y, long long n, long long in, int taps) {
+  const double step = double(in) / double(n);
+  GRID_STRIDE(o, n) {
+    const long long base = (long long)(double(o) * step);
+    float acc = 0;
+    for (int j = 0; j < taps; ++j) acc += ld(x, min(base + j, in - 1)) * 0.25f;
+    st(y, o, acc);
+  }
+}
+// One thread per output channel sums its column (rows x channels, channels fastest).
+template <class T> __global__ void k_reduce(const T* x, T* y, long long channels, long long rows) {
+  GRID_STRIDE(c, channels) {
+    float acc = 0;
+    for (long long r = 0; r < rows; ++r) acc += ld(x, r * channels + c);
+    st(y, c, acc);
+  }
+}
+__global__ void k_sgd(float* w, const float* g, float* v, long long n) {
+  GRID_STRIDE(i, n) {
+    v[i] = 0.9f * v[i] + g[i];
+    w[i] -= 0.01f * v[i];
+  }
+}
+__global__ void k_axpy(const float* g, float* acc, long long n) { GRID_STRIDE(i, n) acc[i] += g[i]; }
+
+struct Arenas {
+  void* a = nullptr;
+  void* b = nullptr;
+  void* c = nullptr;
+  std::size_t bytes = 0;
+  void reserve(std::size_t need) {
+    if (need <= bytes) return;
+    cudaFree(a), cudaFree(b), cudaFree(c);
+    check(cudaMalloc(&a, need), "cudaMalloc");
+    check(cudaMalloc(&b, need), "cudaMalloc");
+    check(cudaMalloc(&c, need), "cudaMalloc");
+    check(cudaMemset(a, 0, need), "cudaMemset");
+    check(cudaMemset(b, 0, need), "cudaMemset");
+    check(cudaMemset(c, 0, need), "cudaMemset");
+    bytes = need;
+  }
+  ~Arenas() { cudaFree(a), cudaFree(b), cudaFree(c); }
+};
+
+struct Context {
+  cudaStream_t stream = nullptr;
+  cublasHandle_t blas = nullptr;
+  Arenas arenas;
+};
+
+class CudaGemm : public PreparedKernel {
+ public:
+  CudaGemm(const KernelSpec& s, Context& ctx) : s_(s), ctx_(ctx) {
+    const std::size_t elem = s.precision == Precision::Mixed ? 2 : 4;
+    const auto& g = s.gemm;
+    ctx.arenas.reserve(elem * std::size_t(std::max({g.m * g.k, g.k * g.n, g.m * g.n})));
+  }
+  void launch() override {
+    const auto& g = s_.gemm;
+    const float alpha = 1, beta = 0;
+    const bool half = s_.precision == Precision::Mixed;
+    const cudaDataType_t type = half ? CUDA_R_16F : CUDA_R_32F;
+    const cublasComputeType_t compute =
+        s_.precision == Precision::TF32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
+    check(cublasGemmEx(ctx_.blas, g.trans_a ? CUBLAS_OP_T : CUBLAS_OP_N, g.trans_b ? CUBLAS_OP_T : CUBLAS_OP_N,
+                       int(g.m), int(g.n), int(g.k), &alpha, ctx_.arenas.a, type, int(g.trans_a ? g.k : g.m),
+                       ctx_.arenas.b, type, int(g.trans_b ? g.n : g.k), &beta, ctx_.arenas.c, type, int(g.m),
+                       compute, CUBLAS_GEMM_DEFAULT),
+          "cublasGemmEx");
+  }
+
+ private:
+  KernelSpec s_;
+  Context& ctx_;
+};
+
+class CudaMem : public PreparedKernel {
+ public:
+  CudaMem(const KernelSpec& s, Context& ctx) : s_(s), ctx_(ctx) {
+    const std::size_t elem = s.precision == Precision::Mixed ? 2 : 4;
+    ctx.arenas.reserve(elem * std::size_t(std::max(s.in_elems, s.out_elems)));
+  }
+  void launch() override {
+    if (s_.precision == Precision::Mixed && s_.op != MemOp::Sgd && s_.op != MemOp::Axpy)
+      run<__half>();
+    else
+      run<float>();
+  }
+
+ private:
+  template <class T>
+  void run() {
+    const long long n = s_.out_elems, in = s_.in_elems;
+    T* a = static_cast<T*>(ctx_.arenas.a);
+    T* b = static_cast<T*>(ctx_.arenas.b);
+    T* c = static_cast<T*>(ctx_.arenas.c);
+    const int threads = 256;
+    const int blocks = int(std::min<long long>((n + threads - 1) / threads, 65535));
+    cudaStream_t st = ctx_.stream;
+    switch (s_.op) {
+      case MemOp::Scale: k_scale<T><<<blocks, threads, 0, st>>>(a, c, n); break;
+      case MemOp::Unary: k_unary<T><<<blocks, threads, 0, st>>>(a, c, n); break;
+      case MemOp::Binary: k_binary<T><<<blocks, threads, 0, st>>>(a, b, c, n); break;
+      case MemOp::Copy: k_copy<T><<<blocks, threads, 0, st>>>(a, c, n); break;
+      case MemOp::Window: k_window<T><<<blocks, threads, 0, st>>>(a, c, n, in, s_.window); break;
+      case MemOp::Reduce: k_reduce<T><<<blocks, threads, 0, st>>>(a, c, n, std::max<long long>(in / n, 1)); break;
+      case MemOp::Sgd:
+        k_sgd<<<blocks, threads, 0, st>>>((float*)ctx_.arenas.a, (float*)ctx_.arenas.b, (float*)ctx_.arenas.c, n);
+        break;
+      case MemOp::Axpy: k_axpy<<<blocks, threads, 0, st>>>((float*)ctx_.arenas.b, (float*)ctx_.arenas.c, n); break;
+    }
+    check(cudaGetLastError(), "kernel launch");
+  }
+
+  KernelSpec s_;
+  Context& ctx_;
+};
+
+class CudaRunner : public KernelRunner {
+ public:
+  explicit CudaRunner(int index) : index_(index) {
+    check(cudaSetDevice(index), "cudaSetDevice");
+    check(cudaGetDeviceProperties(&props_, index), "cudaGetDeviceProperties");
+    check(cudaStreamCreate(&ctx_.stream), "cudaStreamCreate");
+    check(cublasCreate(&ctx_.blas), "cublasCreate");
+    check(cublasSetStream(ctx_.blas, ctx_.stream), "cublasSetStream");
+    check(cudaEventCreate(&start_), "cudaEventCreate");
+    check(cudaEventCreate(&stop_), "cudaEventCreate");
+  }
+  ~CudaRunner() override {
+    cudaEventDestroy(start_), cudaEventDestroy(stop_);
+    cublasDestroy(ctx_.blas);
+    cudaStreamDestroy(ctx_.stream);
+  }
+  std::string device() const override {
+    return "cuda:" + std::to_string(index_) + ": " + props_.name + " (sm_" + std::to_string(props_.major) +
+           std::to_string(props_.minor) + ")";
+  }
+  std::string kind() const override { return "cuda"; }
+  std::string clock() const override { return "CUDA events around the launches on one stream"; }
+  void check_precision(Precision p) const override {
+    if (p == Precision::TF32 && props_.major < 8)
+      throw InputError("--precision tf32: " + device() + " has no TF32 tensor cores (needs sm_80 or newer)");
+  }
+  std::unique_ptr<PreparedKernel> prepare(const KernelSpec& s) override {
+    if (s.is_gemm) return std::make_unique<CudaGemm>(s, ctx_);
+    return std::make_unique<CudaMem>(s, ctx_);
+  }
+  double time_s(const std::vector<PreparedKernel*>& kernels, int passes) override {
+    check(cudaEventRecord(start_, ctx_.stream), "cudaEventRecord");
+    for (int p = 0; p < passes; ++p)
+      for (PreparedKernel* k : kernels) k->launch();
+    check(cudaEventRecord(stop_, ctx_.stream), "cudaEventRecord");
+    check(cudaEventSynchronize(stop_), "cudaEventSynchronize");
+    float ms = 0;
+    check(cudaEventElapsedTime(&ms, start_, stop_), "cudaEventElapsedTime");
+    return 1e-3 * double(ms) / std::max(passes, 1);
+  }
+
+ private:
+  int index_;
+  cudaDeviceProp props_{};
+  Context ctx_;
+  cudaEvent_t start_ = nullptr, stop_ = nullptr;
+};
+
+}  // namespace
+
+std::unique_ptr<KernelRunner> make_cuda_runner(int index) {
+  int count = 0;
+  const cudaError_t e = cudaGetDeviceCount(&count);
+  const std::string where = "--device cuda:" + std::to_string(index);
+  if (e != cudaSuccess || count == 0)
+    throw InputError(where + ": no CUDA device available (" +
+                     (e != cudaSuccess ? std::string(cudaGetErrorString(e)) : std::string("0 devices")) +
+                     "); run on a GPU node (e.g. `srun --gres=gpu:1 ...`) or use --device cpu");
+  if (index >= count)
+    throw InputError(where + ": only " + std::to_string(count) + " CUDA device(s) visible (cuda:0 .. cuda:" +
+                     std::to_string(count - 1) + ")");
+  return std::make_unique<CudaRunner>(index);
+}
+
+}  // namespace ddlsim

@@ -1,0 +1,160 @@
+#include "kernels/harness.hpp"
+
+#include <benchmark/benchmark.h>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <iostream>
+#include <map>
+#include <memory>
+
+namespace ddlsim {
+
+namespace {
+
+// Collects each benchmark's mean manual time per iteration, by name.
+class Collector : public benchmark::BenchmarkReporter {
+ public:
+  Collector(std::map<std::string, double>& out, bool progress) : out_(out), progress_(progress) {}
+  bool ReportContext(const Context&) override { return true; }
+  void ReportRuns(const std::vector<Run>& runs) override {
+    for (const Run& r : runs) {
+      if (r.error_occurred || r.run_type != Run::RT_Iteration || r.iterations == 0) continue;
+      // The fastest iteration: the kernel's own time, without what other work on the device
+      // (or machine) adds now and then; Google Benchmark's mean stays in its JSON.
+      const auto min_it = r.counters.find("min_s");
+      const double s = min_it != r.counters.end() ? double(min_it->second.value)
+                                                  : r.real_accumulated_time / double(r.iterations);
+      out_[r.run_name.function_name] = s;
+      if (progress_) std::cerr << "  " << r.benchmark_name() << ": " << s * 1e6 << " us\n";
+    }
+  }
+
+ private:
+  std::map<std::string, double>& out_;
+  bool progress_;
+};
+
+void init_benchmark(const HarnessOptions& opts) {
+  std::vector<std::string> args = {"ddlsim-calibrate"};
+  if (!opts.benchmark_json.empty()) {
+    args.push_back("--benchmark_out=" + opts.benchmark_json);
+    args.push_back("--benchmark_out_format=json");
+  }
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  int argc = int(argv.size());
+  benchmark::Initialize(&argc, argv.data());
+}
+
+// Times each distinct kernel once; returns seconds by KernelSpec::key().
+std::map<std::string, double> time_kernels(KernelRunner& runner, const std::map<std::string, KernelSpec>& specs,
+                                           const HarnessOptions& opts) {
+  init_benchmark(opts);
+  benchmark::ClearRegisteredBenchmarks();
+  for (const auto& [key, spec] : specs) {
+    benchmark::RegisterBenchmark(key.c_str(),
+                                 [&runner, spec = spec](benchmark::State& st) {
+                                   auto k = runner.prepare(spec);
+                                   std::vector<PreparedKernel*> one = {k.get()};
+                                   double best_s = 1e300;
+                                   for (auto _ : st) {
+                                     const double t = runner.time_s(one, 1);
+                                     st.SetIterationTime(t);
+                                     best_s = std::min(best_s, t);
+                                   }
+                                   st.counters["min_s"] = best_s;
+                                   st.counters["flops"] = spec.flops();
+                                 })
+        ->UseManualTime()
+        ->MinTime(opts.min_time_s)
+        ->MinWarmUpTime(opts.warmup_s)
+        ->Unit(benchmark::kMicrosecond);
+  }
+  std::map<std::string, double> seconds;
+  Collector collector(seconds, opts.progress);
+  if (opts.benchmark_json.empty()) {
+    benchmark::RunSpecifiedBenchmarks(&collector);
+  } else {
+    benchmark::JSONReporter json;
+    benchmark::RunSpecifiedBenchmarks(&collector, &json);
+  }
+  benchmark::ClearRegisteredBenchmarks();
+  return seconds;
+}
+
+LayerTiming layer_timing(const LayerKernels& lk, int batch, const std::map<std::string, double>& t) {
+  LayerTiming r;
+  r.layer = lk.layer;
+  r.batch = batch;
+  for (const auto& k : lk.kernels) {
+    const double s = t.at(k.key());
+    switch (k.phase) {
+      case KernelPhase::Forward: r.fwd_s += s; break;
+      case KernelPhase::Backward: r.bwd_s += s; break;
+      case KernelPhase::Update: r.update_s += s; break;
+      case KernelPhase::Accumulate: r.accum_s += s; break;
+    }
+    if (k.phase != KernelPhase::Accumulate) ++r.kernels;
+  }
+  return r;
+}
+
+}  // namespace
+
+Calibration calibrate_model(KernelRunner& runner, const Model& model, const std::vector<int>& batches,
+                            Precision precision, const HarnessOptions& opts) {
+  runner.check_precision(precision);
+  std::map<int, std::vector<LayerKernels>> plans;
+  std::map<std::string, KernelSpec> specs;
+  for (int b : batches) {
+    plans[b] = model_kernels(model, b, precision);
+    for (const auto& lk : plans[b])
+      for (const auto& k : lk.kernels) specs.emplace(k.key(), k);
+  }
+  const std::map<std::string, double> seconds = time_kernels(runner, specs, opts);
+
+  Calibration cal;
+  cal.device = runner.device();
+  cal.device_kind = runner.kind();
+  cal.model = model.name;
+  cal.model_params = model.params_total();
+  cal.model_fwd_flops = model.fwd_flops_per_sample();
+  cal.precision = to_string(precision);
+  cal.clock = fmt::format("{}; Google Benchmark manual time, fastest iteration per kernel over >= {} s after {} s warm-up",
+                          runner.clock(), opts.min_time_s, opts.warmup_s);
+  for (std::size_t i = 0; i < model.layers.size(); ++i)
+    for (int b : batches) cal.rows.push_back(layer_timing(plans[b][i], b, seconds));
+  return cal;
+}
+
+Seconds measure_step_s(KernelRunner& runner, const Model& model, int batch, Precision precision, int passes) {
+  runner.check_precision(precision);
+  const auto plan = model_kernels(model, batch, precision);
+  std::vector<std::unique_ptr<PreparedKernel>> owned;
+  std::vector<PreparedKernel*> fwd, bwd, upd;
+  for (const auto& lk : plan)
+    for (const auto& k : lk.kernels) {
+      if (k.phase == KernelPhase::Accumulate) continue;
+      owned.push_back(runner.prepare(k));
+      (k.phase == KernelPhase::Forward ? fwd : k.phase == KernelPhase::Backward ? bwd : upd).push_back(owned.back().get());
+    }
+  // Backward runs layer by layer in reverse; inside a layer the kernels keep their order.
+  std::vector<PreparedKernel*> step = fwd;
+  std::vector<std::vector<PreparedKernel*>> bwd_by_layer;
+  std::size_t idx = 0;
+  for (const auto& lk : plan) {
+    bwd_by_layer.emplace_back();
+    for (const auto& k : lk.kernels)
+      if (k.phase == KernelPhase::Backward) bwd_by_layer.back().push_back(bwd[idx++]);
+  }
+  for (auto it = bwd_by_layer.rbegin(); it != bwd_by_layer.rend(); ++it) step.insert(step.end(), it->begin(), it->end());
+  step.insert(step.end(), upd.begin(), upd.end());
+
+  runner.time_s(step, 1);  // warm-up
+  std::vector<double> t;
+  for (int p = 0; p < std::max(passes, 1); ++p) t.push_back(runner.time_s(step, 1));
+  return *std::min_element(t.begin(), t.end());
+}
+
+}  // namespace ddlsim

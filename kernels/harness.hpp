@@ -1,0 +1,29 @@
+// The calibration harness, shared by the GPU and the CPU twin: every distinct kernel of a model's
+// training step is registered as a Google Benchmark with manual time (the runner's device clock:
+// CUDA events, or thread CPU time), warmed up, measured, and the per-kernel times are summed into
+// per-layer forward, backward, update and accumulation times.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "calibration/calibration.hpp"
+#include "kernels/runner.hpp"
+
+namespace ddlsim {
+
+struct HarnessOptions {
+  double min_time_s = 0.05;     // Google Benchmark's MinTime per kernel
+  double warmup_s = 0.01;       // MinWarmUpTime per kernel
+  std::string benchmark_json;   // also write Google Benchmark's JSON here ("" = no)
+  bool progress = false;        // one line per kernel on stderr
+};
+
+// Fills device, kind, model, precision, clock and the rows; the caller adds tool, host and date.
+Calibration calibrate_model(KernelRunner& runner, const Model& model, const std::vector<int>& batches,
+                            Precision precision, const HarnessOptions& opts);
+
+// A real training step on one device, timed end to end: forward kernels in layer order, backward
+// kernels in reverse layer order, then every update kernel. The fastest of `passes` after one warm-up.
+Seconds measure_step_s(KernelRunner& runner, const Model& model, int batch, Precision precision, int passes);
+
+}  // namespace ddlsim

@@ -1,0 +1,162 @@
+#include "kernels/kernel_plan.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace ddlsim {
+
+namespace {
+
+using I64 = std::int64_t;
+
+KernelSpec gemm(const char* name, KernelPhase ph, I64 m, I64 n, I64 k, bool ta, bool tb, Precision p) {
+  KernelSpec s;
+  s.name = name;
+  s.phase = ph;
+  s.is_gemm = true;
+  s.gemm = GemmShape{m, n, k, ta, tb};
+  s.precision = p;
+  return s;
+}
+
+KernelSpec mem(const char* name, KernelPhase ph, MemOp op, I64 out, I64 in, int window, Precision p) {
+  KernelSpec s;
+  s.name = name;
+  s.phase = ph;
+  s.op = op;
+  s.out_elems = std::max<I64>(out, 1);
+  s.in_elems = std::max<I64>(in, 1);
+  s.window = std::max(window, 1);
+  s.precision = p;
+  return s;
+}
+
+constexpr auto F = KernelPhase::Forward;
+constexpr auto B = KernelPhase::Backward;
+
+// Conv2D (groups 1) and Dense as (implicit) GEMMs, plus the bias gradient.
+void gemm_layer(const Layer& l, I64 batch, Precision p, bool input_grad, std::vector<KernelSpec>& out) {
+  const bool conv = l.kind == LayerKind::Conv2D;
+  const I64 m = batch * (conv ? I64(l.out.h) * l.out.w : I64(l.in.h) * l.in.w);
+  const I64 n = l.out.c;
+  const I64 k = conv ? I64(l.geom.kernel_h) * l.geom.kernel_w * l.in.c : l.in.c;
+  out.push_back(gemm("fwd_gemm", F, m, n, k, false, false, p));
+  if (input_grad) out.push_back(gemm("bwd_data_gemm", B, m, k, n, false, true, p));
+  out.push_back(gemm("bwd_weight_gemm", B, k, n, m, true, false, p));
+  if (l.params_trainable > k * n) out.push_back(mem("bias_grad", B, MemOp::Reduce, n, m * n, 1, p));
+}
+
+void memory_layer(const Layer& l, I64 batch, Precision p, std::vector<KernelSpec>& out) {
+  const I64 in = batch * l.in.elems(), o = batch * l.out.elems(), c = l.out.c;
+  switch (l.kind) {
+    case LayerKind::DepthwiseConv2D: {
+      const int taps = l.geom.kernel_h * l.geom.kernel_w;
+      out.push_back(mem("dw_fwd", F, MemOp::Window, o, in, taps, p));
+      out.push_back(mem("dw_bwd_data", B, MemOp::Window, in, o, taps, p));
+      out.push_back(mem("dw_bwd_weight", B, MemOp::Window, o, in, taps, p));
+      break;
+    }
+    case LayerKind::BatchNorm:
+      out.push_back(mem("bn_stats", F, MemOp::Reduce, c, o, 1, p));
+      out.push_back(mem("bn_apply", F, MemOp::Scale, o, o, 1, p));
+      out.push_back(mem("bn_bwd_reduce", B, MemOp::Reduce, c, o, 1, p));
+      out.push_back(mem("bn_bwd_apply", B, MemOp::Binary, o, o, 1, p));
+      break;
+    case LayerKind::Normalization:
+      out.push_back(mem("norm_apply", F, MemOp::Scale, o, o, 1, p));
+      break;
+    case LayerKind::Activation:
+      out.push_back(mem("act_fwd", F, MemOp::Unary, o, o, 1, p));
+      out.push_back(mem("act_bwd", B, MemOp::Binary, o, o, 1, p));
+      break;
+    case LayerKind::Pool: {
+      const int taps = int(std::max(1.0, l.fwd_flops / double(std::max<I64>(l.out.elems(), 1))));
+      out.push_back(mem("pool_fwd", F, MemOp::Window, o, in, taps, p));
+      out.push_back(mem("pool_bwd", B, MemOp::Window, in, o, 1, p));
+      break;
+    }
+    case LayerKind::Add:
+      // Forward adds the operands; backward passes the gradient through unchanged (no kernel).
+      out.push_back(mem("add_fwd", F, MemOp::Binary, o, o, 1, p));
+      break;
+    case LayerKind::Multiply:
+      out.push_back(mem("mul_fwd", F, MemOp::Binary, o, o, 1, p));
+      out.push_back(mem("mul_bwd_x", B, MemOp::Binary, o, o, 1, p));
+      out.push_back(mem("mul_bwd_scale", B, MemOp::Reduce, batch * (l.in_elems - l.in.elems()), o, 1, p));
+      break;
+    case LayerKind::Concat:
+      out.push_back(mem("concat_fwd", F, MemOp::Copy, o, o, 1, p));
+      out.push_back(mem("concat_bwd", B, MemOp::Copy, o, o, 1, p));
+      break;
+    default:
+      break;
+  }
+}
+
+}  // namespace
+
+std::vector<KernelSpec> layer_kernels(const Layer& l, int batch, Precision p, bool input_grad) {
+  std::vector<KernelSpec> out;
+  const bool gemm_kind = l.kind == LayerKind::Dense || (l.kind == LayerKind::Conv2D && l.geom.groups <= 1);
+  if (gemm_kind)
+    gemm_layer(l, batch, p, input_grad, out);
+  else
+    memory_layer(l, batch, p, out);
+  if (l.params_trainable > 0) {
+    // Optimizer state stays FP32 (master weights) in every precision.
+    out.push_back(mem("sgd_update", KernelPhase::Update, MemOp::Sgd, l.params_trainable, l.params_trainable, 1,
+                      Precision::FP32));
+    out.push_back(mem("grad_accumulate", KernelPhase::Accumulate, MemOp::Axpy, l.params_trainable,
+                      l.params_trainable, 1, Precision::FP32));
+  }
+  return out;
+}
+
+std::vector<LayerKernels> model_kernels(const Model& model, int batch, Precision p) {
+  std::vector<LayerKernels> out;
+  bool seen_weights = false;
+  for (const Layer& l : model.layers) {
+    out.push_back({l.name, layer_kernels(l, batch, p, seen_weights)});
+    if (l.params_trainable > 0) seen_weights = true;
+  }
+  return out;
+}
+
+std::string KernelSpec::key() const {
+  if (is_gemm)
+    return fmt::format("gemm_{}_m{}_n{}_k{}_{}{}", to_string(precision), gemm.m, gemm.n, gemm.k,
+                       gemm.trans_a ? 't' : 'n', gemm.trans_b ? 't' : 'n');
+  return fmt::format("{}_{}_o{}_i{}_w{}", to_string(op), to_string(precision), out_elems, in_elems, window);
+}
+
+double KernelSpec::flops() const {
+  if (is_gemm) return 2.0 * double(gemm.m) * double(gemm.n) * double(gemm.k);
+  return double(out_elems) * window;
+}
+
+const char* to_string(KernelPhase p) {
+  switch (p) {
+    case KernelPhase::Forward: return "forward";
+    case KernelPhase::Backward: return "backward";
+    case KernelPhase::Update: return "update";
+    case KernelPhase::Accumulate: return "accumulate";
+  }
+  return "?";
+}
+
+const char* to_string(MemOp op) {
+  switch (op) {
+    case MemOp::Scale: return "scale";
+    case MemOp::Unary: return "unary";
+    case MemOp::Binary: return "binary";
+    case MemOp::Window: return "window";
+    case MemOp::Reduce: return "reduce";
+    case MemOp::Copy: return "copy";
+    case MemOp::Sgd: return "sgd";
+    case MemOp::Axpy: return "axpy";
+  }
+  return "?";
+}
+
+}  // namespace ddlsim

@@ -1,0 +1,69 @@
+// The kernels a training step runs, layer by layer: the non-CUDA half of the calibration harness,
+// shared by the GPU runner (kernels/cuda_runner.cu) and its CPU twin (kernels/cpu_runner.cpp).
+//
+// Dense layers are GEMMs; convolutions are implicit GEMMs (M = batch x output pixels,
+// N = filters, K = kernel_h x kernel_w x input channels): forward C[MxN] = A[MxK] B[KxN], data
+// gradient dA[MxK] = dC[MxN] B^T, weight gradient dB[KxN] = A^T dC. The first weighted layer after
+// the input computes no data gradient (nothing upstream needs it). Every other layer runs
+// memory-bound kernels (see MemOp). After a synchronisation, each weighted layer runs one
+// SGD-with-momentum update kernel; a step that only accumulates runs one axpy instead.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "model/model.hpp"
+#include "system/device.hpp"
+
+namespace ddlsim {
+
+enum class KernelPhase { Forward, Backward, Update, Accumulate };
+
+enum class MemOp {
+  Scale,     // y = x * s[c] + t[c]          (batch norm apply, normalization)
+  Unary,     // y = f(x)                     (activations)
+  Binary,    // y = a op b                   (add, multiply, activation backward, bn backward)
+  Window,    // y[o] = sum_j x[o*stride+j] w[j], `window` taps (pooling, depthwise, their gradients)
+  Reduce,    // y[c] = sum over rows of x    (bias gradient, batch-norm statistics)
+  Copy,      // y = x                        (concatenate and its split)
+  Sgd,       // v = mu v + g; w -= lr v      (optimizer update, per parameter)
+  Axpy,      // acc += g                     (gradient accumulation)
+};
+
+struct GemmShape {
+  std::int64_t m = 0, n = 0, k = 0;
+  bool trans_a = false;  // A stored as KxM
+  bool trans_b = false;  // B stored as NxK
+};
+
+struct KernelSpec {
+  std::string name;            // fwd_gemm, bwd_data_gemm, bwd_weight_gemm, bias_grad, bn_stats, ...
+  KernelPhase phase = KernelPhase::Forward;
+  bool is_gemm = false;
+  GemmShape gemm;              // is_gemm
+  MemOp op = MemOp::Copy;      // !is_gemm
+  std::int64_t out_elems = 0;  // !is_gemm: elements written (rows x channels for Reduce: channels)
+  std::int64_t in_elems = 0;   // !is_gemm: elements read per input
+  int window = 1;              // Window taps
+  Precision precision = Precision::FP32;
+
+  // Identical kernels (ResNet's repeated blocks) share one measurement.
+  std::string key() const;
+  double flops() const;        // operations (multiply-add = 2)
+};
+
+struct LayerKernels {
+  std::string layer;                 // Layer::name
+  std::vector<KernelSpec> kernels;   // forward, backward, update, accumulate (in that order)
+};
+
+// Kernels of one layer at a batch size. `input_grad` is false for the first weighted layer.
+std::vector<KernelSpec> layer_kernels(const Layer& layer, int batch, Precision precision, bool input_grad);
+// Kernels of every layer of the model, in model order; layers that run none (input, reshape,
+// dropout) are listed with an empty kernel list.
+std::vector<LayerKernels> model_kernels(const Model& model, int batch, Precision precision);
+
+const char* to_string(KernelPhase p);
+const char* to_string(MemOp op);
+
+}  // namespace ddlsim

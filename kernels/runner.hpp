@@ -1,0 +1,35 @@
+// A device that runs and times the kernels of a KernelSpec: the GPU (kernels/cuda_runner.cu,
+// CUDA events) or its CPU twin (kernels/cpu_runner.cpp, Eigen, per-thread CPU clock). The
+// harness (kernels/harness.hpp) only talks to this interface.
+#pragma once
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "kernels/kernel_plan.hpp"
+
+namespace ddlsim {
+
+// A kernel with its buffers in place, ready to launch.
+class PreparedKernel {
+ public:
+  virtual ~PreparedKernel() = default;
+  virtual void launch() = 0;  // may return before the kernel ends (GPU)
+};
+
+class KernelRunner {
+ public:
+  virtual ~KernelRunner() = default;
+  virtual std::string device() const = 0;  // e.g. "cpu: Intel(R) Xeon(R) ..." or "cuda:0: NVIDIA ..."
+  virtual std::string kind() const = 0;    // "cpu" or "cuda"
+  virtual std::string clock() const = 0;   // how time is measured
+  // Throws InputError when the device cannot run this precision.
+  virtual void check_precision(Precision p) const = 0;
+  virtual std::unique_ptr<PreparedKernel> prepare(const KernelSpec& spec) = 0;
+  // Launches the kernels in order, `passes` times, and returns the device time of one pass.
+  virtual double time_s(const std::vector<PreparedKernel*>& kernels, int passes) = 0;
+};
+
+std::unique_ptr<KernelRunner> make_cpu_runner();
+
+}  // namespace ddlsim

@@ -1,0 +1,192 @@
+#include "cli/calibrate_cmd.hpp"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <ctime>
+#include <iostream>
+
+#include "calibration/calibration_file.hpp"
+#include "cli/cli_options.hpp"
+#include "cli/output.hpp"
+#include "core/error.hpp"
+#include "core/text.hpp"
+#include "kernels/harness.hpp"
+
+namespace po = boost::program_options;
+
+namespace ddlsim {
+
+std::pair<std::string, int> parse_device(const std::string& text) {
+  const std::string t = to_lower(text);
+  if (t == "cpu") return {"cpu", 0};
+  if (t == "cuda") return {"cuda", 0};
+  if (t.rfind("cuda:", 0) == 0) {
+    char* end = nullptr;
+    const long n = std::strtol(t.c_str() + 5, &end, 10);
+    if (t.size() > 5 && *end == '\0' && n >= 0 && n < 1024) return {"cuda", int(n)};
+  }
+  throw InputError("--device '" + text + "': expected cpu, cuda or cuda:N");
+}
+
+namespace {
+
+std::vector<int> parse_batches(const std::string& text) {
+  std::vector<int> out;
+  for (const auto& p : split(text, ',')) {
+    char* end = nullptr;
+    const long b = std::strtol(p.c_str(), &end, 10);
+    if (p.empty() || *end != '\0' || b < 1 || b > 1000000)
+      throw InputError("--batch '" + text + "': expected positive integers separated by commas, e.g. 32,64");
+    if (std::find(out.begin(), out.end(), int(b)) == out.end()) out.push_back(int(b));
+  }
+  if (out.empty()) throw InputError("--batch: no batch sizes given (e.g. --batch 32,64)");
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::pair<int, int> parse_size(const std::string& text) {
+  const auto parts = split(to_lower(text), 'x');
+  int v[2] = {0, 0};
+  for (std::size_t i = 0; i < parts.size() && i < 2; ++i) v[i] = std::atoi(parts[i].c_str());
+  if (parts.size() > 2 || v[0] < 1 || (parts.size() == 2 && v[1] < 1))
+    throw InputError("--input-size '" + text + "': expected N or HxW");
+  return {v[0], parts.size() == 2 ? v[1] : v[0]};
+}
+
+Model calibration_model(const po::variables_map& vm) {
+  const std::string name = vm["model"].as<std::string>();
+  const bool file = name.find('/') != std::string::npos || name.find(".model") != std::string::npos;
+  if (file) {
+    try {
+      return load_model_file(name);
+    } catch (const InputError& e) {
+      throw InputError("--model: " + std::string(e.what()));
+    }
+  }
+  if (!is_zoo_model(name)) throw InputError("--model '" + name + "': not a zoo model (see `ddlsim models`) or a .model file");
+  ModelOptions o = default_model_options(name);
+  if (vm.count("input-size")) std::tie(o.input_h, o.input_w) = parse_size(vm["input-size"].as<std::string>());
+  if (vm.count("channels")) o.input_c = vm["channels"].as<int>();
+  if (vm.count("classes")) o.classes = vm["classes"].as<int>();
+  return build_zoo_model(name, o);
+}
+
+std::string utc_now() {
+  const std::time_t t = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  return buf;
+}
+
+std::string host_name() {
+  char buf[256] = {};
+  ::gethostname(buf, sizeof buf - 1);
+  return buf;
+}
+
+// Per batch: the calibrated step (forward + backward + update) and, with --check, a real step.
+void print_summary(const Calibration& cal, KernelRunner& runner, const Model& model, Precision p, bool check) {
+  std::cout << fmt::format("calibrated {} on {} ({} layers, precision {})\n", cal.model, cal.device,
+                           model.layers.size(), cal.precision);
+  std::cout << fmt::format("{:>6} {:>12} {:>12} {:>12} {:>12}{}\n", "batch", "forward_s", "backward_s", "update_s",
+                           "step_s", check ? fmt::format(" {:>12} {:>8}", "measured_s", "diff") : "");
+  for (int b : cal.batches()) {
+    double f = 0, bw = 0, u = 0;
+    for (const auto& r : cal.rows)
+      if (r.batch == b) f += r.fwd_s, bw += r.bwd_s, u += r.update_s;
+    const double step = f + bw + u;
+    std::string extra;
+    if (check) {
+      const double measured = measure_step_s(runner, model, b, p, 5);
+      extra = fmt::format(" {:>12.6f} {:>+7.1f}%", measured, 100.0 * (step - measured) / measured);
+    }
+    std::cout << fmt::format("{:>6} {:>12.6f} {:>12.6f} {:>12.6f} {:>12.6f}{}\n", b, f, bw, u, step, extra);
+  }
+}
+
+}  // namespace
+
+int run_calibrate(const Args& args, const RunnerFactory& make_runner) {
+  po::options_description own("calibrate options");
+  own.add_options()("device", po::value<std::string>()->default_value("cpu"), "cpu or cuda:N")(
+      "model", po::value<std::string>()->required(), "zoo model name or a .model file")(
+      "input-size", po::value<std::string>(), "N or HxW (zoo models)")("channels", po::value<int>(), "input channels")(
+      "classes", po::value<int>(), "classes")("precision", po::value<std::string>()->default_value("fp32"),
+                                              "fp32, tf32 or mixed")(
+      "batch", po::value<std::string>()->default_value("32,64"), "batch sizes, comma-separated")(
+      "out,o", po::value<std::string>()->required(), "calibration file to write")(
+      "min-time", po::value<double>()->default_value(0.05), "seconds of measurement per kernel")(
+      "warmup", po::value<double>()->default_value(0.01), "seconds of warm-up per kernel")(
+      "benchmark-json", po::value<std::string>()->default_value(""), "also write Google Benchmark JSON here")(
+      "check", po::bool_switch(), "also time whole training steps and compare")(
+      "progress", po::bool_switch(), "print each kernel's time on stderr");
+  const ParsedArgs pa = parse_args(args, own, "calibrate");
+  if (!pa.positional.empty() || !pa.overrides.empty())
+    throw InputError("ddlsim calibrate: unexpected argument '" +
+                     (pa.positional.empty() ? pa.overrides.front() : pa.positional.front()) + "'");
+  const auto& vm = pa.vm;
+  const auto [kind, index] = parse_device(vm["device"].as<std::string>());
+  const Precision precision = parse_precision(vm["precision"].as<std::string>(), "--precision");
+  const std::vector<int> batches = parse_batches(vm["batch"].as<std::string>());
+  const double min_time = vm["min-time"].as<double>(), warmup = vm["warmup"].as<double>();
+  if (!(min_time > 0) || !(warmup >= 0)) throw InputError("--min-time must be > 0 and --warmup >= 0 (seconds)");
+  const Model model = calibration_model(vm);
+  std::unique_ptr<KernelRunner> runner = make_runner(kind, index);
+
+  HarnessOptions opts;
+  opts.min_time_s = min_time;
+  opts.warmup_s = warmup;
+  opts.benchmark_json = vm["benchmark-json"].as<std::string>();
+  opts.progress = vm["progress"].as<bool>();
+  Calibration cal = calibrate_model(*runner, model, batches, precision, opts);
+  std::string cmdline = "ddlsim calibrate";
+  for (const auto& a : args) cmdline += " " + a;
+  cal.tool = cmdline;
+  cal.host = host_name();
+  cal.date = utc_now();
+  write_output(vm["out"].as<std::string>(), render_calibration(cal));
+  print_summary(cal, *runner, model, precision, vm["check"].as<bool>());
+  return 0;
+}
+
+namespace {
+
+std::string self_dir() {
+  char buf[4096] = {};
+  const ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
+  if (n <= 0) return ".";
+  std::string p(buf, std::size_t(n));
+  return p.substr(0, p.find_last_of('/'));
+}
+
+// The GPU harness lives in a separate executable, built only where nvcc was found, so that
+// ddlsim itself never needs CUDA. `ddlsim calibrate --device cuda:N` hands over to it.
+[[noreturn]] void exec_cuda_harness(const Args& args) {
+  const std::string exe = self_dir() + "/ddlsim_cuda";
+  if (::access(exe.c_str(), X_OK) != 0)
+    throw InputError("--device cuda: this ddlsim was built without CUDA (nvcc was not found when it was "
+                     "configured, so " + exe + " does not exist); build it on a machine with the CUDA toolkit "
+                     "(README: 'Calibrate on your cluster'), or use --device cpu");
+  std::vector<std::string> all = {exe, "calibrate"};
+  all.insert(all.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (auto& a : all) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  std::cout.flush();
+  ::execv(exe.c_str(), argv.data());
+  throw InputError("--device cuda: cannot run " + exe);
+}
+
+}  // namespace
+
+int cmd_calibrate(const Args& args) {
+  return run_calibrate(args, [&args](const std::string& kind, int) -> std::unique_ptr<KernelRunner> {
+    if (kind == "cuda") exec_cuda_harness(args);
+    return make_cpu_runner();
+  });
+}
+
+}  // namespace ddlsim

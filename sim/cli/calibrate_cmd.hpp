@@ -1,0 +1,21 @@
+// `ddlsim calibrate`: the command body, parameterised by how a device name becomes a kernel
+// runner, so that the CUDA build's executable (kernels/cuda_main.cpp) runs the very same code.
+#pragma once
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "cli/commands.hpp"
+#include "kernels/runner.hpp"
+
+namespace ddlsim {
+
+// device: "cpu" or "cuda:N" (already validated). Throws InputError when it cannot be had.
+using RunnerFactory = std::function<std::unique_ptr<KernelRunner>(const std::string& device, int index)>;
+
+int run_calibrate(const Args& args, const RunnerFactory& make_runner);
+
+// "cpu" -> {"cpu", 0}; "cuda" or "cuda:N" -> {"cuda", N}; anything else: InputError.
+std::pair<std::string, int> parse_device(const std::string& text);
+
+}  // namespace ddlsim

@@ -1,0 +1,56 @@
+// ddlsim compare MEASURED.csv --scenario BASE.ini [--map column=section.key ...]
+#include "cli/cli_options.hpp"
+#include "cli/commands.hpp"
+#include "cli/compare_options.hpp"
+#include "cli/output.hpp"
+#include "compare/compare_report.hpp"
+#include "core/error.hpp"
+#include "report/plot_svg.hpp"
+#include "scenario/resolve.hpp"
+
+namespace po = boost::program_options;
+
+namespace ddlsim {
+
+po::options_description measured_options(const std::string& command) {
+  po::options_description own(command + " options");
+  own.add_options()("scenario,s", po::value<std::string>(), "the base scenario (INI) every row is laid over")(
+      "map", po::value<std::vector<std::string>>()->composing(), "column=section.key: a CSV column that sets a key")(
+      "metric", po::value<std::string>()->default_value(""), "epoch_time_s, step_time_s or samples_per_s")(
+      "overlay", po::value<std::vector<std::string>>()->composing(), "scenario-format file applied over the base");
+  return own;
+}
+
+MeasuredInput read_measured_input(const ParsedArgs& pa, const std::string& command) {
+  if (pa.positional.size() != 1) throw InputError("ddlsim " + command + ": expected one measured CSV file");
+  if (!pa.vm.count("scenario")) throw InputError("ddlsim " + command + ": --scenario BASE.ini is required");
+  auto list = [&](const char* name) {
+    return pa.vm.count(name) ? pa.vm[name].as<std::vector<std::string>>() : std::vector<std::string>{};
+  };
+  MeasuredInput in;
+  in.scenario_file = pa.vm["scenario"].as<std::string>();
+  const ScenarioInput base = read_scenario(in.scenario_file, list("overlay"), pa.overrides);
+  in.base = base.settings;
+  in.set = read_measured(read_csv_file(pa.positional.front()), list("map"), pa.vm["metric"].as<std::string>());
+  in.scenarios = resolve_configs(in.set, in.base, dir_of(in.scenario_file));
+  return in;
+}
+
+int cmd_compare(const Args& args) {
+  po::options_description own = measured_options("compare");
+  own.add_options()("format", po::value<std::string>()->default_value("table"), "table, csv or json")(
+      "output,o", po::value<std::string>()->default_value(""), "write the report to FILE")(
+      "plot", po::value<std::string>()->default_value(""), "write the predicted-vs-measured plot (SVG) to FILE");
+  const ParsedArgs pa = parse_args(args, own, "compare");
+  const Format format = parse_format(pa.vm["format"].as<std::string>());
+  const MeasuredInput in = read_measured_input(pa, "compare");
+  Comparison c = compare_predictions(in.set, in.scenarios);
+  c.scenario_file = in.scenario_file;
+  const std::string report = render_comparison(c, format);
+  const std::string plot = pa.vm["plot"].as<std::string>();
+  if (!plot.empty()) write_output(plot, render_scatter_svg(comparison_plot(c, "ddlsim vs " + c.measured_file)));
+  write_output(pa.vm["output"].as<std::string>(), report);
+  return 0;
+}
+
+}  // namespace ddlsim

@@ -1,0 +1,82 @@
+// `ddlsim platform generate|show`: write a SimGrid platform for a two-level cluster, or summarise
+// a platform file (hosts, nodes, links, the route between two ranks).
+#include <fmt/format.h>
+
+#include "cli/cli_options.hpp"
+#include "cli/commands.hpp"
+#include "cli/output.hpp"
+#include "core/error.hpp"
+#include "simgrid/platform_reader.hpp"
+#include "simgrid/platform_xml.hpp"
+#include "system/platform.hpp"
+
+namespace po = boost::program_options;
+
+namespace ddlsim {
+
+namespace {
+int positive(const po::variables_map& vm, const char* name) {
+  const int v = vm[name].as<int>();
+  if (v < 1) throw InputError(fmt::format("ddlsim platform generate: --{} = {}: expected a positive integer", name, v));
+  return v;
+}
+
+int generate(const Args& args) {
+  po::options_description own("platform generate options");
+  own.add_options()("nodes", po::value<int>()->default_value(2), "nodes")(
+      "gpus-per-node", po::value<int>()->default_value(1), "GPUs per node")(
+      "intra", po::value<std::string>()->default_value("pcie4"), "GPU-node link kind")(
+      "inter", po::value<std::string>()->default_value("1gbe"), "node-switch link kind")(
+      "device", po::value<std::string>()->default_value("v100"), "GPU model")(
+      "name", po::value<std::string>()->default_value("cluster"), "zone name")(
+      "from", po::value<std::string>()->default_value(""), "start from a built-in platform (its links, device, GPUs)")(
+      "output,o", po::value<std::string>()->default_value(""), "write the XML to FILE");
+  const ParsedArgs pa = parse_args(args, own, "platform generate");
+  if (!pa.positional.empty() || !pa.overrides.empty())
+    throw InputError("ddlsim platform generate: unexpected argument; see `ddlsim platform --help`");
+  const auto& vm = pa.vm;
+  ClusterDescription c;
+  const std::string from = vm["from"].as<std::string>();
+  if (!from.empty()) c = find_cluster(from, "--from");
+  if (from.empty() || !vm["name"].defaulted()) c.name = vm["name"].as<std::string>();
+  if (from.empty() || !vm["device"].defaulted()) c.device = vm["device"].as<std::string>();
+  if (from.empty() || !vm["gpus-per-node"].defaulted()) c.gpus_per_node = positive(vm, "gpus-per-node");
+  if (from.empty() || !vm["intra"].defaulted()) c.intra = find_link_kind(vm["intra"].as<std::string>(), "--intra");
+  if (from.empty() || !vm["inter"].defaulted()) c.inter = find_link_kind(vm["inter"].as<std::string>(), "--inter");
+  if (from.empty()) c.note = "Generated two-level cluster";
+  write_output(vm["output"].as<std::string>(), platform_xml(c, positive(vm, "nodes")));
+  return 0;
+}
+
+int show(const Args& args) {
+  po::options_description own("platform show options");
+  own.add_options()("from", po::value<int>()->default_value(0), "first rank of the route shown")(
+      "to", po::value<int>()->default_value(-1), "last rank of the route shown (default: the last rank)");
+  const ParsedArgs pa = parse_args(args, own, "platform show");
+  if (pa.positional.size() != 1) throw InputError("ddlsim platform show: expected one platform file FILE.xml");
+  const int to = pa.vm["to"].as<int>();
+  write_output("", platform_summary(pa.positional.front(), pa.vm["from"].as<int>(), to));
+  return 0;
+}
+
+const char* kUsage =
+    "usage: ddlsim platform generate [--nodes N] [--gpus-per-node G] [--intra KIND] [--inter KIND]\n"
+    "                                [--device GPU] [--name NAME] [--from BUILTIN] [--output FILE.xml]\n"
+    "       ddlsim platform show FILE.xml [--from RANK] [--to RANK]\n"
+    "link kinds: 1gbe 10gbe 25gbe 100gbe ib-fdr ib-edr pcie3 pcie4 nvlink1 nvlink2 nvlink3\n"
+    "The file routes every pair of nodes (nodes^2 lines): for thousands of nodes simulate the\n"
+    "built-in name with --cluster.nodes instead (built in memory, any size).\n";
+}  // namespace
+
+int cmd_platform(const Args& args) {
+  if (args.empty() || args[0] == "--help" || args[0] == "-h") {
+    write_output("", kUsage);
+    return args.empty() ? 2 : 0;
+  }
+  const Args rest(args.begin() + 1, args.end());
+  if (args[0] == "generate") return generate(rest);
+  if (args[0] == "show") return show(rest);
+  throw InputError("ddlsim platform: unknown action '" + args[0] + "'; expected generate or show");
+}
+
+}  // namespace ddlsim

@@ -1,0 +1,31 @@
+// ddlsim validate [--data DIR] [--format table|csv|json] [--output FILE] [--plot FILE.svg]
+#include "cli/cli_options.hpp"
+#include "cli/commands.hpp"
+#include "cli/output.hpp"
+#include "compare/validation_report.hpp"
+#include "core/error.hpp"
+
+namespace po = boost::program_options;
+
+namespace ddlsim {
+
+int cmd_validate(const Args& args) {
+  po::options_description own("validate options");
+  own.add_options()("data", po::value<std::string>()->default_value(default_validation_folder()),
+                    "folder of the validation set (CSV and scenario files)")(
+      "format", po::value<std::string>()->default_value("table"), "table, csv or json")(
+      "output,o", po::value<std::string>()->default_value(""), "write the report to FILE")(
+      "plot", po::value<std::string>()->default_value(""), "write the predicted-vs-measured plot (SVG) to FILE");
+  const ParsedArgs pa = parse_args(args, own, "validate");
+  if (!pa.positional.empty() || !pa.overrides.empty())
+    throw InputError("ddlsim validate: takes no scenario file or keys (the set brings its own)");
+  const Format format = parse_format(pa.vm["format"].as<std::string>());
+  const ValidationResult v = run_validation(pa.vm["data"].as<std::string>());
+  const std::string report = render_validation(v, format);
+  const std::string plot = pa.vm["plot"].as<std::string>();
+  if (!plot.empty()) write_output(plot, render_scatter_svg(validation_plot(v)));
+  write_output(pa.vm["output"].as<std::string>(), report);
+  return 0;
+}
+
+}  // namespace ddlsim

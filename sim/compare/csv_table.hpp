@@ -1,0 +1,33 @@
+// Reading a measured CSV (RFC 4180, via libcsv): a header row and data rows, each cell kept as text
+// with the line it starts on, so later errors can name file, line and column.
+#pragma once
+#include <string>
+#include <vector>
+
+namespace ddlsim {
+
+struct CsvRow {
+  int line = 0;                    // 1-based line of the file where the record starts
+  std::vector<std::string> cells;  // as many as the header has columns
+};
+
+struct CsvTable {
+  std::string file;
+  std::vector<std::string> header;  // trimmed column names
+  std::vector<CsvRow> rows;
+
+  // Index of a column, or -1.
+  int column(const std::string& name) const;
+  // "measured.csv:12: column 'nodes'" for error messages.
+  std::string where(const CsvRow& row, int column) const;
+};
+
+// Parses CSV text; `file` names it in errors. Throws InputError for a syntax error, an empty
+// file, a duplicated or empty column name, or a row with a different number of cells.
+CsvTable parse_csv(const std::string& text, const std::string& file);
+CsvTable read_csv_file(const std::string& path);
+
+// A cell as a finite number; throws InputError naming file, line and column otherwise.
+double csv_number(const CsvTable& t, const CsvRow& row, int column);
+
+}  // namespace ddlsim

@@ -1,0 +1,182 @@
+#include "compare/effective_fit.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <fmt/format.h>
+#include <map>
+
+#include "core/error.hpp"
+#include "core/text.hpp"
+
+namespace ddlsim {
+
+namespace {
+
+using ParamAccess = SharedParameter;
+
+}  // namespace
+
+SharedParameter shared_parameter(const std::string& name, const std::vector<Scenario>& scs) {
+  const double inf = HUGE_VAL;
+  if (name == "inter_bw")
+    return {name, "cluster.inter_bw_GBps", [](const Scenario& s) { return s.system.cluster.inter.bw_Bps / kGB; },
+            [](Scenario& s, double v) { s.system.cluster.inter.bw_Bps = v * kGB; }, 0, inf};
+  if (name == "inter_latency")
+    return {name, "cluster.inter_latency_us", [](const Scenario& s) { return s.system.cluster.inter.latency_s * 1e6; },
+            [](Scenario& s, double v) { s.system.cluster.inter.latency_s = v * 1e-6; }, 0, inf};
+  if (name == "intra_bw")
+    return {name, "cluster.intra_bw_GBps", [](const Scenario& s) { return s.system.cluster.intra.bw_Bps / kGB; },
+            [](Scenario& s, double v) { s.system.cluster.intra.bw_Bps = v * kGB; }, 0, inf};
+  if (name == "intra_latency")
+    return {name, "cluster.intra_latency_us", [](const Scenario& s) { return s.system.cluster.intra.latency_s * 1e6; },
+            [](Scenario& s, double v) { s.system.cluster.intra.latency_s = v * 1e-6; }, 0, inf};
+  if (name != "compute")
+    throw InputError("--params: unknown parameter '" + name + "'; expected inter_bw, inter_latency, intra_bw, "
+                     "intra_latency or compute");
+  const bool measured = scs.front().system.compute.measured_samples_per_s > 0;
+  if (!measured)
+    return {name, "compute.efficiency", [](const Scenario& s) { return s.system.compute.max_efficiency; },
+            [](Scenario& s, double v) { s.system.compute.max_efficiency = v; }, 0, 1};
+  for (const auto& s : scs)
+    if (s.system.compute.measured_samples_per_s != scs.front().system.compute.measured_samples_per_s)
+      throw InputError("--params compute: compute.throughput differs between configurations; a shared value "
+                       "cannot be fitted (leave compute out, or drop the column)");
+  return {name, "compute.throughput", [](const Scenario& s) { return s.system.compute.measured_samples_per_s; },
+          [](Scenario& s, double v) { s.system.compute.measured_samples_per_s = v; }, 0, inf};
+}
+
+namespace {
+
+struct Problem {
+  const MeasuredSet& set;
+  std::vector<Scenario>& scs;
+
+  double objective() const {
+    double sum = 0;
+    for (std::size_t i = 0; i < scs.size(); ++i) {
+      const double e = relative_error(metric_of(predict(scs[i]), set.metric), set.configs[i].mean);
+      sum += e * e;
+    }
+    return sum;
+  }
+  double objective_at(const ParamAccess& p, double v) {
+    for (auto& s : scs) p.set(s, v);
+    return objective();
+  }
+};
+
+// Minimises over log10(v) in [a, b]: scan, then golden section around the best scan point.
+double search(Problem& pr, const ParamAccess& p, double start, bool& flat) {
+  const double centre = std::log10(start > 0 ? start : 1e-3);
+  double a = centre - 4, b = centre + 4;
+  if (p.lo > 0) a = std::max(a, std::log10(p.lo));
+  if (std::isfinite(p.hi)) b = std::min(b, std::log10(p.hi));
+  const int n = 49;
+  std::vector<double> xs(n), fs(n);
+  for (int i = 0; i < n; ++i) {
+    xs[i] = a + (b - a) * i / (n - 1);
+    fs[i] = pr.objective_at(p, std::pow(10.0, xs[i]));
+  }
+  const auto [mn, mx] = std::minmax_element(fs.begin(), fs.end());
+  flat = *mx - *mn <= 1e-12 * std::max(1.0, *mx);
+  if (flat) return start;
+  const int best = int(mn - fs.begin());
+  double lo = xs[std::max(0, best - 1)], hi = xs[std::min(n - 1, best + 1)];
+  const double g = (std::sqrt(5.0) - 1) / 2;
+  double x1 = hi - g * (hi - lo), x2 = lo + g * (hi - lo);
+  double f1 = pr.objective_at(p, std::pow(10.0, x1)), f2 = pr.objective_at(p, std::pow(10.0, x2));
+  while (hi - lo > 1e-9) {
+    if (f1 <= f2) {
+      hi = x2, x2 = x1, f2 = f1;
+      x1 = hi - g * (hi - lo);
+      f1 = pr.objective_at(p, std::pow(10.0, x1));
+    } else {
+      lo = x1, x1 = x2, f1 = f2;
+      x2 = lo + g * (hi - lo);
+      f2 = pr.objective_at(p, std::pow(10.0, x2));
+    }
+  }
+  const double x = (lo + hi) / 2;
+  return pr.objective_at(p, std::pow(10.0, x)) <= *mn ? std::pow(10.0, x) : std::pow(10.0, xs[best]);
+}
+
+ErrorStats stats_of(const MeasuredSet& set, const std::vector<Prediction>& ps) {
+  std::vector<double> errs;
+  for (std::size_t i = 0; i < ps.size(); ++i) errs.push_back(relative_error(metric_of(ps[i], set.metric), set.configs[i].mean));
+  return error_stats(errs);
+}
+
+std::vector<Prediction> predict_all(const std::vector<Scenario>& scs) {
+  std::vector<Prediction> out;
+  for (const auto& s : scs) out.push_back(predict(s));
+  return out;
+}
+
+}  // namespace
+
+const std::vector<std::string>& fit_parameter_names() {
+  static const std::vector<std::string> names = {"inter_bw", "inter_latency", "intra_bw", "intra_latency", "compute"};
+  return names;
+}
+
+EffectiveFit fit_shared(const MeasuredSet& set, std::vector<Scenario>& scenarios,
+                        const std::vector<SharedParameter>& access) {
+  if (scenarios.empty()) throw InputError("fit: no configurations to fit");
+  Problem pr{set, scenarios};
+  EffectiveFit fit;
+  fit.before = stats_of(set, predict_all(pr.scs));
+  std::vector<double> values;
+  for (const auto& p : access) {
+    fit.params.push_back({p.name, p.key, p.get(pr.scs.front()), p.get(pr.scs.front()), true, ""});
+    values.push_back(p.get(pr.scs.front()));
+  }
+  for (int round = 0; round < 8; ++round) {
+    double moved = 0;
+    for (std::size_t k = 0; k < access.size(); ++k) {
+      bool flat = false;
+      const double v = search(pr, access[k], values[k], flat);
+      for (auto& s : pr.scs) access[k].set(s, v);
+      fit.params[k].identifiable = !flat;
+      moved = std::max(moved, std::fabs(v - values[k]) / std::max(std::fabs(values[k]), 1e-300));
+      values[k] = v;
+    }
+    if (moved < 1e-7) break;
+  }
+  for (std::size_t k = 0; k < access.size(); ++k) {
+    fit.params[k].after = values[k];
+    if (!fit.params[k].identifiable)
+      fit.params[k].note = "no effect on the measured configurations; kept as it was";
+  }
+  fit.predictions = predict_all(pr.scs);
+  fit.after = stats_of(set, fit.predictions);
+  return fit;
+}
+
+EffectiveFit fit_effective(const MeasuredSet& set, const std::vector<Scenario>& scenarios,
+                           const std::vector<std::string>& names) {
+  if (scenarios.empty()) throw InputError("fit: no configurations to fit");
+  std::vector<SharedParameter> access;
+  for (const auto& n : names) access.push_back(shared_parameter(n, scenarios));
+  std::vector<Scenario> scs = scenarios;
+  return fit_shared(set, scs, access);
+}
+
+std::string overlay_text(const EffectiveFit& fit, const std::string& measured_file, const std::string& scenario_file) {
+  std::string out = fmt::format("# ddlsim fit: effective parameters fitted to {} over {}\n", measured_file, scenario_file);
+  out += fmt::format("# MAPE before {:.2f} %, after {:.2f} % ({} configurations)\n", 100 * fit.before.mape,
+                     100 * fit.after.mape, fit.after.n);
+  std::map<std::string, std::vector<std::string>> sections;
+  for (const auto& p : fit.params) {
+    if (!p.identifiable) continue;
+    const auto dot = p.key.find('.');
+    sections[p.key.substr(0, dot)].push_back(
+        fmt::format("{} = {:.10g}   # was {:.10g}", p.key.substr(dot + 1), p.after, p.before));
+  }
+  for (const auto& [section, lines] : sections) {
+    out += "\n[" + section + "]\n";
+    for (const auto& l : lines) out += l + "\n";
+  }
+  return out;
+}
+
+}  // namespace ddlsim

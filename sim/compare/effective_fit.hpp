@@ -1,0 +1,61 @@
+// Effective parameters that make the simulator match measured runs: link bandwidth and latency
+// per link class (inter-node, intra-node) and the compute speed of the device, shared by every
+// configuration, found by least squares on the relative errors of the configuration means:
+//   minimise sum_i ((predicted_i(theta) - measured_i) / measured_i)^2.
+// Each parameter is searched in log space (a 49-point scan over four decades either side of the
+// start, then golden-section refinement to 1e-9 in log10); several parameters are refined in
+// turn (coordinate descent) until no one moves by more than 1e-7 relative.
+#pragma once
+#include <cmath>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "compare/comparison.hpp"
+
+namespace ddlsim {
+
+struct FitParameter {
+  std::string name;    // inter_bw, inter_latency, intra_bw, intra_latency, compute
+  std::string key;     // scenario key the overlay sets (cluster.inter_bw_GBps ...)
+  double before = 0;   // in the key's unit
+  double after = 0;
+  bool identifiable = true;  // false: changing it does not change any prediction
+  std::string note;
+};
+
+struct EffectiveFit {
+  std::vector<FitParameter> params;
+  ErrorStats before;
+  ErrorStats after;
+  std::vector<Prediction> predictions;  // with the fitted parameters, one per configuration
+};
+
+// One parameter shared by every configuration, read and written in the unit of its key.
+struct SharedParameter {
+  std::string name;
+  std::string key;
+  std::function<double(const Scenario&)> get;
+  std::function<void(Scenario&, double)> set;  // may look at the scenario (e.g. only multi-GPU ones)
+  double lo = 0, hi = HUGE_VAL;                 // allowed range (0 / inf: four decades either side)
+};
+// The parameter behind a `--params` name; throws InputError for an unknown one.
+SharedParameter shared_parameter(const std::string& name, const std::vector<Scenario>& scenarios);
+
+// Fits `params` to `set` (configurations in the order of `scenarios`), leaves the fitted values in
+// `scenarios`, and reports before/after errors and the predictions.
+EffectiveFit fit_shared(const MeasuredSet& set, std::vector<Scenario>& scenarios,
+                        const std::vector<SharedParameter>& params);
+
+// Parameter names `fit --params` accepts.
+const std::vector<std::string>& fit_parameter_names();
+
+// Throws InputError for an unknown name, or for `compute` when the configurations disagree on
+// compute.throughput (a CSV column sets it) so one shared value cannot be written.
+EffectiveFit fit_effective(const MeasuredSet& set, const std::vector<Scenario>& scenarios,
+                           const std::vector<std::string>& names);
+
+// The fitted values as a scenario-format overlay for `simulate --overlay` / `compare --overlay`.
+std::string overlay_text(const EffectiveFit& fit, const std::string& measured_file, const std::string& scenario_file);
+
+}  // namespace ddlsim

@@ -1,0 +1,136 @@
+#include "compare/measurements.hpp"
+
+#include <cmath>
+#include <map>
+
+#include "core/error.hpp"
+#include "core/text.hpp"
+#include "scenario/settings.hpp"
+
+namespace ddlsim {
+
+const char* to_string(Metric m) {
+  switch (m) {
+    case Metric::EpochTime: return "epoch_time_s";
+    case Metric::StepTime: return "step_time_s";
+    case Metric::SamplesPerSecond: return "samples_per_s";
+  }
+  return "?";
+}
+
+const std::vector<std::pair<std::string, Metric>>& metric_columns() {
+  static const std::vector<std::pair<std::string, Metric>> cols = {
+      {"epoch_time_s", Metric::EpochTime}, {"step_time_s", Metric::StepTime}, {"samples_per_s", Metric::SamplesPerSecond}};
+  return cols;
+}
+
+std::string MeasuredConfig::label() const {
+  std::string s;
+  for (const auto& v : values) s += (s.empty() ? "" : " ") + v.key + "=" + v.value;
+  return s;
+}
+
+const std::string* MeasuredConfig::find(const std::string& key) const {
+  for (const auto& v : values)
+    if (v.key == key) return &v.value;
+  return nullptr;
+}
+
+namespace {
+
+bool is_scenario_key(const std::string& key) {
+  for (const auto& k : scenario_keys())
+    if (k.key == key) return true;
+  return false;
+}
+
+// column index -> scenario key, from --map and from columns named after keys.
+std::map<int, std::string> column_keys(const CsvTable& t, const std::vector<std::string>& maps) {
+  std::map<int, std::string> keys;
+  for (const auto& m : maps) {
+    const auto eq = m.find('=');
+    const std::string col = trim(m.substr(0, eq)), key = eq == std::string::npos ? "" : trim(m.substr(eq + 1));
+    if (col.empty() || key.empty()) throw InputError("--map " + m + ": expected column=section.key");
+    if (!is_scenario_key(key))
+      throw InputError("--map " + m + ": unknown scenario key '" + key + "' (see `ddlsim keys`)");
+    const int c = t.column(col);
+    if (c < 0) throw InputError(t.file + ":1: missing column '" + col + "' (named in --map " + m + ")");
+    keys[c] = key;
+  }
+  for (std::size_t c = 0; c < t.header.size(); ++c)
+    if (!keys.count(int(c)) && is_scenario_key(t.header[c])) keys[int(c)] = t.header[c];
+  return keys;
+}
+
+int metric_column(const CsvTable& t, const std::string& wanted, Metric& metric) {
+  std::string names;
+  for (const auto& [name, m] : metric_columns()) {
+    names += (names.empty() ? "" : ", ") + name;
+    if (!wanted.empty() && wanted != name) continue;
+    const int c = t.column(name);
+    if (c >= 0) {
+      metric = m;
+      return c;
+    }
+  }
+  if (!wanted.empty() && wanted != "epoch_time_s" && wanted != "step_time_s" && wanted != "samples_per_s")
+    throw InputError("--metric " + wanted + ": expected one of " + names);
+  throw InputError(t.file + ":1: missing column: expected a measured metric column (" +
+                   (wanted.empty() ? "one of " + names : wanted) + ")");
+}
+
+}  // namespace
+
+void add_row(MeasuredSet& set, std::vector<ConfigValue> values, int line, double value) {
+  for (auto& c : set.configs) {
+    bool same = c.values.size() == values.size();
+    for (std::size_t i = 0; same && i < values.size(); ++i)
+      same = c.values[i].key == values[i].key && c.values[i].value == values[i].value;
+    if (!same) continue;
+    c.lines.push_back(line);
+    c.samples.push_back(value);
+    return;
+  }
+  MeasuredConfig c;
+  c.values = std::move(values);
+  c.lines = {line};
+  c.samples = {value};
+  set.configs.push_back(std::move(c));
+}
+
+void finish_groups(MeasuredSet& set) {
+  for (auto& c : set.configs) {
+    double sum = 0;
+    for (double v : c.samples) sum += v;
+    c.mean = sum / c.count();
+    double ss = 0;
+    for (double v : c.samples) ss += (v - c.mean) * (v - c.mean);
+    c.stddev = c.count() > 1 ? std::sqrt(ss / (c.count() - 1)) : 0;
+  }
+}
+
+MeasuredSet read_measured(const CsvTable& t, const std::vector<std::string>& maps, const std::string& metric) {
+  MeasuredSet set;
+  set.file = t.file;
+  const int mcol = metric_column(t, metric, set.metric);
+  set.metric_column = t.header[mcol];
+  const std::map<int, std::string> keys = column_keys(t, maps);
+  if (keys.empty())
+    throw InputError(t.file + ":1: no column names a scenario key; name columns after keys (cluster.nodes) "
+                              "or map them with --map column=section.key");
+  for (const auto& [c, key] : keys) set.keys.push_back(key);
+  for (const auto& row : t.rows) {
+    const double v = csv_number(t, row, mcol);
+    if (v <= 0) throw InputError(t.where(row, mcol) + " = '" + row.cells[mcol] + "': expected a positive number");
+    std::vector<ConfigValue> values;
+    for (const auto& [c, key] : keys) {
+      if (row.cells[c].empty()) continue;  // empty: the base scenario's value (as in a sweep CSV)
+      values.push_back({key, row.cells[c], t.where(row, c)});
+    }
+    add_row(set, std::move(values), row.line, v);
+  }
+  finish_groups(set);
+  return set;
+}
+
+}  // namespace ddlsim

@@ -1,0 +1,171 @@
+#include "compare/validation.hpp"
+
+#include <map>
+#include <memory>
+
+#include "core/error.hpp"
+#include "scenario/resolve.hpp"
+
+namespace ddlsim {
+
+const std::vector<ValidationGroup>& validation_groups() {
+  static const std::vector<ValidationGroup> groups = {
+      {"dgx1_p100", "dgx1_p100.ini", "intra_bw",
+       "effective GPU-to-node bandwidth inside the DGX-1 (NVLink for NCCL, PCIe to the CPU's parameter server)"},
+      {"gce_k80", "gce_k80.ini", "multi_gpu_compute",
+       "per-die speed when several K80 dies run at once, relative to the lone die of the 1-GPU row "
+       "(two dies share one board's power and clock budget)"},
+      {"aws_k80", "aws_k80.ini", "multi_gpu_compute",
+       "per-die speed when several K80 dies run at once, relative to the lone die of the 1-GPU row"},
+      {"aws_k80_cluster", "aws_k80_cluster.ini", "inter_bw", "effective EC2 network bandwidth between servers"},
+  };
+  return groups;
+}
+
+std::string default_validation_folder() { return std::string(DDLSIM_SOURCE_DIR) + "/scenarios/validation"; }
+
+namespace {
+
+CsvTable rows_of_group(const CsvTable& all, const std::string& group) {
+  const int col = all.column("group");
+  if (col < 0) throw InputError(all.file + ":1: missing column 'group'");
+  CsvTable t = all;
+  t.rows.clear();
+  for (const auto& r : all.rows)
+    if (r.cells[col] == group) t.rows.push_back(r);
+  return t;
+}
+
+int ranks_of(const MeasuredConfig& c) {
+  const std::string* n = c.find("cluster.nodes");
+  const std::string* g = c.find("cluster.gpus_per_node");
+  return (n ? std::stoi(*n) : 1) * (g ? std::stoi(*g) : 1);
+}
+
+bool same_workload(const MeasuredConfig& a, const MeasuredConfig& b) {
+  for (const char* k : {"model.name", "training.batch_per_gpu", "input.format"}) {
+    const std::string *x = a.find(k), *y = b.find(k);
+    if (!x || !y || *x != *y) return false;
+  }
+  return true;
+}
+
+// compute.throughput of every configuration := its 1-GPU row's measurement.
+void calibrate(MeasuredSet& set, const std::string& file) {
+  std::vector<ConfigValue> added;
+  for (const auto& c : set.configs) {
+    const MeasuredConfig* one = nullptr;
+    for (const auto& o : set.configs)
+      if (ranks_of(o) == 1 && same_workload(o, c)) one = &o;
+    if (!one)
+      throw InputError(file + ":" + std::to_string(c.lines.front()) + ": no 1-GPU row with the same model, batch and "
+                       "data to calibrate compute from");
+    added.push_back({"compute.throughput", std::to_string(one->mean),
+                     file + ":" + std::to_string(one->lines.front()) + ": 1-GPU calibration"});
+  }
+  for (std::size_t i = 0; i < set.configs.size(); ++i) set.configs[i].values.push_back(added[i]);
+}
+
+// Multi-GPU compute factor f: compute.throughput of each multi-GPU configuration := f x its 1-GPU
+// calibration; 1-GPU configurations keep theirs. `scs` must be the vector the fit works on (the
+// calibrated throughputs are remembered by address).
+SharedParameter multi_gpu_compute(const std::vector<Scenario>& scs) {
+  auto base = std::make_shared<std::map<const Scenario*, double>>();
+  for (const auto& s : scs) (*base)[&s] = s.system.compute.measured_samples_per_s;
+  auto factor = std::make_shared<double>(1.0);
+  SharedParameter p;
+  p.name = "multi_gpu_compute";
+  p.key = "multi-GPU compute factor";
+  p.lo = 0.5;
+  p.hi = 1.5;
+  p.get = [factor](const Scenario&) { return *factor; };
+  p.set = [factor, base](Scenario& s, double v) {
+    *factor = v;
+    if (s.system.ranks() > 1) s.system.compute.measured_samples_per_s = v * base->at(&s);
+  };
+  return p;
+}
+
+SharedParameter parameter_for(const std::string& name, const std::vector<Scenario>& scs) {
+  return name == "multi_gpu_compute" ? multi_gpu_compute(scs) : shared_parameter(name, scs);
+}
+
+bool synthetic(const MeasuredConfig& c) {
+  const std::string* f = c.find("input.format");
+  return f && *f == "synthetic";
+}
+
+// Fits the group's parameter on its synthetic rows, then sets it in every scenario.
+FitParameter fit_group(const ValidationGroup& g, const MeasuredSet& set, std::vector<Scenario>& scs) {
+  if (g.parameter.empty()) return {};
+  MeasuredSet syn = set;
+  syn.configs.clear();
+  std::vector<Scenario> syn_scs;
+  for (std::size_t i = 0; i < set.configs.size(); ++i)
+    if (synthetic(set.configs[i])) {
+      syn.configs.push_back(set.configs[i]);
+      syn_scs.push_back(scs[i]);
+    }
+  const EffectiveFit fit = fit_shared(syn, syn_scs, {parameter_for(g.parameter, syn_scs)});
+  const FitParameter p = fit.params.front();
+  const SharedParameter all = parameter_for(g.parameter, scs);
+  for (auto& s : scs) all.set(s, p.after);
+  return p;
+}
+
+void split_stats(GroupResult& r) {
+  std::vector<double> ms, bs, mr, br;
+  for (const auto& row : r.comparison.rows) {
+    if (!row.baseline) continue;
+    const bool syn = synthetic(row.measured);
+    (syn ? ms : mr).push_back(row.error);
+    (syn ? bs : br).push_back(row.baseline_error);
+  }
+  r.model_synthetic = error_stats(ms);
+  r.baseline_synthetic = error_stats(bs);
+  r.model_real = error_stats(mr);
+  r.baseline_real = error_stats(br);
+}
+
+GroupResult run_group(const ValidationGroup& g, const CsvTable& all, const std::string& folder) {
+  GroupResult r;
+  r.group = g;
+  const CsvTable rows = rows_of_group(all, g.name);
+  if (rows.rows.empty()) throw InputError(all.file + ": no rows of group '" + g.name + "'");
+  MeasuredSet set = read_measured(rows, {}, "samples_per_s");
+  calibrate(set, all.file);
+  const std::string scenario = folder + "/" + g.scenario;
+  const Settings base = read_scenario(scenario, {}).settings;
+  std::vector<Scenario> scs = resolve_configs(set, base, folder);
+  r.fitted = fit_group(g, set, scs);
+  r.comparison = compare_predictions(set, scs);
+  r.comparison.scenario_file = scenario;
+  split_stats(r);
+  return r;
+}
+
+}  // namespace
+
+ValidationResult run_validation(const std::string& folder) {
+  ValidationResult v;
+  v.folder = folder;
+  const CsvTable all = read_csv_file(folder + "/tf_cnn_benchmarks_2017.csv");
+  std::vector<double> ms, bs, mr, br;
+  for (const auto& g : validation_groups()) {
+    v.groups.push_back(run_group(g, all, folder));
+    for (const auto& row : v.groups.back().comparison.rows) {
+      if (!row.baseline) continue;
+      const bool syn = synthetic(row.measured);
+      (syn ? ms : mr).push_back(row.error);
+      (syn ? bs : br).push_back(row.baseline_error);
+    }
+  }
+  v.model_synthetic = error_stats(ms);
+  v.baseline_synthetic = error_stats(bs);
+  v.model_real = error_stats(mr);
+  v.baseline_real = error_stats(br);
+  return v;
+}
+
+
+}  // namespace ddlsim

@@ -1,0 +1,47 @@
+// `ddlsim validate`: the bundled tf_cnn_benchmarks 2017 set (scenarios/validation/). Protocol:
+//  1. each row is laid over its platform group's scenario file;
+//  2. compute is calibrated from the 1-GPU row of the same group, model, batch and data
+//     (compute.throughput = that row's images/s, at that batch);
+//  3. one shared parameter per platform group, named below, is fitted by least squares on the
+//     group's synthetic-data rows; nothing is tuned per row;
+//  4. every multi-GPU row is predicted from the platform and the strategy, beside the linear-scaling
+//     baseline (1-GPU throughput x GPUs).
+#pragma once
+#include <string>
+#include <vector>
+
+#include "compare/comparison.hpp"
+#include "compare/effective_fit.hpp"
+
+namespace ddlsim {
+
+struct ValidationGroup {
+  std::string name;      // the `group` column
+  std::string scenario;  // file in the validation folder
+  std::string parameter; // the one fitted parameter (see validation.cpp), "" for none
+  std::string why;       // what it stands for physically
+};
+
+const std::vector<ValidationGroup>& validation_groups();
+
+struct GroupResult {
+  ValidationGroup group;
+  Comparison comparison;       // every row of the group, with the fitted parameter
+  FitParameter fitted;         // name "" when the group fits nothing
+  ErrorStats model_synthetic;  // multi-GPU rows, synthetic data
+  ErrorStats baseline_synthetic;
+  ErrorStats model_real;       // multi-GPU rows, real data
+  ErrorStats baseline_real;
+};
+
+struct ValidationResult {
+  std::string folder;
+  std::vector<GroupResult> groups;
+  ErrorStats model_synthetic, baseline_synthetic, model_real, baseline_real;  // over every group
+};
+
+// Runs the set in `folder` (scenarios/validation of the source tree by default).
+ValidationResult run_validation(const std::string& folder);
+std::string default_validation_folder();
+
+}  // namespace ddlsim

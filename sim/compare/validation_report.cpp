@@ -1,0 +1,151 @@
+#include "compare/validation_report.hpp"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "compare/compare_report.hpp"
+
+namespace ddlsim {
+
+using nlohmann::ordered_json;
+
+namespace {
+
+std::string value(const MeasuredConfig& c, const char* key) {
+  const std::string* v = c.find(key);
+  return v ? *v : "";
+}
+
+std::string gpus(const MeasuredConfig& c) {
+  const std::string n = value(c, "cluster.nodes"), g = value(c, "cluster.gpus_per_node");
+  return fmt::format("{}x{}", n.empty() ? "1" : n, g.empty() ? "1" : g);
+}
+
+ordered_json row_json(const GroupResult& g, const ComparedConfig& r) {
+  ordered_json j;
+  j["group"] = g.group.name;
+  j["model"] = value(r.measured, "model.name");
+  j["framework"] = value(r.measured, "training.framework");
+  j["nodes"] = r.prediction.nodes;
+  j["gpus_per_node"] = r.prediction.gpus_per_node;
+  j["batch_per_gpu"] = r.prediction.batch_per_gpu;
+  j["data"] = value(r.measured, "input.format");
+  j["measured_samples_per_s"] = r.measured.mean;
+  j["predicted_samples_per_s"] = r.predicted;
+  j["error"] = r.error;
+  j["linear_samples_per_s"] = r.baseline ? ordered_json(*r.baseline) : ordered_json(nullptr);
+  j["linear_error"] = r.baseline ? ordered_json(r.baseline_error) : ordered_json(nullptr);
+  j["comm_overhead"] = r.prediction.comm_overhead;
+  j["input_wait_s"] = r.prediction.input_wait_s;
+  return j;
+}
+
+ordered_json group_json(const GroupResult& g) {
+  ordered_json j;
+  j["group"] = g.group.name;
+  j["scenario"] = g.group.scenario;
+  j["fitted_parameter"] = g.fitted.name;
+  j["fitted_meaning"] = g.group.why;
+  j["fitted_before"] = g.fitted.before;
+  j["fitted_after"] = g.fitted.after;
+  j["model_synthetic"] = stats_record(g.model_synthetic);
+  j["linear_synthetic"] = stats_record(g.baseline_synthetic);
+  j["model_real"] = stats_record(g.model_real);
+  j["linear_real"] = stats_record(g.baseline_real);
+  return j;
+}
+
+std::string render_json(const ValidationResult& v) {
+  ordered_json j;
+  j["folder"] = v.folder;
+  j["model_synthetic"] = stats_record(v.model_synthetic);
+  j["linear_synthetic"] = stats_record(v.baseline_synthetic);
+  j["model_real"] = stats_record(v.model_real);
+  j["linear_real"] = stats_record(v.baseline_real);
+  ordered_json groups = ordered_json::array(), rows = ordered_json::array();
+  for (const auto& g : v.groups) {
+    groups.push_back(group_json(g));
+    for (const auto& r : g.comparison.rows) rows.push_back(row_json(g, r));
+  }
+  j["groups"] = groups;
+  j["rows"] = rows;
+  return j.dump(2) + "\n";
+}
+
+std::string render_csv(const ValidationResult& v) {
+  std::string out;
+  bool header = true;
+  for (const auto& g : v.groups)
+    for (const auto& r : g.comparison.rows) {
+      const ordered_json j = row_json(g, r);
+      std::string h, line;
+      for (const auto& [k, x] : j.items()) {
+        h += (h.empty() ? "" : ",") + k;
+        line += (line.empty() ? "" : ",") + csv_cell(x);
+      }
+      if (header) out += h + "\n";
+      header = false;
+      out += line + "\n";
+    }
+  return out;
+}
+
+std::string pct(double e) { return fmt::format("{:+.1f}%", 100 * e); }
+
+std::string render_table(const ValidationResult& v) {
+  std::string out = fmt::format("Validation: TensorFlow tf_cnn_benchmarks 2017 ({})\n", v.folder);
+  for (const auto& g : v.groups) {
+    out += fmt::format("\n== {} ({})\n", g.group.name, g.group.scenario);
+    if (!g.fitted.name.empty())
+      out += fmt::format("   fitted: {} = {:.4g} (start {:.4g}): {}\n", g.fitted.name, g.fitted.after, g.fitted.before,
+                         g.group.why);
+    out += fmt::format("   {:<13} {:<27} {:>5} {:>5} {:<9} {:>9} {:>9} {:>7} {:>9} {:>7}\n", "model", "framework",
+                       "gpus", "batch", "data", "measured", "ddlsim", "error", "linear", "error");
+    for (const auto& r : g.comparison.rows) {
+      out += fmt::format("   {:<13} {:<27} {:>5} {:>5} {:<9} {:>9.1f} {:>9.1f} {:>7} {:>9} {:>7}\n",
+                         value(r.measured, "model.name"), value(r.measured, "training.framework"), gpus(r.measured),
+                         r.prediction.batch_per_gpu, value(r.measured, "input.format"), r.measured.mean, r.predicted,
+                         pct(r.error), r.baseline ? fmt::format("{:.1f}", *r.baseline) : "-",
+                         r.baseline ? pct(r.baseline_error) : "-");
+    }
+  }
+  out += "\nMAPE of the multi-GPU rows (ddlsim | linear scaling from the 1-GPU row):\n";
+  out += fmt::format("   {:<17} {:>22} {:>22}\n", "group", "synthetic data", "real data");
+  auto cell = [](const ErrorStats& m, const ErrorStats& b) {
+    return m.n ? fmt::format("{:5.1f} % | {:5.1f} % ({:2})", 100 * m.mape, 100 * b.mape, m.n) : std::string("-");
+  };
+  for (const auto& g : v.groups)
+    out += fmt::format("   {:<17} {:>22} {:>22}\n", g.group.name, cell(g.model_synthetic, g.baseline_synthetic),
+                       cell(g.model_real, g.baseline_real));
+  out += fmt::format("   {:<17} {:>22} {:>22}\n", "all", cell(v.model_synthetic, v.baseline_synthetic),
+                     cell(v.model_real, v.baseline_real));
+  return out;
+}
+
+}  // namespace
+
+std::string render_validation(const ValidationResult& v, Format f) {
+  switch (f) {
+    case Format::Table: return render_table(v);
+    case Format::Csv: return render_csv(v);
+    case Format::Json: return render_json(v);
+  }
+  return "";
+}
+
+ScatterPlot validation_plot(const ValidationResult& v) {
+  ScatterPlot p;
+  p.title = "tf_cnn_benchmarks 2017: predicted vs measured (multi-GPU)";
+  p.unit = "images/s";
+  p.series = {"ddlsim", "linear scaling"};
+  for (const auto& g : v.groups)
+    for (const auto& r : g.comparison.rows) {
+      if (!r.baseline) continue;
+      const std::string label = g.group.name + " " + r.measured.label();
+      p.points.push_back({r.measured.mean, r.predicted, 0, label});
+      p.points.push_back({r.measured.mean, *r.baseline, 1, label + " (linear)"});
+    }
+  return p;
+}
+
+}  // namespace ddlsim

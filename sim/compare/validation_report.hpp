@@ -1,0 +1,14 @@
+// `ddlsim validate` output: per row and per platform group, table, CSV or JSON, and the plot.
+#pragma once
+#include <string>
+
+#include "compare/validation.hpp"
+#include "report/plot_svg.hpp"
+#include "report/report.hpp"
+
+namespace ddlsim {
+
+std::string render_validation(const ValidationResult& v, Format f);
+ScatterPlot validation_plot(const ValidationResult& v);
+
+}  // namespace ddlsim

@@ -1,0 +1,66 @@
+#include "report/trace.hpp"
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+
+namespace ddlsim {
+
+namespace {
+const char* lane_name(Lane l) {
+  switch (l) {
+    case Lane::Compute: return "compute";
+    case Lane::Comm: return "communication";
+    case Lane::Input: return "input";
+  }
+  return "?";
+}
+
+void add_step(nlohmann::ordered_json& events, const StepTiming& t, int rank, Seconds offset_s, long long step) {
+  for (const Phase& ph : t.phases) {
+    nlohmann::ordered_json e;
+    e["name"] = ph.name;
+    e["cat"] = lane_name(ph.lane);
+    e["ph"] = "X";
+    e["ts"] = (offset_s + ph.start_s) * 1e6;
+    e["dur"] = std::max(0.0, ph.end_s - ph.start_s) * 1e6;
+    e["pid"] = rank;
+    e["tid"] = int(ph.lane);
+    e["args"] = {{"step", step}};
+    events.push_back(e);
+  }
+}
+
+nlohmann::ordered_json meta(const char* what, int pid, int tid, const std::string& name) {
+  nlohmann::ordered_json e;
+  e["name"] = what;
+  e["ph"] = "M";
+  e["pid"] = pid;
+  e["tid"] = tid;
+  e["args"] = {{"name", name}};
+  return e;
+}
+}  // namespace
+
+std::string chrome_trace_json(const Prediction& p, int max_ranks) {
+  nlohmann::ordered_json events = nlohmann::ordered_json::array();
+  const int ranks = std::min(std::max(p.ranks, 1), max_ranks);
+  const int steps = std::max(p.sync_period, 1);
+  for (int r = 0; r < ranks; ++r) {
+    events.push_back(meta("process_name", r, 0, "rank " + std::to_string(r)));
+    for (Lane l : {Lane::Compute, Lane::Comm, Lane::Input}) events.push_back(meta("thread_name", r, int(l), lane_name(l)));
+    Seconds offset = 0;
+    for (int s = 0; s < steps; ++s) {
+      const StepTiming& t = s == 0 ? p.steps.sync : p.steps.local;
+      add_step(events, t, r, offset, s);
+      offset += t.step_s;
+    }
+  }
+  nlohmann::ordered_json doc;
+  doc["traceEvents"] = events;
+  doc["displayTimeUnit"] = "ms";
+  doc["otherData"] = {{"model", p.model}, {"framework", p.framework}, {"algorithm", p.algorithm},
+                      {"backend", p.backend}, {"platform", p.platform}, {"ranks", p.ranks}};
+  return doc.dump(1) + "\n";
+}
+
+}  // namespace ddlsim

@@ -1,0 +1,126 @@
+#include "simgrid/isolate.hpp"
+
+#include <cstdio>
+#include <stdexcept>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "core/error.hpp"
+#include "core/text.hpp"
+
+namespace ddlsim {
+
+namespace {
+void write_all(int fd, const std::string& s) {
+  std::size_t done = 0;
+  while (done < s.size()) {
+    const ssize_t n = ::write(fd, s.data() + done, s.size() - done);
+    if (n <= 0) return;
+    done += std::size_t(n);
+  }
+}
+
+std::string read_all(int fd) {
+  std::string out;
+  char buf[65536];
+  for (ssize_t n; (n = ::read(fd, buf, sizeof buf)) != 0;) {
+    if (n < 0) break;
+    out.append(buf, std::size_t(n));
+  }
+  return out;
+}
+
+std::string read_file(std::FILE* f) {
+  std::fflush(f);
+  std::rewind(f);
+  std::string out;
+  char buf[4096];
+  while (std::size_t n = std::fread(buf, 1, sizeof buf, f)) out.append(buf, n);
+  return out;
+}
+
+[[noreturn]] void child(int fd, std::FILE* err, const std::function<std::string()>& work) {
+  ::dup2(::fileno(err), STDERR_FILENO);
+  std::string answer;
+  int code = 0;
+  try {
+    answer = "ok\n" + work();
+  } catch (const InputError& e) {
+    answer = std::string("input\n") + e.what();
+    code = 2;
+  } catch (const std::exception& e) {
+    answer = std::string("error\n") + e.what();
+    code = 1;
+  }
+  write_all(fd, answer);
+  ::close(fd);
+  ::_exit(code);
+}
+
+// The most telling line SimGrid wrote: a parse error, else its last error line.
+std::string simgrid_reason(const std::string& err) {
+  std::string last;
+  for (const auto& line : split(err, '\n')) {
+    const auto at = line.find("Parse error at ");
+    if (at != std::string::npos) return line.substr(at);
+    if (line.find("/ERROR]") != std::string::npos || line.find("/CRITICAL]") != std::string::npos) {
+      const auto msg = line.find("] ", line.find("/"));
+      last = msg == std::string::npos ? line : line.substr(msg + 2);
+    }
+  }
+  return last;
+}
+
+bool is_file(const std::string& platform) {
+  return platform.size() > 4 && to_lower(platform.substr(platform.size() - 4)) == ".xml";
+}
+}  // namespace
+
+std::string run_isolated(const std::function<std::string()>& work, const std::string& platform) {
+  int fds[2];
+  if (::pipe(fds) != 0) throw std::runtime_error("SimGrid backend: cannot create a pipe");
+  std::FILE* err = std::tmpfile();
+  if (!err) {
+    ::close(fds[0]);
+    ::close(fds[1]);
+    throw std::runtime_error("SimGrid backend: cannot create a temporary file");
+  }
+  std::fflush(stdout);
+  std::fflush(stderr);
+  const pid_t pid = ::fork();
+  if (pid < 0) {
+    ::close(fds[0]);
+    ::close(fds[1]);
+    std::fclose(err);
+    throw std::runtime_error("SimGrid backend: cannot fork");
+  }
+  if (pid == 0) {
+    ::close(fds[0]);
+    child(fds[1], err, work);
+  }
+  ::close(fds[1]);
+  const std::string answer = read_all(fds[0]);
+  ::close(fds[0]);
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0) {
+  }
+  const std::string stderr_text = read_file(err);
+  std::fclose(err);
+
+  const auto nl = answer.find('\n');
+  const std::string kind = answer.substr(0, nl);
+  const std::string body = nl == std::string::npos ? "" : answer.substr(nl + 1);
+  if (kind == "ok" && WIFEXITED(status) && WEXITSTATUS(status) == 0) return body;
+  if (kind == "input") throw InputError(body);
+  std::string reason = kind == "error" ? body : simgrid_reason(stderr_text);
+  if (reason.empty())
+    reason = WIFSIGNALED(status) ? "SimGrid stopped with signal " + std::to_string(WTERMSIG(status))
+                                 : "SimGrid exited with code " + std::to_string(WEXITSTATUS(status));
+  if (is_file(platform)) {
+    if (reason.find(platform) == std::string::npos) reason = platform + ": " + reason;
+    throw InputError(reason);
+  }
+  throw std::runtime_error("SimGrid backend: " + reason);
+}
+
+}  // namespace ddlsim

@@ -1,0 +1,122 @@
+#include "simgrid/platform_reader.hpp"
+
+#include <fmt/format.h>
+
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "core/error.hpp"
+#include "core/text.hpp"
+#include "simgrid/isolate.hpp"
+#include "simgrid/sg_world.hpp"
+
+namespace sg4 = simgrid::s4u;
+
+namespace ddlsim {
+
+namespace {
+struct Shape {
+  std::vector<sg4::Host*> hosts;
+  int gpus_per_node = 1;
+  int nodes = 1;
+  int zones = 1;
+  int other = -1;  // first host outside rank 0's zone
+};
+
+Shape shape_of(const sg4::Engine& e, const std::string& path) {
+  Shape s;
+  s.hosts = hosts_in_natural_order(e);
+  if (s.hosts.empty()) throw InputError(path + ": the platform has no hosts");
+  std::map<const sg4::NetZone*, int> per_zone;
+  for (const auto* h : s.hosts) ++per_zone[h->get_englobing_zone()];
+  const auto* zone0 = s.hosts[0]->get_englobing_zone();
+  s.gpus_per_node = per_zone[zone0];
+  s.zones = int(per_zone.size());
+  s.nodes = int(s.hosts.size()) / s.gpus_per_node;
+  for (std::size_t i = 0; i < s.hosts.size(); ++i)
+    if (s.hosts[i]->get_englobing_zone() != zone0) {
+      s.other = int(i);
+      break;
+    }
+  return s;
+}
+
+std::string describe(const std::string& path) {
+  sg4::Engine& e = start_engine(SimGridOptions{});
+  load_platform_file(e, path);
+  const Shape s = shape_of(e, path);
+  const char* dev = e.get_netzone_root()->get_property("ddlsim.device");
+  nlohmann::json j;
+  j["device"] = dev ? dev : "";
+  j["gpus_per_node"] = s.gpus_per_node;
+  j["nodes"] = s.nodes;
+  RouteInfo intra{{}, 0, 0}, inter{{}, 0, 0};
+  if (s.gpus_per_node > 1) intra = route_info(s.hosts[0], s.hosts[1]);
+  if (s.other >= 0) inter = route_info(s.hosts[0], s.hosts[s.other]);
+  if (s.gpus_per_node == 1) intra = {{}, 0, inter.bw_Bps > 0 ? inter.bw_Bps : 1e12};
+  if (s.other < 0) inter = intra;
+  j["intra_lat"] = intra.latency_s;
+  j["intra_bw"] = intra.bw_Bps;
+  j["inter_lat"] = inter.latency_s;
+  j["inter_bw"] = inter.bw_Bps;
+  const char* xf = e.get_netzone_root()->get_property("ddlsim.exchange_factor");  // written by `ddlsim netfit`
+  j["exchange_factor"] = xf ? std::atof(xf) : 1.0;
+  const char* df = e.get_netzone_root()->get_property("ddlsim.duplex_factor");
+  j["duplex_factor"] = df ? std::atof(df) : 1.0;
+  return j.dump();
+}
+
+std::string link_line(const sg4::Link* l) {
+  return fmt::format("    {:<28} {:>12} B/s {:>10} s\n", l->get_name(), format_number(l->get_bandwidth()),
+                     format_number(l->get_latency()));
+}
+
+std::string summarise(const std::string& path, int from, int to) {
+  sg4::Engine& e = start_engine(SimGridOptions{});
+  load_platform_file(e, path);
+  const Shape s = shape_of(e, path);
+  const int n = int(s.hosts.size());
+  if (to < 0) to = n - 1;
+  if (from < 0 || from >= n || to < 0 || to >= n)
+    throw InputError(fmt::format("{}: ranks {} and {}: the platform has ranks 0..{}", path, from, to, n - 1));
+  std::string out = fmt::format("platform {}\n", path);
+  out += fmt::format("  hosts: {} (rank 0 = {}, rank {} = {})\n", n, s.hosts[0]->get_name(), n - 1,
+                     s.hosts[n - 1]->get_name());
+  out += fmt::format("  nodes: {} netzone(s) with hosts; {} GPU(s) in rank 0's node\n", s.zones, s.gpus_per_node);
+  out += fmt::format("  links: {}\n", e.get_link_count());
+  const char* dev = e.get_netzone_root()->get_property("ddlsim.device");
+  if (dev) out += fmt::format("  device: {}\n", dev);
+  const RouteInfo r = route_info(s.hosts[from], s.hosts[to]);
+  out += fmt::format("  route rank {} ({}) -> rank {} ({}): {} link(s), latency {} s, bottleneck {} B/s\n", from,
+                     s.hosts[from]->get_name(), to, s.hosts[to]->get_name(), r.links.size(),
+                     format_number(r.latency_s), r.links.empty() ? "-" : format_number(r.bw_Bps));
+  for (const auto* l : r.links) out += link_line(l);
+  return out;
+}
+}  // namespace
+
+ClusterDescription read_platform_file(const std::string& path) {
+  const auto j = nlohmann::json::parse(run_isolated([&] { return describe(path); }, path));
+  ClusterDescription c;
+  c.name = path;  // names the file in messages and reports
+  c.device = j["device"].get<std::string>();
+  c.gpus_per_node = j["gpus_per_node"].get<int>();
+  c.max_nodes = j["nodes"].get<int>();
+  const double intra_lat = j["intra_lat"].get<double>(), inter_lat = j["inter_lat"].get<double>();
+  c.intra = {"file", j["intra_bw"].get<double>(), intra_lat / 2, "route between two GPUs of a node in " + path};
+  c.inter = {"file", j["inter_bw"].get<double>(), std::max(0.0, inter_lat - intra_lat) / 2,
+             "route between two nodes in " + path};
+  c.note = "read from " + path;
+  c.xml_path = path;
+  const double xf = j.value("exchange_factor", 1.0);
+  c.inter.exchange_factor = xf > 0 && xf <= 1 ? xf : 1.0;
+  const double df = j.value("duplex_factor", 1.0);
+  c.inter.duplex_factor = df > 0 && df <= 1 ? df : 1.0;
+  return c;
+}
+
+std::string platform_summary(const std::string& path, int from, int to) {
+  return run_isolated([&] { return summarise(path, from, to); }, path);
+}
+
+}  // namespace ddlsim

@@ -1,0 +1,33 @@
+// The SimGrid side of the backend (the only header, with its .cpp files, that includes SimGrid):
+// configure the engine, then build the platform, in this order, in a forked child (isolate.hpp).
+#pragma once
+#include <simgrid/s4u.hpp>
+#include <string>
+#include <vector>
+
+#include "scenario/scenario.hpp"
+
+namespace ddlsim {
+
+// A configured engine; configuration must precede the platform. Lives until the child exits.
+simgrid::s4u::Engine& start_engine(const SimGridOptions& o);
+
+// Built-in or generated clusters are built in memory (star zones: any size, O(1) routing), the
+// same layout as platform_xml(); a cluster read from a file loads that file. Returns every host
+// in natural order (gpu2 before gpu10); ranks are the first ones.
+std::vector<simgrid::s4u::Host*> build_platform(simgrid::s4u::Engine& e, const ClusterDescription& c, int nodes);
+
+// Loads a platform file; SimGrid's parse errors become InputError naming the file and line.
+void load_platform_file(simgrid::s4u::Engine& e, const std::string& path);
+
+std::vector<simgrid::s4u::Host*> hosts_in_natural_order(const simgrid::s4u::Engine& e);
+
+// Latency (sum) and bottleneck bandwidth of the route from a to b.
+struct RouteInfo {
+  std::vector<simgrid::s4u::Link*> links;
+  double latency_s = 0;
+  double bw_Bps = 0;
+};
+RouteInfo route_info(const simgrid::s4u::Host* a, const simgrid::s4u::Host* b);
+
+}  // namespace ddlsim

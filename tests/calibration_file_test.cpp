@@ -1,0 +1,132 @@
+// The calibration file format, the unmeasured-batch rule, and the checks that stop a calibration
+// made for another model.
+#include <gtest/gtest.h>
+
+#include "calibration/calibration_file.hpp"
+#include "core/error.hpp"
+#include "cost/compute.hpp"
+#include "model/model.hpp"
+
+using namespace ddlsim;
+
+namespace {
+
+Calibration sample() {
+  Calibration c;
+  c.device = "cpu: test";
+  c.device_kind = "cpu";
+  c.model = "tiny";
+  c.model_params = 10;
+  c.model_fwd_flops = 20;
+  c.precision = "fp32";
+  c.clock = "test clock";
+  c.tool = "unit test";
+  c.host = "h";
+  c.date = "2026-01-01T00:00:00Z";
+  c.rows = {{"dense", 32, 1e-3, 2e-3, 1e-4, 5e-5, 4}, {"dense", 64, 1.5e-3, 3e-3, 1e-4, 5e-5, 4}};
+  return c;
+}
+
+std::string expect_error(const std::string& text) {
+  try {
+    parse_calibration(text, "cal.txt");
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "no error for:\n" << text;
+  return "";
+}
+
+Model tiny_model() {
+  Model m;
+  m.name = "tiny";
+  Layer d;
+  d.name = "dense";
+  d.kind = LayerKind::Dense;
+  d.params_trainable = 10;
+  d.fwd_flops = 20;
+  m.layers = {d};
+  return m;
+}
+
+}  // namespace
+
+TEST(CalibrationFile, RoundTripsByteForByte) {
+  const std::string text = render_calibration(sample());
+  const Calibration back = parse_calibration(text, "cal.txt");
+  EXPECT_EQ(render_calibration(back), text);
+  ASSERT_EQ(back.rows.size(), 2u);
+  EXPECT_DOUBLE_EQ(back.rows[1].fwd_s, 1.5e-3);
+  EXPECT_EQ(back.batches(), (std::vector<int>{32, 64}));
+}
+
+TEST(CalibrationFile, ErrorsNameFileAndLine) {
+  const std::string good = render_calibration(sample());
+  EXPECT_NE(expect_error("hello\n").find("cal.txt:1:"), std::string::npos);
+  std::string v2 = good;
+  v2.replace(v2.find("ddlsim-calibration 1"), 20, "ddlsim-calibration 2");
+  EXPECT_NE(expect_error(v2).find("version 2 is not supported"), std::string::npos);
+  EXPECT_NE(expect_error(good + "dense,32,1,2,3,4,5\n").find("listed twice"), std::string::npos);
+  EXPECT_NE(expect_error(good + "conv,32,1,-2,3,4,5\n").find("backward_s = '-2'"), std::string::npos);
+  EXPECT_NE(expect_error(good + "conv,32,1\n").find("expected 7 comma-separated fields"), std::string::npos);
+  const std::string err = expect_error("format = ddlsim-calibration 1\nmodel = x\ncolour = red\n");
+  EXPECT_NE(err.find("cal.txt:3: unknown key 'colour'"), std::string::npos) << err;
+}
+
+TEST(CalibrationBatchRule, MeasuredInterpolatedExtrapolated) {
+  const Calibration c = sample();
+  EXPECT_DOUBLE_EQ(layer_timing_at(c, "dense", 32, "f").fwd_s, 1e-3);
+  EXPECT_DOUBLE_EQ(layer_timing_at(c, "dense", 48, "f").fwd_s, 1.25e-3);   // halfway
+  EXPECT_DOUBLE_EQ(layer_timing_at(c, "dense", 128, "f").fwd_s, 2.5e-3);   // line through 32 and 64
+  EXPECT_DOUBLE_EQ(layer_timing_at(c, "dense", 16, "f").fwd_s, 0.75e-3);   // line: 1e-3 - 16 x 1.5625e-5
+  EXPECT_DOUBLE_EQ(layer_timing_at(c, "dense", 1, "f").fwd_s, 0.515625e-3);
+  EXPECT_DOUBLE_EQ(layer_timing_at(c, "dense", 100, "f").update_s, 1e-4);  // batch-independent
+}
+
+TEST(CalibrationBatchRule, FloorAndSingleBatch) {
+  Calibration c = sample();
+  c.rows[1].fwd_s = 3e-3;  // steeper than proportional: the line would go negative at small batches
+  EXPECT_DOUBLE_EQ(layer_timing_at(c, "dense", 8, "f").fwd_s, 1e-3 * 8 / 32);
+  c.rows.pop_back();
+  EXPECT_DOUBLE_EQ(layer_timing_at(c, "dense", 64, "f").bwd_s, 4e-3);  // proportional
+}
+
+TEST(CalibrationMatch, AnotherModelOrMissingLayerIsAnError) {
+  const Calibration c = sample();
+  EXPECT_NO_THROW(check_calibration_matches(c, tiny_model(), Precision::FP32, "cal.txt"));
+  Model other = tiny_model();
+  other.name = "resnet50";
+  try {
+    check_calibration_matches(c, other, Precision::FP32, "cal.txt");
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("calibrated for model tiny"), std::string::npos) << e.what();
+  }
+  Model extra = tiny_model();
+  extra.layers.push_back(extra.layers.back());
+  extra.layers.back().name = "dense_1";
+  extra.layers.back().params_trainable = 0;
+  extra.layers.back().fwd_flops = 0;
+  try {
+    check_calibration_matches(c, extra, Precision::FP32, "cal.txt");
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("no calibration rows for layer 'dense_1'"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(check_calibration_matches(c, tiny_model(), Precision::Mixed, "cal.txt"), InputError);
+}
+
+TEST(CalibrationCompute, ReplacesTheRooflineExactly) {
+  ComputeTuning t;
+  t.calibration = std::make_shared<const Calibration>(sample());
+  t.calibration_origin = "cal.txt";
+  Device d;
+  d.peak_fp32 = d.peak_tf32 = d.peak_fp16 = 1e12;
+  d.mem_bw_Bps = 1e11;
+  const ComputeProfile p = compute_profile(tiny_model(), d, Precision::FP32, 48, t);
+  EXPECT_DOUBLE_EQ(p.forward_s(), 1.25e-3);
+  EXPECT_DOUBLE_EQ(p.backward_s(), 2.5e-3);
+  EXPECT_DOUBLE_EQ(p.optimizer_s, 1e-4);
+  EXPECT_DOUBLE_EQ(p.accumulate_s, 5e-5);
+  EXPECT_DOUBLE_EQ(p.gradient_bytes(), 40);
+}

@@ -1,0 +1,121 @@
+// `ddlsim fit`: recovers a known network bandwidth from synthetic measurements, writes an overlay
+// that `simulate` and `compare` accept, and fits the hand-made regression models exactly.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "compare/regression.hpp"
+#include "core/text.hpp"
+#include "predict/prediction.hpp"
+#include "scenario/resolve.hpp"
+#include "scenario/settings.hpp"
+#include "test_util.hpp"
+
+using testutil::run_ddlsim;
+using testutil::TempFile;
+
+namespace {
+
+const char* kBase =
+    "[model]\nname = resnet50\ninput_size = 64\nclasses = 200\n"
+    "[training]\nframework = horovod\nsamples = 50000\n"
+    "[cluster]\nplatform = poti\n";
+
+double epoch_s(const std::string& base, int nodes, int batch, const std::string& bw) {
+  const auto in = ddlsim::read_scenario(base, {fmt::format("--cluster.nodes={}", nodes),
+                                               fmt::format("--training.batch_per_gpu={}", batch),
+                                               "--cluster.inter_bw_GBps=" + bw});
+  return ddlsim::predict(ddlsim::resolve_scenario(in.settings, ".")).epoch_time_s;
+}
+
+// A study measured on a network of 0.0735 GB/s (not the 0.1175 GB/s of 1 GbE the scenario assumes),
+// two replications at +-2 % each.
+std::string synthetic_study(const std::string& base) {
+  std::string csv = "nodes,batch,epoch_time_s\n";
+  for (int nodes : {1, 2, 3, 4})
+    for (int batch : {32, 64}) {
+      const double t = epoch_s(base, nodes, batch, "0.0735");
+      csv += fmt::format("{},{},{}\n{},{},{}\n", nodes, batch, ddlsim::format_number(t * 0.98), nodes, batch,
+                         ddlsim::format_number(t * 1.02));
+    }
+  return csv;
+}
+
+}  // namespace
+
+TEST(Fit, RecoversAKnownBandwidthWithinOnePercent) {
+  TempFile base("base.ini", kBase);
+  TempFile csv("study.csv", synthetic_study(base.path()));
+  const std::string overlay = csv.dir() + "/fitted.ini";
+  const auto r = run_ddlsim("fit " + csv.path() + " --scenario " + base.path() +
+                            " --map nodes=cluster.nodes --map batch=training.batch_per_gpu --params inter_bw"
+                            " --format json --overlay-out " + overlay);
+  ASSERT_EQ(r.code, 0) << r.out;
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["effective"].size(), 1u);
+  EXPECT_EQ(j["effective"][0]["key"], "cluster.inter_bw_GBps");
+  EXPECT_DOUBLE_EQ(j["effective"][0]["before"].get<double>(), 0.1175);
+  const double fitted = j["effective"][0]["after"].get<double>();
+  EXPECT_NEAR(fitted / 0.0735, 1, 0.01) << fitted;
+  EXPECT_GT(j["error_before"]["mape"].get<double>(), 0.05);
+  EXPECT_LT(j["error_after"]["mape"].get<double>(), 1e-6);
+
+  // The overlay closes the loop: compare with it shows the fitted error.
+  const std::string text = testutil::slurp(overlay);
+  EXPECT_NE(text.find("[cluster]\ninter_bw_GBps = "), std::string::npos) << text;
+  const auto c = run_ddlsim("compare " + csv.path() + " --scenario " + base.path() + " --overlay " + overlay +
+                            " --map nodes=cluster.nodes --map batch=training.batch_per_gpu --format json");
+  ASSERT_EQ(c.code, 0) << c.out;
+  EXPECT_LT(nlohmann::json::parse(c.out)["model"]["mape"].get<double>(), 1e-6);
+}
+
+TEST(Fit, UnidentifiableParameterIsKeptAndSaid) {
+  TempFile base("base.ini", kBase);
+  // One node only: the inter-node link never carries anything.
+  TempFile csv("one.csv", "cluster.nodes,training.batch_per_gpu,epoch_time_s\n1,32,30\n1,64,20\n");
+  const auto r = run_ddlsim("fit " + csv.path() + " --scenario " + base.path() + " --params inter_bw,compute --format json");
+  ASSERT_EQ(r.code, 0) << r.out;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_FALSE(j["effective"][0]["identifiable"].get<bool>());
+  EXPECT_DOUBLE_EQ(j["effective"][0]["after"].get<double>(), 0.1175);
+  EXPECT_TRUE(j["effective"][1]["identifiable"].get<bool>());
+}
+
+TEST(Fit, UnknownParameterExits2) {
+  TempFile base("base.ini", kBase);
+  TempFile csv("one.csv", "cluster.nodes,epoch_time_s\n1,30\n2,20\n");
+  const auto r = run_ddlsim("fit " + csv.path() + " --scenario " + base.path() + " --params bandwidth");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.out.find("unknown parameter 'bandwidth'"), std::string::npos) << r.out;
+}
+
+TEST(FitRegression, RecoversAnExactQuadratic) {
+  // y = 50 - 12 n + 0.4 b + 1.5 n^2 + 0.002 b^2 - 0.05 n b, on a 3 x 3 design.
+  ddlsim::MeasuredSet set;
+  std::vector<ddlsim::Scenario> scs;
+  const auto base = ddlsim::resolve_scenario(ddlsim::read_scenario("", {}).settings, ".");
+  for (int n : {1, 2, 3})
+    for (int b : {32, 64, 100}) {
+      const double y = 50 - 12.0 * n + 0.4 * b + 1.5 * n * n + 0.002 * b * b - 0.05 * n * b;
+      ddlsim::add_row(set, {{"cluster.nodes", std::to_string(n), ""}, {"training.batch_per_gpu", std::to_string(b), ""}},
+                      0, y);
+      ddlsim::Scenario sc = base;
+      sc.system.nodes = n;
+      sc.execution.batch_per_gpu = b;
+      scs.push_back(sc);
+    }
+  ddlsim::finish_groups(set);
+  const auto fits = ddlsim::fit_regressions(set, scs);
+  ASSERT_EQ(fits.size(), 2u);
+  const auto& lin = fits[0];
+  const auto& quad = fits[1];
+  EXPECT_EQ(lin.terms, (std::vector<std::string>{"1", "nodes", "batch"}));
+  EXPECT_LT(lin.r2, 1);
+  ASSERT_EQ(quad.terms, (std::vector<std::string>{"1", "nodes", "batch", "nodes^2", "batch^2", "nodes*batch"}));
+  const double expected[] = {50, -12, 0.4, 1.5, 0.002, -0.05};
+  for (int i = 0; i < 6; ++i) EXPECT_NEAR(quad.coefficients[i], expected[i], 1e-9) << quad.terms[i];
+  EXPECT_NEAR(quad.r2, 1, 1e-12);
+  for (double r : quad.residuals) EXPECT_NEAR(r, 0, 1e-9);
+}

@@ -1,0 +1,204 @@
+// SimGrid backend against the closed forms: with CM02, no cross traffic and no TCP window cap,
+// a contention-free platform must give the analytic times; a shared NIC must make things slower.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <iostream>
+
+#include "backend/analytic.hpp"
+#include "core/error.hpp"
+#include "predict/prediction.hpp"
+#include "scenario/resolve.hpp"
+#include "simgrid/platform_reader.hpp"
+#include "simgrid/platform_xml.hpp"
+#include "simgrid/simgrid_backend.hpp"
+#include "test_util.hpp"
+
+using namespace ddlsim;
+
+namespace {
+constexpr Bytes kMessage = 100e6;
+
+System system_of(const std::string& platform, int nodes) {
+  System s;
+  s.cluster = find_cluster(platform, "test");
+  s.nodes = nodes;
+  return s;
+}
+
+CommTopology topology_of(const System& s, int ps_servers = 1) {
+  CommTopology t;
+  t.nodes = s.nodes;
+  t.gpus_per_node = s.cluster.gpus_per_node;
+  t.intra = s.cluster.intra_route();
+  t.inter = s.cluster.inter_route();
+  t.ps_servers = ps_servers;
+  return t;
+}
+
+SimGridOptions exact(Fidelity f) {
+  SimGridOptions o;  // defaults: CM02, no cross traffic, no TCP window cap
+  o.fidelity = f;
+  return o;
+}
+
+double rel_diff(double a, double b) { return std::abs(a - b) / b; }
+}  // namespace
+
+TEST(SimGridBackend, RingAgreesWithClosedFormWithinHalfPercent) {
+  for (int p : {2, 3, 4, 8, 16, 64}) {
+    const System sys = system_of("poti", p);
+    const CommTopology topo = topology_of(sys);
+    const Seconds analytic = collective_time_s(Algorithm::Ring, topo, kMessage);
+    for (Fidelity f : {Fidelity::Fast, Fidelity::Full}) {
+      const Seconds sg = simgrid_collective_s(Algorithm::Ring, topo, kMessage, sys, exact(f));
+      EXPECT_LT(rel_diff(sg, analytic), 0.005) << "p = " << p << " fidelity " << int(f) << ": simgrid " << sg
+                                               << " s, analytic " << analytic << " s";
+    }
+  }
+}
+
+TEST(SimGridBackend, OtherAlgorithmsAgreeWithinTwoPercent) {
+  for (Algorithm a : {Algorithm::HalvingDoubling, Algorithm::Tree, Algorithm::Hierarchical}) {
+    for (int p : {2, 3, 4, 8, 16}) {
+      const System sys = system_of("tupi", p);
+      const CommTopology topo = topology_of(sys);
+      const Seconds analytic = collective_time_s(a, topo, kMessage);
+      const Seconds sg = simgrid_collective_s(a, topo, kMessage, sys, exact(Fidelity::Full));
+      EXPECT_LT(rel_diff(sg, analytic), 0.02) << to_string(a) << " p = " << p << ": simgrid " << sg
+                                              << " s, analytic " << analytic << " s";
+    }
+  }
+}
+
+TEST(SimGridBackend, HierarchicalOnTwoLevelClusterAgrees) {
+  const System sys = system_of("cluster4x25g", 4);  // 16 ranks, 4 per node
+  const CommTopology topo = topology_of(sys);
+  const Seconds analytic = collective_time_s(Algorithm::Hierarchical, topo, kMessage);
+  for (Fidelity f : {Fidelity::Fast, Fidelity::Full})
+    EXPECT_LT(rel_diff(simgrid_collective_s(Algorithm::Hierarchical, topo, kMessage, sys, exact(f)), analytic), 0.02);
+}
+
+TEST(SimGridBackend, ParameterServerOnSpareHostsAgrees) {
+  // p workers on p one-GPU nodes, the server on an extra node of the platform file.
+  for (int p : {2, 4, 8}) {
+    ClusterDescription c = find_cluster("poti", "test");
+    c.max_nodes = 0;
+    testutil::TempFile xml("ps.xml", platform_xml(c, p + 1));
+    System sys;
+    sys.cluster = read_platform_file(xml.path());
+    sys.nodes = p;
+    const CommTopology topo = topology_of(sys, 1);
+    const Seconds analytic = collective_time_s(Algorithm::ParameterServer, topo, kMessage);
+    const Seconds sg = simgrid_collective_s(Algorithm::ParameterServer, topo, kMessage, sys, exact(Fidelity::Full));
+    EXPECT_LT(rel_diff(sg, analytic), 0.02) << "p = " << p << ": simgrid " << sg << " s, analytic " << analytic;
+  }
+}
+
+TEST(SimGridBackend, SharedNicMakesHalvingDoublingSlowerThanFlatModel) {
+  // 4 nodes x 4 GPUs on 25 GbE: in rhd's cross-node rounds the 4 GPUs of a node send through one
+  // NIC at once, which the flat analytic model ignores: SimGrid must be slower, by a lot.
+  const System sys = system_of("cluster4x25g", 4);
+  const CommTopology topo = topology_of(sys);
+  const Seconds analytic = collective_time_s(Algorithm::HalvingDoubling, topo, kMessage);
+  const Seconds sg = simgrid_collective_s(Algorithm::HalvingDoubling, topo, kMessage, sys, exact(Fidelity::Full));
+  std::cout << "rhd, 4 nodes x 4 GPUs, 25 GbE, 100 MB: analytic " << analytic << " s, simgrid " << sg << " s\n";
+  EXPECT_GT(sg, 1.5 * analytic);
+  // Ring keeps one flow per NIC (ranks are node-major), so there it matches.
+  EXPECT_LT(rel_diff(simgrid_collective_s(Algorithm::Ring, topo, kMessage, sys, exact(Fidelity::Full)),
+                     collective_time_s(Algorithm::Ring, topo, kMessage)),
+            0.005);
+}
+
+TEST(SimGridBackend, DefaultTcpFactorsOfLv08AreSlower) {
+  const System sys = system_of("poti", 4);
+  const CommTopology topo = topology_of(sys);
+  SimGridOptions lv08 = exact(Fidelity::Fast);
+  lv08.network_model = "LV08";
+  lv08.crosstraffic = true;
+  EXPECT_GT(simgrid_collective_s(Algorithm::Ring, topo, kMessage, sys, lv08),
+            1.01 * simgrid_collective_s(Algorithm::Ring, topo, kMessage, sys, exact(Fidelity::Fast)));
+}
+
+namespace {
+Prediction predict_with(const std::vector<std::string>& overrides) {
+  const ScenarioInput in = read_scenario("", overrides);
+  return predict(resolve_scenario(in.settings, "."));
+}
+}  // namespace
+
+TEST(SimGridBackend, FastAndFullStepsAgreeWithinOnePercent) {
+  for (const char* alg : {"ring", "rhd", "tree", "hierarchical", "ps"}) {
+    const std::vector<std::string> base = {"--model.name=resnet50",        "--model.input_size=64",
+                                           "--cluster.platform=cluster4x25g", "--cluster.nodes=2",
+                                           "--training.framework=pytorch_ddp", std::string("--comm.algorithm=") + alg,
+                                           "--simulation.backend=simgrid"};
+    auto fast = base, full = base;
+    fast.push_back("--simulation.fidelity=fast");
+    full.push_back("--simulation.fidelity=full");
+    const Prediction a = predict_with(fast), b = predict_with(full);
+    EXPECT_LT(rel_diff(a.step_time_s, b.step_time_s), 0.01) << alg << ": fast " << a.step_time_s << " full " << b.step_time_s;
+    EXPECT_EQ(a.backend, "simgrid");
+  }
+}
+
+TEST(SimGridBackend, StepMatchesAnalyticOnContentionFreeCluster) {
+  const std::vector<std::string> base = {"--cluster.platform=poti", "--cluster.nodes=3", "--training.framework=horovod"};
+  auto sg = base;
+  sg.push_back("--simulation.backend=simgrid");
+  const Prediction a = predict_with(base), s = predict_with(sg);
+  EXPECT_LT(rel_diff(s.step_time_s, a.step_time_s), 0.005);
+  EXPECT_LT(rel_diff(s.epoch_time_s, a.epoch_time_s), 0.005);
+  EXPECT_DOUBLE_EQ(s.single_gpu_epoch_s, a.single_gpu_epoch_s);  // the one-GPU reference is analytic
+  EXPECT_EQ(s.steps.sync.phases.size(), a.steps.sync.phases.size());
+}
+
+TEST(SimGridBackend, FastFallsBackToFullOnAnAsymmetricPlatformFile) {
+  const ClusterDescription c = find_cluster("cluster4x25g", "test");
+  const std::string xml = platform_xml(c, 3);
+  testutil::TempFile same("same.xml", xml);
+  std::string slow = xml;
+  const std::string uplink2 = "<link id=\"node2-uplink\" bandwidth=\"";
+  const auto at = slow.find(uplink2) + uplink2.size();
+  slow.replace(at, slow.find('"', at) - at, "1e9Bps");  // node 2 gets a slower NIC
+  testutil::TempFile odd("odd.xml", slow);
+  for (const auto* f : {&same, &odd}) {
+    System sys;
+    sys.cluster = read_platform_file(f->path());
+    sys.nodes = 3;
+    const CommTopology topo = topology_of(sys);
+    EXPECT_EQ(simgrid_fast_applies(topo, sys), f == &same) << f->path();
+    // Either way fast gives full's answer (there by construction, here by falling back).
+    const Seconds fast = simgrid_collective_s(Algorithm::Ring, topo, kMessage, sys, exact(Fidelity::Fast));
+    const Seconds full = simgrid_collective_s(Algorithm::Ring, topo, kMessage, sys, exact(Fidelity::Full));
+    EXPECT_LT(rel_diff(fast, full), 0.01) << f->path();
+  }
+  System sys = system_of("cluster4x25g", 3);
+  EXPECT_TRUE(simgrid_fast_applies(topology_of(sys), sys));
+}
+
+TEST(SimGridBackend, SlowerHostInAPlatformFileIsAStraggler) {
+  const std::string xml = platform_xml(find_cluster("poti", "test"), 3);
+  std::string slow = xml, other_unit = xml;
+  const std::string node2 = "<cluster id=\"node2\"";
+  const auto at = slow.find("speed=\"1Tf\"", slow.find(node2));
+  slow.replace(at, 11, "speed=\"0.5Tf\"");  // node 2 computes at half speed
+  for (auto p = other_unit.find("speed=\"1Tf\""); p != std::string::npos; p = other_unit.find("speed=\"1Tf\""))
+    other_unit.replace(p, 11, "speed=\"3Gf\"");  // every host alike, other units: no change
+  testutil::TempFile f_slow("slow.xml", slow), f_unit("unit.xml", other_unit);
+  auto step = [](const std::string& platform, const char* backend) {
+    return predict_with({"--cluster.platform=" + platform, "--cluster.nodes=3", "--compute.device=rtx4070",
+                         std::string("--simulation.backend=") + backend});
+  };
+  const Prediction analytic = step("poti", "analytic");
+  const Prediction straggler = step(f_slow.path(), "simgrid"), same = step(f_unit.path(), "simgrid");
+  EXPECT_LT(rel_diff(same.step_time_s, analytic.step_time_s), 0.005);
+  // Half speed on one rank: its forward and backward take twice as long and its buckets fill
+  // later; the others wait for it in every exchange (1 GbE: most of the delay hides in comm).
+  EXPECT_GT(straggler.step_time_s, analytic.step_time_s + 0.3 * analytic.compute_time_s);
+  EXPECT_GT(straggler.compute_time_s, 1.8 * analytic.compute_time_s);
+  System sys;
+  sys.cluster = read_platform_file(f_slow.path());
+  sys.nodes = 3;
+  EXPECT_FALSE(simgrid_fast_applies(topology_of(sys), sys));
+}

@@ -1,0 +1,78 @@
+// `ddlsim validate` on the bundled tf_cnn_benchmarks 2017 set, the zoo models it needs, and
+// scenario overlays. The accuracy thresholds are the targets, checked on what the
+// simulator actually predicts (no constant is tuned per row).
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "compare/validation.hpp"
+#include "core/error.hpp"
+#include "model/model.hpp"
+#include "scenario/settings.hpp"
+#include "test_util.hpp"
+
+using testutil::run_ddlsim;
+using testutil::TempFile;
+
+TEST(ValidateModels, ResNet152AndAlexNetParameterTotals) {
+  using namespace ddlsim;
+  const Model r152 = build_zoo_model("resnet152", default_model_options("resnet152"));
+  EXPECT_EQ(r152.params_total(), 60'419'944);      // Keras ResNet152
+  EXPECT_EQ(r152.params_trainable(), 60'268'520);  // minus BatchNorm moving statistics
+  const Model alex = build_zoo_model("alexnet", default_model_options("alexnet"));
+  EXPECT_EQ(default_model_options("alexnet").input_h, 227);
+  EXPECT_EQ(alex.params_total(), 61'838'248);  // tf_cnn_benchmarks AlexNet, 1000 classes
+  ModelOptions o = default_model_options("alexnet");
+  o.classes = 1001;  // tf_cnn_benchmarks' ImageNet label count
+  EXPECT_EQ(build_zoo_model("alexnet", o).params_total(), 61'842'345);
+  o.input_h = o.input_w = 66;
+  EXPECT_THROW(build_zoo_model("alexnet", o), InputError);
+}
+
+TEST(ValidateSet, MeetsTheTargetsOnSyntheticData) {
+  const ddlsim::ValidationResult v = ddlsim::run_validation(ddlsim::default_validation_folder());
+  ASSERT_EQ(v.groups.size(), 4u);
+  EXPECT_EQ(v.model_synthetic.n, 77);
+  EXPECT_LE(v.model_synthetic.mape, 0.05);
+  EXPECT_LT(v.model_synthetic.mape, v.baseline_synthetic.mape);
+  for (const auto& g : v.groups) {
+    EXPECT_FALSE(g.fitted.name.empty()) << g.group.name;  // exactly one named parameter per group
+    if (g.baseline_synthetic.mape > 0.05) EXPECT_LT(g.model_synthetic.mape, g.baseline_synthetic.mape) << g.group.name;
+    // Synthetic 1-GPU rows are the calibration: predicted within the epoch's rounding of steps.
+    // (Real-data rows can be input-bound in the model: see the README's validation section.)
+    for (const auto& r : g.comparison.rows)
+      if (r.prediction.ranks == 1 && *r.measured.find("input.format") == "synthetic") EXPECT_NEAR(r.error, 0, 2e-3) << g.group.name << " " << r.measured.label();
+  }
+}
+
+TEST(ValidateSet, CommandPrintsTheTableAndWritesNothingOnError) {
+  const auto r = run_ddlsim("validate");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("aws_k80_cluster"), std::string::npos);
+  EXPECT_NE(r.out.find("MAPE of the multi-GPU rows"), std::string::npos);
+  TempFile out("v.json");
+  const auto bad = run_ddlsim("validate --data /nonexistent --output " + out.path());
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_NE(bad.out.find("/nonexistent/tf_cnn_benchmarks_2017.csv"), std::string::npos) << bad.out;
+  EXPECT_FALSE(testutil::exists(out.path()));
+}
+
+TEST(ValidateOverlay, FileThenOverlayThenCommandLine) {
+  TempFile base("base.ini", "[cluster]\nnodes = 2\ninter_bw_GBps = 0.1\n[training]\nbatch_per_gpu = 16\n");
+  TempFile overlay("fit.ini", "# fitted\n[cluster]\ninter_bw_GBps = 0.05\nnodes = 3\n");
+  const auto in = ddlsim::read_scenario(base.path(), {overlay.path()}, {"--cluster.nodes=4"});
+  EXPECT_EQ(in.settings.at("cluster.inter_bw_GBps").value, "0.05");
+  EXPECT_EQ(in.settings.at("cluster.inter_bw_GBps").origin, overlay.path() + ":3");
+  EXPECT_EQ(in.settings.at("cluster.nodes").value, "4");
+  EXPECT_EQ(in.settings.at("training.batch_per_gpu").value, "16");
+  const auto plain = run_ddlsim("simulate " + base.path() + " --format json");
+  const auto over = run_ddlsim("simulate " + base.path() + " --overlay " + overlay.path() + " --format json");
+  ASSERT_EQ(over.code, 0) << over.out;
+  EXPECT_EQ(nlohmann::json::parse(over.out)["nodes"], 3);
+  EXPECT_GT(nlohmann::json::parse(over.out)["comm_time_s"].get<double>(),
+            nlohmann::json::parse(plain.out)["comm_time_s"].get<double>());
+  TempFile bad("bad.ini", "[cluster]\nnodez = 3\n");
+  const auto r = run_ddlsim("simulate " + base.path() + " --overlay " + bad.path());
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.out.find(bad.path() + ":2: unknown key 'cluster.nodez'"), std::string::npos) << r.out;
+}
