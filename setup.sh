@@ -8,7 +8,8 @@ cd "$(dirname "$0")"
 
 PACKAGES=(build-essential cmake ninja-build pkg-config
           libsimgrid-dev libeigen3-dev libboost-program-options-dev nlohmann-json3-dev libfmt-dev
-          libgtest-dev libgmock-dev libbenchmark-dev libcsv-dev)
+          libgtest-dev libgmock-dev libbenchmark-dev libcsv-dev
+          libopenmpi-dev openmpi-bin iproute2)  # MPI and ip/tc: network calibration (ddlsim netbench)
 
 install_missing() {
   local missing=()
@@ -24,6 +25,8 @@ install_missing() {
 }
 
 build() {
+  # The CUDA toolkit is not a Debian package: where it is installed (nvcc on PATH or in
+  # /usr/local/cuda), CMake finds it and also builds the GPU calibration harness build/ddlsim_cuda.
   cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release
   cmake --build build -j "$(nproc)"
 }

@@ -115,6 +115,25 @@ NetFit fit_network(const std::vector<NetSample>& s, const std::string& origin) {
     f.duplex_factor = std::clamp(sxx / sxy, 0.05, 1.0);
     f.method += fmt::format("; d: least squares t - alpha = n / (B d) over {} shift rows", sh.size());
   }
+  // Latency per step of a loaded ring: what is left of the measured ring allreduce after the
+  // transfers at B e (2 ranks) or B d (3 or more), least squares over t - transfer = 2 (p-1) alpha.
+  // A full queue in front of each message's handshake makes it larger than the idle latency.
+  f.idle_latency_s = f.latency_s;
+  const auto ring = rows_of(s, "ring");
+  if (!ring.empty()) {
+    double skk = 0, skr = 0;
+    for (const auto* r : ring) {
+      const int p = std::max(2, r->ranks);
+      const double bw = f.bw_Bps * (p == 2 ? f.exchange_factor : f.duplex_factor);
+      const double k = 2.0 * (p - 1);
+      skk += k * k;
+      skr += k * (r->time_s - k * r->bytes / (p * bw));
+    }
+    f.step_latency_s = std::max(0.0, skr / skk);
+    f.latency_s = std::max(f.idle_latency_s, f.step_latency_s);
+    f.method += fmt::format("; alpha: latency per step of the {} ring rows (least squares), not below the idle "
+                            "pingpong latency", ring.size());
+  }
   const auto bi = rows_of(s, "bibw");
   if (!bi.empty()) {
     std::vector<double> r;
@@ -150,8 +169,8 @@ std::string fitted_platform_xml(const NetFit& f, int nodes, const std::string& d
   const auto at = xml.find(device_prop);
   if (at == std::string::npos) throw std::logic_error("netfit: platform_xml wrote no ddlsim.device property");
   xml.insert(at + device_prop.size(),
-             fmt::format("\n  <prop id=\"ddlsim.exchange_factor\" value=\"{}\"/>\n  <prop id=\"ddlsim.duplex_factor\" value=\"{}\"/>",
-                         format_number(f.exchange_factor), format_number(f.duplex_factor)));
+             fmt::format("\n  <prop id=\"ddlsim.exchange_factor\" value=\"{:.6g}\"/>\n  <prop id=\"ddlsim.duplex_factor\" value=\"{:.6g}\"/>",
+                         f.exchange_factor, f.duplex_factor));
   return xml;
 }
 

@@ -21,7 +21,9 @@ struct NetSample {
 std::vector<NetSample> parse_netbench_csv(const std::string& text, const std::string& origin);
 
 struct NetFit {
-  Seconds latency_s = 0;        // alpha: route latency per message (pingpong, minus transfer)
+  Seconds latency_s = 0;        // alpha: latency per message that the platform gets (step latency if fitted)
+  Seconds idle_latency_s = 0;   // half a round trip of the smallest pingpong (an idle network)
+  Seconds step_latency_s = 0;   // per ring step under load (ring rows), 0: no ring rows
   BytesPerSecond bw_Bps = 0;    // B: one-way bandwidth (bw: least squares t = c0 + n / B)
   double exchange_factor = 1;   // e: per-direction share of B while two ranks swap data (exchange rows)
   double duplex_factor = 1;     // d: per-direction share of B while each rank sends and receives (shift rows)

@@ -44,10 +44,14 @@ TEST(PlatformXml, HostNamesSortNaturallyNodeMajor) {
 }
 
 TEST(PlatformXml, BundledPlatformsLoad) {
-  for (const char* f : {"tupi.xml", "poti.xml", "dgx1.xml", "cluster4x25g.xml"}) {
-    const ClusterDescription c = read_platform_file(testutil::source_dir() + "/platforms/" + f);
-    EXPECT_GT(c.max_nodes, 0) << f;
-    EXPECT_FALSE(c.device.empty()) << f;
+  for (const char* name : {"tupi", "poti", "dgx1", "cluster4x25g"}) {
+    const ClusterDescription c = read_platform_file(testutil::source_dir() + "/platforms/" + name + ".xml");
+    const ClusterDescription& builtin = find_cluster(name, "test");
+    EXPECT_GT(c.max_nodes, 0) << name;
+    EXPECT_EQ(c.device, builtin.device) << name;
+    EXPECT_EQ(c.gpus_per_node, builtin.gpus_per_node) << name;
+    EXPECT_NEAR(c.inter_route().latency_s, builtin.inter_route().latency_s, 1e-12) << name;
+    EXPECT_NEAR(c.inter_route().bw_Bps, builtin.inter_route().bw_Bps, 1e-3) << name;
   }
 }
 

@@ -8,9 +8,16 @@
 //   ring       ring allreduce over all ranks with point-to-point sendrecv, 2 (p-1) steps of n/p
 //              bytes: the algorithm ddlsim's `ring` formula describes
 //   allreduce  MPI_Allreduce (the MPI library's own choice of algorithm)
+//   nccl       ncclAllReduce on one GPU per rank (only in ddlsim_netbench_nccl, built with CUDA
+//              and NCCL; GPU = local rank modulo the visible GPUs)
 // Rank 0 prints an nccl-tests-style table and writes CSV (test,ranks,bytes,time_s,algbw_Bps,busbw_Bps).
 // Times are the slowest rank's, the fastest of the repetitions after one warm-up.
 #include <mpi.h>
+
+#ifdef DDLSIM_WITH_NCCL
+#include <cuda_runtime.h>
+#include <nccl.h>
+#endif
 
 #include <algorithm>
 #include <cstdio>
@@ -141,6 +148,48 @@ void ring_allreduce(int rank, int p, long n, std::vector<float>& data, std::vect
                  MPI_COMM_WORLD, MPI_STATUS_IGNORE);
 }
 
+#ifdef DDLSIM_WITH_NCCL
+// One NCCL communicator over all ranks, a device buffer of the largest size.
+struct Nccl {
+  ncclComm_t comm = nullptr;
+  cudaStream_t stream = nullptr;
+  float* buf = nullptr;
+
+  static int local_rank() {
+    for (const char* v : {"OMPI_COMM_WORLD_LOCAL_RANK", "SLURM_LOCALID", "MPI_LOCALRANKID"})
+      if (const char* s = std::getenv(v)) return std::atoi(s);
+    return 0;
+  }
+  static void check(bool ok, const char* what, const char* why) {
+    if (ok) return;
+    std::fprintf(stderr, "ddlsim_netbench: %s: %s\n", what, why);
+    MPI_Abort(MPI_COMM_WORLD, 2);
+  }
+  Nccl(int rank, int p, long max_bytes) {
+    int count = 0;
+    const cudaError_t e = cudaGetDeviceCount(&count);
+    check(e == cudaSuccess && count > 0, "nccl test", e == cudaSuccess ? "no CUDA device" : cudaGetErrorString(e));
+    check(cudaSetDevice(local_rank() % count) == cudaSuccess, "cudaSetDevice", "failed");
+    check(cudaStreamCreate(&stream) == cudaSuccess, "cudaStreamCreate", "failed");
+    check(cudaMalloc(&buf, std::size_t(max_bytes)) == cudaSuccess, "cudaMalloc", "failed");
+    ncclUniqueId id;
+    if (rank == 0) ncclGetUniqueId(&id);
+    MPI_Bcast(&id, sizeof id, MPI_BYTE, 0, MPI_COMM_WORLD);
+    const ncclResult_t r = ncclCommInitRank(&comm, p, id, rank);
+    check(r == ncclSuccess, "ncclCommInitRank", ncclGetErrorString(r));
+  }
+  ~Nccl() {
+    ncclCommDestroy(comm);
+    cudaFree(buf);
+    cudaStreamDestroy(stream);
+  }
+  void allreduce(long n) {
+    ncclAllReduce(buf, buf, std::size_t(n / 4), ncclFloat, ncclSum, comm, stream);
+    cudaStreamSynchronize(stream);
+  }
+};
+#endif
+
 bool wants(const Options& o, const char* t) { return ("," + o.tests + ",").find(std::string(",") + t + ",") != std::string::npos; }
 
 }  // namespace
@@ -199,6 +248,16 @@ int main(int argc, char** argv) {
                              o.iters);
       rows.push_back({"allreduce", p, n, t, n / t, bus * n / t});
     }
+
+#ifdef DDLSIM_WITH_NCCL
+  if (wants(o, "nccl")) {
+    Nccl nccl(rank, p, max_n);
+    for (long n : o.sizes) {
+      const double t = timed([&] { nccl.allreduce(n); }, o.iters);
+      rows.push_back({"nccl", p, n, t, n / t, bus * n / t});
+    }
+  }
+#endif
 
   if (rank == 0) {
     std::printf("# ddlsim netbench: %d ranks; times are the slowest rank's, fastest of %d after a warm-up\n", p, o.iters);

@@ -44,7 +44,8 @@ int cmd_netbench(const Args& args) {
       "iters", po::value<int>()->default_value(3), "repetitions per size (the fastest counts)")(
       "window", po::value<int>()->default_value(4), "messages in flight for bw and bibw")(
       "tests", po::value<std::string>()->default_value("pingpong,bw,bibw,exchange,shift,ring,allreduce"), "which tests")(
-      "csv", po::value<std::string>()->required(), "CSV file to write (for ddlsim netfit)");
+      "csv", po::value<std::string>()->required(), "CSV file to write (for ddlsim netfit)")(
+      "nccl", po::bool_switch(), "run build/ddlsim_netbench_nccl (built with CUDA and NCCL); add nccl to --tests");
   // Everything after `--` goes to the launcher as written (e.g. -- --mca btl tcp,self).
   const auto dashdash = std::find(args.begin(), args.end(), std::string("--"));
   const Args mine(args.begin(), dashdash);
@@ -59,10 +60,12 @@ int cmd_netbench(const Args& args) {
   const auto& vm = pa.vm;
   const int np = vm["np"].as<int>();
   if (np < 2) throw InputError("--np " + std::to_string(np) + ": expected at least 2 ranks");
-  const std::string exe = exe_dir() + "/ddlsim_netbench";
+  const bool nccl = vm["nccl"].as<bool>();
+  const std::string exe = exe_dir() + (nccl ? "/ddlsim_netbench_nccl" : "/ddlsim_netbench");
   if (::access(exe.c_str(), X_OK) != 0)
-    throw InputError("ddlsim netbench: " + exe + " does not exist: this ddlsim was built without MPI "
-                     "(install libopenmpi-dev openmpi-bin and rebuild)");
+    throw InputError("ddlsim netbench: " + exe + " does not exist: this ddlsim was built without " +
+                     (nccl ? std::string("CUDA and NCCL (nvcc and nccl.h were not found when it was configured)")
+                           : std::string("MPI (install libopenmpi-dev openmpi-bin and rebuild)")));
   const std::string launcher = vm["launcher"].as<std::string>();
   std::string cmd;
   if (launcher == "mpirun") {

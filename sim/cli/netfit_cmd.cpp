@@ -67,6 +67,7 @@ int cmd_netfit(const Args& args) {
   find_device(device, "--device");
   const std::string out = pa.vm["out"].as<std::string>();
   write_output(out, fitted_platform_xml(fit, nodes, device, csv));
+  std::cout << fmt::format("idle_latency_s {:.6g}\nstep_latency_s {:.6g}\n", fit.idle_latency_s, fit.step_latency_s);
   std::cout << fmt::format("latency_s {:.6g}\nbandwidth_Bps {:.6g}\nbandwidth_Mbit_s {:.4g}\nexchange_factor {:.4g}\n"
                            "duplex_factor {:.4g}\nbibw_factor {:.4g}\nsamples {}\nmethod {}\n",
                            fit.latency_s, fit.bw_Bps, fit.bw_Bps * 8e-6, fit.exchange_factor, fit.duplex_factor, fit.bibw_factor,

@@ -156,7 +156,13 @@ EffectiveFit fit_effective(const MeasuredSet& set, const std::vector<Scenario>& 
                            const std::vector<std::string>& names) {
   if (scenarios.empty()) throw InputError("fit: no configurations to fit");
   std::vector<SharedParameter> access;
-  for (const auto& n : names) access.push_back(shared_parameter(n, scenarios));
+  for (const auto& n : names) {
+    access.push_back(shared_parameter(n, scenarios));
+    for (const auto& k : set.keys)
+      if (k == access.back().key)
+        throw InputError(set.file + ": column for " + k + " sets it per row; --params " + n +
+                         " needs one shared value (drop the column or the parameter)");
+  }
   std::vector<Scenario> scs = scenarios;
   return fit_shared(set, scs, access);
 }

@@ -137,12 +137,14 @@ ScatterPlot validation_plot(const ValidationResult& v) {
   ScatterPlot p;
   p.title = "tf_cnn_benchmarks 2017: predicted vs measured (multi-GPU)";
   p.unit = "images/s";
-  p.series = {"ddlsim", "linear scaling"};
+  p.series = {"ddlsim, synthetic data", "linear scaling", "ddlsim, real data"};
+  p.filled = {true, false, true};
   for (const auto& g : v.groups)
     for (const auto& r : g.comparison.rows) {
       if (!r.baseline) continue;
       const std::string label = g.group.name + " " + r.measured.label();
-      p.points.push_back({r.measured.mean, r.predicted, 0, label});
+      const std::string* data = r.measured.find("input.format");
+      p.points.push_back({r.measured.mean, r.predicted, data && *data == "synthetic" ? 0 : 2, label});
       p.points.push_back({r.measured.mean, *r.baseline, 1, label + " (linear)"});
     }
   return p;

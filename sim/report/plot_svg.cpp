@@ -78,6 +78,10 @@ void diagonals(std::string& s, const Axis& x, const Axis& y) {
   }
 }
 
+bool is_filled(const ScatterPlot& p, int series) {
+  return std::size_t(series) < p.filled.size() ? bool(p.filled[series]) : series == 0;
+}
+
 }  // namespace
 
 std::string render_scatter_svg(const ScatterPlot& p) {
@@ -102,7 +106,7 @@ std::string render_scatter_svg(const ScatterPlot& p) {
   for (const auto& pt : p.points) {
     if (pt.measured <= 0 || pt.predicted <= 0) continue;
     const char* colour = kColours[pt.series % 6];
-    const bool filled = pt.series == 0;
+    const bool filled = is_filled(p, pt.series);
     s += fmt::format(R"(<circle cx="{:.1f}" cy="{:.1f}" r="4" fill="{}" stroke="{}"><title>{}</title></circle>)",
                      x.at(pt.measured), y.at(pt.predicted), filled ? colour : "none", colour, escape(pt.label)) + "\n";
   }
@@ -110,7 +114,7 @@ std::string render_scatter_svg(const ScatterPlot& p) {
     const double ly = kTop + 14 + 18.0 * i;
     const char* colour = kColours[i % 6];
     s += fmt::format(R"(<circle cx="{:.1f}" cy="{:.1f}" r="4" fill="{}" stroke="{}"/>)", kLeft + 14, ly,
-                     i == 0 ? colour : "none", colour) + "\n";
+                     is_filled(p, int(i)) ? colour : "none", colour) + "\n";
     s += fmt::format(R"(<text x="{:.1f}" y="{:.1f}" font-size="12">{}</text>)", kLeft + 24, ly + 4, escape(p.series[i])) + "\n";
   }
   s += fmt::format(R"(<text x="{:.1f}" y="{:.1f}" font-size="11" fill="#555">solid: y = x; dashed: +-10 %</text>)",

@@ -17,6 +17,7 @@ struct ScatterPlot {
   std::string title;
   std::string unit;                  // axis unit, e.g. "samples_per_s"
   std::vector<std::string> series;   // legend names
+  std::vector<bool> filled;          // per series; default: only the first is filled
   std::vector<PlotPoint> points;     // non-positive values are skipped (log axes)
 };
 
