@@ -20,6 +20,13 @@ class Reader {
 
   const std::string& text(const std::string& key) const { return s_.at(key).value; }
   bool given(const std::string& key) const { return !text(key).empty(); }
+  // A file named by `key`: relative to the scenario's folder when the scenario sets it, to the
+  // working directory when the command line does.
+  std::string path(const std::string& key, const std::string& base_dir) const {
+    const std::string& p = text(key);
+    if (p.front() == '/' || s_.at(key).origin == "command line") return p;
+    return base_dir + "/" + p;
+  }
   std::string where(const std::string& key) const { return ddlsim::where(s_, key); }
 
   [[noreturn]] void fail(const std::string& key, const std::string& expected) const {
@@ -83,8 +90,7 @@ std::pair<int, int> input_size(const Reader& r, const std::string& key) {
 
 Model resolve_model(const Reader& r, const std::string& base_dir) {
   if (r.given("model.file")) {
-    std::string path = r.text("model.file");
-    if (path.front() != '/') path = base_dir + "/" + path;
+    const std::string path = r.path("model.file", base_dir);
     try {
       return load_model_file(path);
     } catch (const InputError& e) {
@@ -131,14 +137,13 @@ Execution resolve_execution(const Reader& r, int nodes) {
   return e;
 }
 
-// A built-in name, or a SimGrid platform file (*.xml, relative to the scenario's folder).
+// A built-in name, or a SimGrid platform file (*.xml).
 ClusterDescription platform_of(const Reader& r, const std::string& base_dir) {
-  std::string name = r.text("cluster.platform");
+  const std::string& name = r.text("cluster.platform");
   if (name.size() < 4 || to_lower(name.substr(name.size() - 4)) != ".xml")
     return find_cluster(name, r.where("cluster.platform"));
-  if (name.front() != '/') name = base_dir + "/" + name;
   try {
-    return read_platform_file(name);
+    return read_platform_file(r.path("cluster.platform", base_dir));
   } catch (const InputError& e) {
     throw InputError(r.where("cluster.platform") + ": " + e.what());
   }
@@ -182,13 +187,12 @@ ComputeTuning resolve_compute(const Reader& r, int batch) {
   return t;
 }
 
-// compute.calibration = FILE (relative to the scenario): measured per-layer times, checked against
+// compute.calibration = FILE: measured per-layer times, checked against
 // the model and precision here so that a wrong file stops before anything is simulated.
 void attach_calibration(const Reader& r, const std::string& base_dir, Scenario& sc) {
   if (r.given("compute.throughput"))
     r.fail("compute.calibration", "no compute.throughput beside it (both give measured compute; keep one)");
-  std::string path = r.text("compute.calibration");
-  if (path.front() != '/') path = base_dir + "/" + path;
+  const std::string path = r.path("compute.calibration", base_dir);
   const std::string origin = r.where("compute.calibration") + ": " + path;
   try {
     auto cal = std::make_shared<const Calibration>(load_calibration_file(path));

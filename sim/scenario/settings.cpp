@@ -14,7 +14,7 @@ namespace ddlsim {
 const std::vector<KeySpec>& scenario_keys() {
   static const std::vector<KeySpec> keys = {
       {"model.name", "resnet50", "zoo model (see `ddlsim models`); ignored when model.file is set"},
-      {"model.file", "", "model file, one layer a row (docs/model-file.md); relative to the scenario"},
+      {"model.file", "", "model file, one layer a row (docs/model-file.md)"},
       {"model.input_size", "", "input height x width in pixels (N or HxW); default: the model's own"},
       {"model.channels", "", "input channels; default: the model's own (3)"},
       {"model.classes", "", "output classes; default: the model's own (1000)"},
@@ -27,7 +27,7 @@ const std::vector<KeySpec>& scenario_keys() {
       {"training.batch_per_gpu", "64", "samples per GPU per step (micro-batch)"},
       {"training.sync_period", "", "allreduce every k micro-batches (gradient accumulation); preset"},
       {"cluster.platform", "poti", "built-in platform (tupi, poti, dgx1, dgx1-p100, k80-pcie, cluster4x25g) "
-                                   "or a SimGrid platform file NAME.xml (relative to the scenario)"},
+                                   "or a SimGrid platform file NAME.xml"},
       {"cluster.nodes", "1", "nodes used"},
       {"cluster.gpus_per_node", "", "GPUs used per node; default: all of the platform's"},
       {"cluster.intra", "", "intra-node link kind override (pcie3, pcie4, nvlink1..3)"},
@@ -45,7 +45,7 @@ const std::vector<KeySpec>& scenario_keys() {
       {"compute.throughput", "", "measured single-GPU training throughput, samples/s (scales the model)"},
       {"compute.throughput_batch", "", "batch size of that measurement; default: training.batch_per_gpu"},
       {"compute.calibration", "", "calibration file from `ddlsim calibrate` (docs/calibration.md): measured "
-                                  "per-layer times replace the compute model; relative to the scenario"},
+                                  "per-layer times replace the compute model"},
       {"compute.efficiency", "0.6", "best fraction of peak FLOP/s that large kernels reach"},
       {"compute.kernel_overhead_us", "5", "launch and framework cost per kernel, microseconds"},
       {"input.storage", "local_ssd", "memory, local_ssd, nfs or blob"},
