@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 #include <set>
+#include <sstream>
 
 #include "core/error.hpp"
 #include "predict/prediction.hpp"
@@ -243,4 +244,42 @@ TEST(PlatformXml, FewerGpusPerNodeThanTheFileTakesTheFirstOfEachNode) {
   const Prediction a = run("analytic"), s = run("simgrid");
   EXPECT_EQ(s.ranks, 4);
   EXPECT_NEAR(s.comm_time_s / a.comm_time_s, 1.0, 0.02);
+}
+
+// Ranks follow the hosts' names in natural order, not the order the file declares them in: a file
+// with one slow node gives the same prediction whichever way its nodes are listed.
+TEST(PlatformXml, ResultsDoNotDependOnTheOrderOfHostsInTheFile) {
+  std::string text = platform_xml(find_cluster("poti", "t"), 4);
+  const std::string slow = "<link id=\"node2-uplink\" bandwidth=\"117500000Bps\"";
+  ASSERT_NE(text.find(slow), std::string::npos) << text;
+  text.replace(text.find(slow), slow.size(), "<link id=\"node2-uplink\" bandwidth=\"50000000Bps\"");
+  // The same file with its <cluster> declarations, and its <link> declarations, in reverse order
+  // (SimGrid wants the zones before the links).
+  std::vector<std::string> lines, clusters, links;
+  std::istringstream in(text);
+  for (std::string l; std::getline(in, l);) lines.push_back(l);
+  auto is = [](const std::string& l, const char* tag) { return l.rfind(tag, 0) == 0; };
+  for (const auto& l : lines) {
+    if (is(l, "  <cluster ")) clusters.push_back(l);
+    if (is(l, "  <link ")) links.push_back(l);
+  }
+  ASSERT_EQ(clusters.size(), 4u);
+  ASSERT_EQ(links.size(), 4u);
+  std::string reversed;
+  auto next_cluster = clusters.rbegin();
+  auto next_link = links.rbegin();
+  for (const auto& l : lines)
+    reversed += (is(l, "  <cluster ") ? *next_cluster++ : is(l, "  <link ") ? *next_link++ : l) + "\n";
+  ASSERT_NE(reversed, text);
+
+  TempFile a("p.xml", text), b("p.xml", reversed);
+  auto run = [](const std::string& path, const char* algorithm) {
+    const auto r = run_ddlsim("simulate --cluster.platform=" + path + " --cluster.nodes=4 --format json " +
+                              "--simulation.backend=simgrid --simulation.fidelity=full --comm.algorithm=" + algorithm);
+    EXPECT_EQ(r.code, 0) << r.out;
+    auto j = nlohmann::json::parse(r.out);
+    j.erase("platform");
+    return j;
+  };
+  for (const char* algorithm : {"tree", "ring", "rhd"}) EXPECT_EQ(run(a.path(), algorithm), run(b.path(), algorithm)) << algorithm;
 }
