@@ -89,6 +89,7 @@ TEST(CalibrationCpu, SimulatedStepMatchesARealTimedStepWithin15Percent) {
     // The calibration, not the roofline, sets the compute time.
     const Prediction roof = simulate("[model]\nname = small_cnn\n[training]\nbatch_per_gpu = 32\n[cluster]\nnodes = 1\n", file.dir());
     EXPECT_GT(std::abs(roof.compute_time_s / p.compute_time_s - 1), 0.5);
+    EXPECT_EQ(p.device, cal.device);  // the report names the device that was measured
   }
   EXPECT_TRUE(within) << log;
   std::cout << log;

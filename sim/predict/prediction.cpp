@@ -68,7 +68,8 @@ Prediction predict(const Scenario& sc) {
   p.model = sc.model.name;
   p.framework = e.framework;
   p.algorithm = to_string(e.algorithm);
-  p.device = sys.device.name;
+  // With a calibration file the compute times are those of the device it measured.
+  p.device = sys.compute.calibration ? sys.compute.calibration->device : sys.device.name;
   p.platform = sys.cluster.name;
   p.precision = to_string(e.precision);
   p.backend = to_string(sc.backend);
