@@ -157,6 +157,7 @@ ScenarioInput read_scenario(const std::string& file, const std::vector<std::stri
         if (!v.empty()) values.push_back(v);
       if (values.empty()) throw InputError(origin + ": " + key + " lists no values");
       input.sweep[key.substr(6)] = values;
+      input.sweep_origin[key.substr(6)] = origin;
     } else {
       input.settings[key] = Setting{trim(value), origin, false};
     }

@@ -19,7 +19,7 @@ const std::vector<KeySpec>& scenario_keys();
 
 struct Setting {
   std::string value;
-  std::string origin;   // "file.ini:12", "command line", "sweep", or "default"
+  std::string origin;   // "file.ini:12", "command line", or "default"
   bool defaulted = true;
 };
 
@@ -29,6 +29,7 @@ struct ScenarioInput {
   std::string file;                                     // "" when built in
   Settings settings;                                    // every schema key
   std::map<std::string, std::vector<std::string>> sweep;  // key -> values; keys sorted
+  std::map<std::string, std::string> sweep_origin;        // key -> where its list was given
 };
 
 // Reads FILE (may be empty: defaults only) and `--key=value` overrides. Throws InputError naming the

@@ -17,7 +17,7 @@ std::vector<Settings> expand_sweep(const ScenarioInput& in) {
     for (const auto& base : configs)
       for (const auto& v : values) {
         Settings s = base;
-        s[key] = Setting{v, "sweep." + key, false};
+        s[key] = Setting{v, in.sweep_origin.at(key), false};
         next.push_back(std::move(s));
       }
     configs = std::move(next);
