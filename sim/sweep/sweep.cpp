@@ -13,11 +13,13 @@ namespace ddlsim {
 std::vector<Settings> expand_sweep(const ScenarioInput& in) {
   std::vector<Settings> configs{in.settings};
   for (const auto& [key, values] : in.sweep) {
+    const auto given = in.sweep_origin.find(key);
+    const std::string origin = given != in.sweep_origin.end() ? given->second : "[sweep] " + key;
     std::vector<Settings> next;
     for (const auto& base : configs)
       for (const auto& v : values) {
         Settings s = base;
-        s[key] = Setting{v, in.sweep_origin.at(key), false};
+        s[key] = Setting{v, origin, false};
         next.push_back(std::move(s));
       }
     configs = std::move(next);
