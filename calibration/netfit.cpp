@@ -70,6 +70,18 @@ double median(std::vector<double> v) {  // upper median
   return v.empty() ? 0 : v[v.size() / 2];
 }
 
+// The fraction f of bandwidth B that rows of a pattern achieve: t - alpha = n / (B f), least
+// squares through the origin in x = n / B; clamped to [0.05, 1].
+double bandwidth_factor(const std::vector<const NetSample*>& rows, BytesPerSecond bw_Bps, Seconds latency_s) {
+  double sxx = 0, sxy = 0;
+  for (const auto* r : rows) {
+    const double x = r->bytes / bw_Bps, y = std::max(1e-12, r->time_s - latency_s);
+    sxx += x * x;
+    sxy += x * y;
+  }
+  return std::clamp(sxx / sxy, 0.05, 1.0);
+}
+
 }  // namespace
 
 NetFit fit_network(const std::vector<NetSample>& s, const std::string& origin) {
@@ -94,25 +106,12 @@ NetFit fit_network(const std::vector<NetSample>& s, const std::string& origin) {
 
   const auto ex = rows_of(s, "exchange");
   if (!ex.empty()) {
-    // t - alpha = n / (B e): least squares through the origin in x = n / B.
-    double sxx = 0, sxy = 0;
-    for (const auto* r : ex) {
-      const double x = r->bytes / f.bw_Bps, y = std::max(1e-12, r->time_s - f.latency_s);
-      sxx += x * x;
-      sxy += x * y;
-    }
-    f.exchange_factor = std::clamp(sxx / sxy, 0.05, 1.0);
+    f.exchange_factor = bandwidth_factor(ex, f.bw_Bps, f.latency_s);
     f.method += fmt::format("; e: least squares t - alpha = n / (B e) over {} exchange sizes", ex.size());
   }
   const auto sh = rows_of(s, "shift");
   if (!sh.empty()) {
-    double sxx = 0, sxy = 0;
-    for (const auto* r : sh) {
-      const double x = r->bytes / f.bw_Bps, y = std::max(1e-12, r->time_s - f.latency_s);
-      sxx += x * x;
-      sxy += x * y;
-    }
-    f.duplex_factor = std::clamp(sxx / sxy, 0.05, 1.0);
+    f.duplex_factor = bandwidth_factor(sh, f.bw_Bps, f.latency_s);
     f.method += fmt::format("; d: least squares t - alpha = n / (B d) over {} shift rows", sh.size());
   }
   // Latency per step of a loaded ring: what is left of the measured ring allreduce after the
