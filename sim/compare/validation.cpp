@@ -113,18 +113,31 @@ FitParameter fit_group(const ValidationGroup& g, const MeasuredSet& set, std::ve
   return p;
 }
 
-void split_stats(GroupResult& r) {
-  std::vector<double> ms, bs, mr, br;
-  for (const auto& row : r.comparison.rows) {
-    if (!row.baseline) continue;
-    const bool syn = synthetic(row.measured);
-    (syn ? ms : mr).push_back(row.error);
-    (syn ? bs : br).push_back(row.baseline_error);
+// Errors of the rows that have a linear-scaling reference, split into synthetic and real data.
+struct SplitErrors {
+  std::vector<double> model_synthetic, baseline_synthetic, model_real, baseline_real;
+
+  void add(const Comparison& c) {
+    for (const auto& row : c.rows) {
+      if (!row.baseline) continue;
+      const bool syn = synthetic(row.measured);
+      (syn ? model_synthetic : model_real).push_back(row.error);
+      (syn ? baseline_synthetic : baseline_real).push_back(row.baseline_error);
+    }
   }
-  r.model_synthetic = error_stats(ms);
-  r.baseline_synthetic = error_stats(bs);
-  r.model_real = error_stats(mr);
-  r.baseline_real = error_stats(br);
+  template <class Result>
+  void store(Result& r) const {
+    r.model_synthetic = error_stats(model_synthetic);
+    r.baseline_synthetic = error_stats(baseline_synthetic);
+    r.model_real = error_stats(model_real);
+    r.baseline_real = error_stats(baseline_real);
+  }
+};
+
+void split_stats(GroupResult& r) {
+  SplitErrors e;
+  e.add(r.comparison);
+  e.store(r);
 }
 
 GroupResult run_group(const ValidationGroup& g, const CsvTable& all, const std::string& folder) {
@@ -150,20 +163,12 @@ ValidationResult run_validation(const std::string& folder) {
   ValidationResult v;
   v.folder = folder;
   const CsvTable all = read_csv_file(folder + "/tf_cnn_benchmarks_2017.csv");
-  std::vector<double> ms, bs, mr, br;
+  SplitErrors e;
   for (const auto& g : validation_groups()) {
     v.groups.push_back(run_group(g, all, folder));
-    for (const auto& row : v.groups.back().comparison.rows) {
-      if (!row.baseline) continue;
-      const bool syn = synthetic(row.measured);
-      (syn ? ms : mr).push_back(row.error);
-      (syn ? bs : br).push_back(row.baseline_error);
-    }
+    e.add(v.groups.back().comparison);
   }
-  v.model_synthetic = error_stats(ms);
-  v.baseline_synthetic = error_stats(bs);
-  v.model_real = error_stats(mr);
-  v.baseline_real = error_stats(br);
+  e.store(v);
   return v;
 }
 
