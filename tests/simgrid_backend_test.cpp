@@ -202,3 +202,25 @@ TEST(SimGridBackend, SlowerHostInAPlatformFileIsAStraggler) {
   sys.nodes = 3;
   EXPECT_FALSE(simgrid_fast_applies(topology_of(sys), sys));
 }
+
+// Bidirectional losses fitted by `ddlsim netfit` (exchange and duplex factors) slow the SimGrid
+// exchanges exactly as they slow the closed forms.
+TEST(SimGridBackend, ExchangeAndDuplexFactorsAgreeWithClosedForms) {
+  System sys = system_of("poti", 4);
+  sys.cluster.inter.exchange_factor = 0.5;
+  sys.cluster.inter.duplex_factor = 0.8;
+  for (int nodes : {2, 3, 4}) {
+    sys.nodes = nodes;
+    const CommTopology topo = topology_of(sys);
+    ASSERT_DOUBLE_EQ(topo.inter.exchange_factor, 0.5);
+    for (Algorithm a : {Algorithm::Ring, Algorithm::HalvingDoubling, Algorithm::Hierarchical}) {
+      const Seconds analytic = collective_time_s(a, topo, kMessage);
+      CommTopology ideal = topo;
+      ideal.inter.exchange_factor = ideal.inter.duplex_factor = 1;
+      EXPECT_GT(analytic, 1.2 * collective_time_s(a, ideal, kMessage)) << to_string(a) << " " << nodes;
+      const Seconds sg = simgrid_collective_s(a, topo, kMessage, sys, exact(Fidelity::Full));
+      EXPECT_LT(rel_diff(sg, analytic), 0.02) << to_string(a) << " nodes " << nodes << ": simgrid " << sg
+                                              << " s, analytic " << analytic << " s";
+    }
+  }
+}

@@ -14,12 +14,15 @@ int ceil_log2(int p) {
   return l;
 }
 
-std::vector<Round> ring_plan(int p, Bytes n) {
+// The factor of a ring step on p ranks: two ranks send to each other, more send and receive at once.
+double ring_factor(int p, const Layout& l) { return p == 2 ? l.exchange_factor : l.duplex_factor; }
+
+std::vector<Round> ring_plan(int p, Bytes n, const Layout& l) {
   if (p <= 1) return {};
-  return {{RoundKind::RingStep, 0, n / p, 2 * (p - 1)}};
+  return {{RoundKind::RingStep, 0, n / p / ring_factor(p, l), 2 * (p - 1)}};
 }
 
-std::vector<Round> rhd_plan(int p, Bytes n) {
+std::vector<Round> rhd_plan(int p, Bytes n, const Layout& l) {
   std::vector<Round> plan;
   const int q = floor_pow2(p);
   if (q != p) plan.push_back({RoundKind::FoldIn, 0, n, 1});
@@ -27,7 +30,7 @@ std::vector<Round> rhd_plan(int p, Bytes n) {
   std::vector<Round> halving;
   for (int mask = q / 2; mask >= 1; mask /= 2) {
     size /= 2;
-    halving.push_back({RoundKind::XorExchange, mask, size, 1});
+    halving.push_back({RoundKind::XorExchange, mask, size / l.exchange_factor, 1});
   }
   plan.insert(plan.end(), halving.begin(), halving.end());
   plan.insert(plan.end(), halving.rbegin(), halving.rend());
@@ -47,7 +50,8 @@ std::vector<Round> hierarchical_plan(const Layout& l, Bytes n) {
   const int g = l.gpus_per_node, nodes = l.ranks / g;
   std::vector<Round> plan = tree_plan(g, n, RoundKind::NodeTreeUp, RoundKind::NodeTreeDown);
   const auto mid = plan.begin() + ceil_log2(g);
-  if (nodes > 1) plan.insert(mid, {RoundKind::LeaderRingStep, 0, n / nodes, 2 * (nodes - 1)});
+  if (nodes > 1)
+    plan.insert(mid, {RoundKind::LeaderRingStep, 0, n / nodes / ring_factor(nodes, l), 2 * (nodes - 1)});
   return plan;
 }
 
@@ -74,8 +78,8 @@ std::vector<Round> collective_plan(Algorithm a, const Layout& l, Bytes n) {
   const int p = l.ranks;
   if (p <= 1 || n <= 0) return {};
   switch (a) {
-    case Algorithm::Ring: return ring_plan(p, n);
-    case Algorithm::HalvingDoubling: return rhd_plan(p, n);
+    case Algorithm::Ring: return ring_plan(p, n, l);
+    case Algorithm::HalvingDoubling: return rhd_plan(p, n, l);
     case Algorithm::Tree: return tree_plan(p, n, RoundKind::TreeUp, RoundKind::TreeDown);
     case Algorithm::Hierarchical: return hierarchical_plan(l, n);
     case Algorithm::ParameterServer:

@@ -36,6 +36,12 @@ struct Layout {
   int gpus_per_node = 1;
   int ps_servers = 1;
   bool spare_server_hosts = false;  // servers on hosts after the ranks; else on ranks
+  // Measured bidirectional losses of the flat route (cost/collectives.hpp, `ddlsim netfit`): a
+  // message of a round where two ranks send to each other (2-rank ring step, halving-doubling
+  // exchange) carries bytes / exchange_factor, one of a ring step with 3 or more ranks
+  // bytes / duplex_factor, so the fluid network model shows the same effective bandwidth.
+  double exchange_factor = 1;
+  double duplex_factor = 1;
 
   int participants() const { return ranks + (spare_server_hosts ? ps_servers : 0); }
   int server_participant(int j) const;  // where server j runs

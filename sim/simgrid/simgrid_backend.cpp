@@ -120,7 +120,8 @@ World make_world(const CommTopology& topo, Algorithm a, const System& sys, const
   sg4::Engine& e = start_engine(o);
   std::vector<sg4::Host*> hosts = build_platform(e, sys.cluster, topo.nodes);
   World w;
-  w.layout = {topo.ranks(), topo.gpus_per_node, topo.ps_servers, false};
+  w.layout = {topo.ranks(), topo.gpus_per_node, topo.ps_servers, false, topo.flat_route().exchange_factor,
+              topo.flat_route().duplex_factor};
   const std::string& file = sys.cluster.xml_path;
   if (!file.empty()) hosts = place_ranks(hosts, topo.nodes, topo.gpus_per_node, file);
   if (int(hosts.size()) < w.layout.ranks)
