@@ -30,11 +30,18 @@ std::vector<NetSample> parse_netbench_csv(const std::string& text, const std::st
       const double v = i < f.size() ? std::strtod(f[i].c_str(), &end) : 0;
       if (i >= f.size() || f[i].empty() || *end != '\0' || !std::isfinite(v) || v < 0)
         throw InputError(fmt::format("{}:{}: {} = '{}': expected a number >= 0", origin, n, col,
-                                     i < f.size() ? f[i] : ""));
+                                     i < f.size() ? clip(f[i]) : ""));
       return v;
     };
     if (f.size() < 4) throw InputError(fmt::format("{}:{}: expected test,ranks,bytes,time_s,...", origin, n));
-    NetSample s{f[0], int(num(1, "ranks")), num(2, "bytes"), num(3, "time_s"), 0};
+    auto bad = [&](std::size_t i, const char* col, const char* expected) {
+      throw InputError(fmt::format("{}:{}: {} = '{}': expected {}", origin, n, col, clip(f[i]), expected));
+    };
+    const double ranks = num(1, "ranks");
+    if (ranks < 2 || ranks > 1e6 || ranks != std::floor(ranks)) bad(1, "ranks", "an integer >= 2 (every test needs two ranks)");
+    if (!(num(2, "bytes") > 0)) bad(2, "bytes", "a positive message size");
+    if (!(num(3, "time_s") > 0)) bad(3, "time_s", "a positive time");
+    NetSample s{f[0], int(ranks), num(2, "bytes"), num(3, "time_s"), 0};
     if (f.size() > 4) s.algbw_Bps = num(4, "algbw_Bps");
     out.push_back(s);
   }
@@ -47,7 +54,7 @@ namespace {
 std::vector<const NetSample*> rows_of(const std::vector<NetSample>& s, const char* test) {
   std::vector<const NetSample*> out;
   for (const auto& x : s)
-    if (x.test == test && x.time_s > 0) out.push_back(&x);
+    if (x.test == test) out.push_back(&x);
   return out;
 }
 

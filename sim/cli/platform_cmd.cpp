@@ -41,8 +41,8 @@ int generate(const Args& args) {
   if (from.empty() || !vm["name"].defaulted()) c.name = vm["name"].as<std::string>();
   if (from.empty() || !vm["device"].defaulted()) c.device = vm["device"].as<std::string>();
   if (from.empty() || !vm["gpus-per-node"].defaulted()) c.gpus_per_node = positive(vm, "gpus-per-node");
-  if (from.empty() || !vm["intra"].defaulted()) c.intra = find_link_kind(vm["intra"].as<std::string>(), "--intra");
-  if (from.empty() || !vm["inter"].defaulted()) c.inter = find_link_kind(vm["inter"].as<std::string>(), "--inter");
+  if (from.empty() || !vm["intra"].defaulted()) c.intra = find_link_kind(vm["intra"].as<std::string>(), "--intra", LinkPlace::Intra);
+  if (from.empty() || !vm["inter"].defaulted()) c.inter = find_link_kind(vm["inter"].as<std::string>(), "--inter", LinkPlace::Inter);
   if (from.empty()) c.note = "Generated two-level cluster";
   write_output(vm["output"].as<std::string>(), platform_xml(c, positive(vm, "nodes")));
   return 0;

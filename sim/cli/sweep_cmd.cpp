@@ -36,7 +36,9 @@ int cmd_sweep(const Args& args) {
   const ParsedArgs pa = parse_args(args, own, "sweep");
   if (pa.positional.size() != 1) throw InputError("ddlsim sweep: expected one scenario file");
   const int jobs = pa.vm["jobs"].as<int>();
-  if (jobs < 1) throw InputError("ddlsim sweep: --jobs = " + std::to_string(jobs) + ": expected a positive integer");
+  if (jobs < 1 || jobs > kMaxSweepJobs)
+    throw InputError("ddlsim sweep: --jobs = " + std::to_string(jobs) + ": expected an integer from 1 to " +
+                     std::to_string(kMaxSweepJobs));
   const std::string file = pa.positional.front();
   const ScenarioInput in = read_scenario(file, pa.overrides);
   if (in.sweep.empty())

@@ -55,10 +55,19 @@ std::map<int, std::string> column_keys(const CsvTable& t, const std::vector<std:
       throw InputError("--map " + m + ": unknown scenario key '" + key + "' (see `ddlsim keys`)");
     const int c = t.column(col);
     if (c < 0) throw InputError(t.file + ":1: missing column '" + col + "' (named in --map " + m + ")");
+    if (keys.count(c)) throw InputError("--map " + m + ": column '" + col + "' is already mapped to " + keys[c]);
     keys[c] = key;
   }
   for (std::size_t c = 0; c < t.header.size(); ++c)
     if (!keys.count(int(c)) && is_scenario_key(t.header[c])) keys[int(c)] = t.header[c];
+  // One column per key: two would contradict each other on every row.
+  std::map<std::string, int> column_of;
+  for (const auto& [c, key] : keys) {
+    auto [it, fresh] = column_of.emplace(key, c);
+    if (!fresh)
+      throw InputError(t.file + ":1: columns '" + t.header[it->second] + "' and '" + t.header[c] + "' both give " +
+                       key + " (by name or --map); keep one");
+  }
   return keys;
 }
 
@@ -121,7 +130,9 @@ MeasuredSet read_measured(const CsvTable& t, const std::vector<std::string>& map
   for (const auto& [c, key] : keys) set.keys.push_back(key);
   for (const auto& row : t.rows) {
     const double v = csv_number(t, row, mcol);
-    if (v <= 0) throw InputError(t.where(row, mcol) + " = '" + row.cells[mcol] + "': expected a positive number");
+    // Bounded so that ratios and logarithms of predictions over measurements stay finite.
+    if (!(v >= 1e-9 && v <= 1e15))
+      throw InputError(t.where(row, mcol) + " = '" + row.cells[mcol] + "': expected a positive number from 1e-9 to 1e15");
     std::vector<ConfigValue> values;
     for (const auto& [c, key] : keys) {
       if (row.cells[c].empty()) continue;  // empty: the base scenario's value (as in a sweep CSV)

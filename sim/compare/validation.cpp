@@ -1,5 +1,7 @@
 #include "compare/validation.hpp"
 
+#include <cstdlib>
+
 #include <map>
 #include <memory>
 
@@ -36,11 +38,20 @@ CsvTable rows_of_group(const CsvTable& all, const std::string& group) {
   return t;
 }
 
-int ranks_of(const MeasuredConfig& c) {
-  const std::string* n = c.find("cluster.nodes");
-  const std::string* g = c.find("cluster.gpus_per_node");
-  return (n ? std::stoi(*n) : 1) * (g ? std::stoi(*g) : 1);
+// A count column of a row (1 when the row leaves it to the scenario).
+long long count_of(const MeasuredConfig& c, const std::string& key) {
+  for (const auto& v : c.values) {
+    if (v.key != key) continue;
+    char* end = nullptr;
+    const long long n = std::strtoll(v.value.c_str(), &end, 10);
+    if (v.value.empty() || *end != '\0' || n < 1 || n > 1000000)
+      throw InputError(v.origin + " = '" + v.value + "': expected a positive integer");
+    return n;
+  }
+  return 1;
 }
+
+long long ranks_of(const MeasuredConfig& c) { return count_of(c, "cluster.nodes") * count_of(c, "cluster.gpus_per_node"); }
 
 bool same_workload(const MeasuredConfig& a, const MeasuredConfig& b) {
   for (const char* k : {"model.name", "training.batch_per_gpu", "input.format"}) {

@@ -18,6 +18,12 @@ std::string trim(const std::string& s) {
   return s.substr(b, e - b + 1);
 }
 
+std::string clip(const std::string& s) {
+  constexpr std::size_t kShown = 60;
+  if (s.size() <= kShown) return s;
+  return s.substr(0, kShown) + "... (" + std::to_string(s.size()) + " characters)";
+}
+
 std::vector<std::string> split(const std::string& s, char sep) {
   std::vector<std::string> out;
   std::string::size_type start = 0;

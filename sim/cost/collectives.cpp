@@ -27,7 +27,7 @@ Algorithm parse_algorithm(const std::string& text, const std::string& key) {
   if (t == "tree") return Algorithm::Tree;
   if (t == "hierarchical") return Algorithm::Hierarchical;
   if (t == "ps" || t == "parameter_server") return Algorithm::ParameterServer;
-  throw InputError(key + " = '" + text + "': expected one of ring, rhd, tree, hierarchical, ps");
+  throw InputError(key + " = '" + clip(text) + "': expected one of ring, rhd, tree, hierarchical, ps");
 }
 
 const char* to_string(Algorithm a) {

@@ -1,5 +1,10 @@
 #include "predict/prediction.hpp"
 
+#include <cmath>
+
+#include "core/error.hpp"
+#include "core/text.hpp"
+
 #include "backend/backend.hpp"
 #include "cost/compute.hpp"
 #include "cost/input_pipeline.hpp"
@@ -54,6 +59,22 @@ double per_step(const Run& r, F field) {
   return (syncs * field(r.steps.sync) + locals * field(r.steps.local)) / double(r.shape.steps);
 }
 
+// Every input is bounded, but extreme combinations can still overflow or vanish; say so as an
+// input error rather than print inf or NaN.
+void check_finite(const Prediction& p) {
+  const struct { const char* name; double v; bool positive; } fields[] = {
+      {"step time", p.step_time_s, true},       {"epoch time", p.epoch_time_s, true},
+      {"total time", p.total_time_s, true},     {"throughput", p.samples_per_s, true},
+      {"single-GPU epoch time", p.single_gpu_epoch_s, true}, {"speed-up", p.speedup, true},
+      {"communication time", p.comm_time_s, false},          {"input time", p.input_time_s, false},
+      {"communication overhead", p.comm_overhead, false}};
+  for (const auto& f : fields)
+    if (!std::isfinite(f.v) || (f.positive && f.v <= 0))
+      throw InputError(std::string("the scenario's values give a ") + (std::isfinite(f.v) ? "zero" : "non-finite") +
+                       " " + f.name + " (" + format_number(f.v) +
+                       "); check for extreme values (bandwidths, latencies, sample sizes, times)");
+}
+
 }  // namespace
 
 Prediction predict(const Scenario& sc) {
@@ -80,7 +101,7 @@ Prediction predict(const Scenario& sc) {
   p.gpus_per_node = sys.cluster.gpus_per_node;
   p.ranks = sys.ranks();
   p.batch_per_gpu = e.batch_per_gpu;
-  p.global_batch = e.batch_per_gpu * p.ranks;
+  p.global_batch = (long long)e.batch_per_gpu * p.ranks;
   p.sync_period = e.sync_period;
   p.buckets = int(r.schedule.buckets.size());
   p.steps_per_epoch = r.shape.steps;
@@ -99,6 +120,7 @@ Prediction predict(const Scenario& sc) {
   p.efficiency = p.speedup / p.ranks;
   p.comm_overhead = p.exposed_comm_s / p.step_time_s;
   p.steps = r.steps;
+  check_finite(p);
   return p;
 }
 

@@ -14,7 +14,8 @@ struct Prediction {
   long long params_trainable = 0;
   Bytes gradient_bytes = 0;
   int ranks = 0, nodes = 0, gpus_per_node = 0;
-  int batch_per_gpu = 0, global_batch = 0, sync_period = 1, buckets = 0;
+  int batch_per_gpu = 0, sync_period = 1, buckets = 0;
+  long long global_batch = 0;
   long long steps_per_epoch = 0, syncs_per_epoch = 0;
   Seconds step_time_s = 0;       // mean over the epoch's steps
   Seconds compute_time_s = 0;    // mean per step

@@ -23,7 +23,7 @@ namespace {
 void check_finite(const ordered_json& rec) {
   for (const auto& [k, v] : rec.items())
     if (v.is_number_float() && !std::isfinite(v.get<double>()))
-      throw std::runtime_error("internal error: result field " + k + " is not a finite number");
+      throw std::runtime_error("result field " + k + " is not a finite number");
 }
 }  // namespace
 

@@ -44,7 +44,7 @@ const FrameworkPreset& find_preset(const std::string& name, const std::string& k
   if (it != all.end()) return *it;
   std::string names;
   for (const auto& p : all) names += (names.empty() ? "" : ", ") + p.name;
-  throw InputError(key + " = '" + name + "': unknown framework preset; expected one of " + names);
+  throw InputError(key + " = '" + clip(name) + "': unknown framework preset; expected one of " + names);
 }
 
 }  // namespace ddlsim

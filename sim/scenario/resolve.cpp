@@ -30,25 +30,31 @@ class Reader {
   std::string where(const std::string& key) const { return ddlsim::where(s_, key); }
 
   [[noreturn]] void fail(const std::string& key, const std::string& expected) const {
-    throw InputError(where(key) + " = '" + text(key) + "': expected " + expected);
+    throw InputError(where(key) + " = '" + clip(text(key)) + "': expected " + expected);
   }
 
-  long long integer(const std::string& key, long long min) const {
+  // An integer in [min, max]; the bounds keep every product of counts inside 64-bit arithmetic.
+  long long integer(const std::string& key, long long min, long long max) const {
     const std::string& t = text(key);
     char* end = nullptr;
     errno = 0;
     const long long v = std::strtoll(t.c_str(), &end, 10);
-    const std::string expected = min >= 1 ? "a positive integer" : "an integer >= " + std::to_string(min);
-    if (t.empty() || *end != '\0' || errno == ERANGE || v < min || v > 1000000000000LL) fail(key, expected);
+    if (t.empty() || *end != '\0' || errno == ERANGE || v < min || v > max)
+      fail(key, (min == 1 ? std::string("a positive integer") : "an integer >= " + std::to_string(min)) +
+                    " (at most " + std::to_string(max) + ")");
     return v;
   }
+  int small_int(const std::string& key, int min, int max) const { return int(integer(key, min, max)); }
 
-  double real(const std::string& key, double min, bool min_allowed) const {
+  // A finite number above `min` (or at it when min_allowed) and at most `max`.
+  double real(const std::string& key, double min, bool min_allowed, double max) const {
     const std::string& t = text(key);
     char* end = nullptr;
     const double v = std::strtod(t.c_str(), &end);
-    const bool ok = !t.empty() && *end == '\0' && std::isfinite(v) && (min_allowed ? v >= min : v > min);
-    if (!ok) fail(key, min_allowed ? "a number >= " + format_number(min) : "a number > " + format_number(min));
+    const bool ok = !t.empty() && *end == '\0' && std::isfinite(v) && (min_allowed ? v >= min : v > min) && v <= max;
+    if (!ok)
+      fail(key, "a number " + std::string(min_allowed ? ">= " : "> ") + format_number(min) + " and <= " +
+                    format_number(max));
     return v;
   }
 
@@ -105,8 +111,8 @@ Model resolve_model(const Reader& r, const std::string& base_dir) {
   }
   ModelOptions opts = default_model_options(name);
   if (r.given("model.input_size")) std::tie(opts.input_h, opts.input_w) = input_size(r, "model.input_size");
-  if (r.given("model.channels")) opts.input_c = int(r.integer("model.channels", 1));
-  if (r.given("model.classes")) opts.classes = int(r.integer("model.classes", 1));
+  if (r.given("model.channels")) opts.input_c = r.small_int("model.channels", 1, 4096);
+  if (r.given("model.classes")) opts.classes = r.small_int("model.classes", 1, 10000000);
   try {
     return build_zoo_model(name, opts);
   } catch (const InputError& e) {
@@ -120,20 +126,20 @@ Execution resolve_execution(const Reader& r, int nodes) {
   Execution e;
   e.framework = preset.name;
   e.precision = parse_precision(r.text("model.precision"), r.where("model.precision"));
-  e.batch_per_gpu = int(r.integer("training.batch_per_gpu", 1));
-  e.samples = r.integer("training.samples", 1);
-  e.epochs = int(r.integer("training.epochs", 1));
-  e.sync_period = r.given("training.sync_period") ? int(r.integer("training.sync_period", 1)) : preset.sync_period;
+  e.batch_per_gpu = r.small_int("training.batch_per_gpu", 1, 1000000);
+  e.samples = r.integer("training.samples", 1, 1000000000000LL);
+  e.epochs = r.small_int("training.epochs", 1, 1000000);
+  e.sync_period = r.given("training.sync_period") ? r.small_int("training.sync_period", 1, 1000000) : preset.sync_period;
   e.algorithm = r.given("comm.algorithm") ? parse_algorithm(r.text("comm.algorithm"), r.where("comm.algorithm"))
                                           : preset.algorithm;
-  e.bucket_bytes = (r.given("comm.bucket_mb") ? r.real("comm.bucket_mb", 0, true) : preset.bucket_mib) * kMiB;
+  e.bucket_bytes = (r.given("comm.bucket_mb") ? r.real("comm.bucket_mb", 0, true, 1e6) : preset.bucket_mib) * kMiB;
   e.overlap = r.given("comm.overlap") ? r.boolean("comm.overlap") : preset.overlap;
-  e.cycle_time_s = (r.given("comm.cycle_time_ms") ? r.real("comm.cycle_time_ms", 0, true) : preset.cycle_time_ms) * 1e-3;
-  e.ps_servers = r.given("comm.ps_servers") ? int(r.integer("comm.ps_servers", 1)) : nodes;
+  e.cycle_time_s = (r.given("comm.cycle_time_ms") ? r.real("comm.cycle_time_ms", 0, true, 1e6) : preset.cycle_time_ms) * 1e-3;
+  e.ps_servers = r.given("comm.ps_servers") ? r.small_int("comm.ps_servers", 1, kMaxNodes) : nodes;
   e.format = r.choice<DataFormat>("input.format", {{"synthetic", DataFormat::Synthetic},
                                                    {"records", DataFormat::Records},
                                                    {"files", DataFormat::Files}});
-  e.loader_workers = int(r.integer("input.loader_workers", 1));
+  e.loader_workers = r.small_int("input.loader_workers", 1, 1024);
   return e;
 }
 
@@ -151,16 +157,26 @@ ClusterDescription platform_of(const Reader& r, const std::string& base_dir) {
 
 ClusterDescription resolve_cluster(const Reader& r, const std::string& base_dir) {
   ClusterDescription c = platform_of(r, base_dir);
-  if (r.given("cluster.gpus_per_node")) c.gpus_per_node = int(r.integer("cluster.gpus_per_node", 1));
-  if (r.given("cluster.intra")) c.intra = find_link_kind(r.text("cluster.intra"), r.where("cluster.intra"));
-  if (r.given("cluster.inter")) c.inter = find_link_kind(r.text("cluster.inter"), r.where("cluster.inter"));
-  if (r.given("cluster.inter_bw_GBps")) c.inter.bw_Bps = r.real("cluster.inter_bw_GBps", 0, false) * kGB;
+  if (r.given("cluster.gpus_per_node")) c.gpus_per_node = r.small_int("cluster.gpus_per_node", 1, kMaxGpusPerNode);
+  if (r.given("cluster.intra")) c.intra = find_link_kind(r.text("cluster.intra"), r.where("cluster.intra"), LinkPlace::Intra);
+  if (r.given("cluster.inter")) c.inter = find_link_kind(r.text("cluster.inter"), r.where("cluster.inter"), LinkPlace::Inter);
+  if (r.given("cluster.inter_bw_GBps")) c.inter.bw_Bps = r.real("cluster.inter_bw_GBps", 1e-6, true, 1e6) * kGB;
   if (r.given("cluster.inter_latency_us"))
-    c.inter.latency_s = r.real("cluster.inter_latency_us", 0, true) * 1e-6;
-  if (r.given("cluster.intra_bw_GBps")) c.intra.bw_Bps = r.real("cluster.intra_bw_GBps", 0, false) * kGB;
+    c.inter.latency_s = r.real("cluster.inter_latency_us", 0, true, 1e9) * 1e-6;
+  if (r.given("cluster.intra_bw_GBps")) c.intra.bw_Bps = r.real("cluster.intra_bw_GBps", 1e-6, true, 1e6) * kGB;
   if (r.given("cluster.intra_latency_us"))
-    c.intra.latency_s = r.real("cluster.intra_latency_us", 0, true) * 1e-6;
+    c.intra.latency_s = r.real("cluster.intra_latency_us", 0, true, 1e9) * 1e-6;
   return c;
+}
+
+// SimGrid simulates a platform file's own links, so link overrides would be silently ignored there.
+void check_no_link_overrides(const Reader& r, const ClusterDescription& c) {
+  for (const char* key : {"cluster.intra", "cluster.inter", "cluster.inter_bw_GBps", "cluster.inter_latency_us",
+                          "cluster.intra_bw_GBps", "cluster.intra_latency_us"})
+    if (r.given(key))
+      throw InputError(r.where(key) + ": cannot override the links of platform file " + c.xml_path +
+                       " with simulation.backend = simgrid, which simulates the file's own links; edit the file "
+                       "(or `ddlsim platform generate` one) or use the analytic backend");
 }
 
 StorageSpec resolve_storage(const Reader& r, const Model& m) {
@@ -170,20 +186,19 @@ StorageSpec resolve_storage(const Reader& r, const Model& m) {
                                                   {"nfs", Storage::NFS},
                                                   {"blob", Storage::Blob}});
   const double values = double(m.input.elems());
-  s.sample_bytes = r.given("input.sample_kb") ? r.real("input.sample_kb", 0, false) * kKiB : 0.2 * values;
+  s.sample_bytes = r.given("input.sample_kb") ? r.real("input.sample_kb", 1e-3, true, 1e9) * kKiB : 0.2 * values;
   const double pixels = double(m.input.h) * m.input.w;
-  s.decode_s = r.given("input.decode_ms") ? r.real("input.decode_ms", 0, true) * 1e-3
+  s.decode_s = r.given("input.decode_ms") ? r.real("input.decode_ms", 0, true, 1e6) * 1e-3
                                           : 3e-3 * pixels / (224.0 * 224.0);
   return s;
 }
 
 ComputeTuning resolve_compute(const Reader& r, int batch) {
   ComputeTuning t;
-  t.max_efficiency = r.real("compute.efficiency", 0, false);
-  if (t.max_efficiency > 1) r.fail("compute.efficiency", "a fraction in (0, 1]");
-  t.kernel_overhead_s = r.real("compute.kernel_overhead_us", 0, true) * 1e-6;
-  if (r.given("compute.throughput")) t.measured_samples_per_s = r.real("compute.throughput", 0, false);
-  t.measured_batch = r.given("compute.throughput_batch") ? int(r.integer("compute.throughput_batch", 1)) : batch;
+  t.max_efficiency = r.real("compute.efficiency", 1e-6, true, 1);
+  t.kernel_overhead_s = r.real("compute.kernel_overhead_us", 0, true, 1e6) * 1e-6;
+  if (r.given("compute.throughput")) t.measured_samples_per_s = r.real("compute.throughput", 1e-6, true, 1e12);
+  t.measured_batch = r.given("compute.throughput_batch") ? r.small_int("compute.throughput_batch", 1, 1000000) : batch;
   return t;
 }
 
@@ -210,9 +225,9 @@ SimGridOptions resolve_simgrid(const Reader& r) {
   o.fidelity = r.choice<Fidelity>("simulation.fidelity", {{"fast", Fidelity::Fast}, {"full", Fidelity::Full}});
   o.network_model = r.choice<std::string>("network.model", {{"cm02", "CM02"}, {"lv08", "LV08"}});
   o.crosstraffic = r.boolean("network.crosstraffic");
-  o.tcp_gamma_bytes = r.real("network.tcp_gamma", 0, true);
-  if (r.given("network.latency_factor")) o.latency_factor = r.real("network.latency_factor", 0, false);
-  if (r.given("network.bandwidth_factor")) o.bandwidth_factor = r.real("network.bandwidth_factor", 0, false);
+  o.tcp_gamma_bytes = r.real("network.tcp_gamma", 0, true, 1e15);
+  if (r.given("network.latency_factor")) o.latency_factor = r.real("network.latency_factor", 1e-6, true, 1e6);
+  if (r.given("network.bandwidth_factor")) o.bandwidth_factor = r.real("network.bandwidth_factor", 1e-6, true, 1e6);
   return o;
 }
 
@@ -232,7 +247,12 @@ Scenario resolve_scenario(const Settings& settings, const std::string& base_dir)
   sc.simgrid = resolve_simgrid(r);
   sc.model = resolve_model(r, base_dir);
   sc.system.cluster = resolve_cluster(r, base_dir);
-  sc.system.nodes = int(r.integer("cluster.nodes", 1));
+  if (sc.backend == BackendKind::SimGrid && !sc.system.cluster.xml_path.empty())
+    check_no_link_overrides(r, sc.system.cluster);
+  sc.system.nodes = r.small_int("cluster.nodes", 1, kMaxNodes);
+  if (sc.system.ranks() > kMaxRanks)
+    r.fail("cluster.nodes", "at most " + std::to_string(kMaxRanks) + " GPUs in all (nodes x cluster.gpus_per_node = " +
+                                std::to_string(sc.system.nodes) + " x " + std::to_string(sc.system.cluster.gpus_per_node) + ")");
   const int max_nodes = sc.system.cluster.max_nodes;
   if (max_nodes > 0 && sc.system.nodes > max_nodes)
     r.fail("cluster.nodes", "at most " + std::to_string(max_nodes) + " (nodes of platform " +

@@ -119,14 +119,22 @@ std::map<std::string, int> index_lines(const std::string& text, const std::strin
 template <class ParseFn>
 po::parsed_options parse_or_throw(ParseFn parse, const std::map<std::string, int>& lines,
                                   const std::string& origin) {
-  try {
-    return parse();
-  } catch (const po::error_with_option_name& e) {
+  auto place_of = [&](const po::error_with_option_name& e) {
     std::string key = e.get_option_name();
     while (!key.empty() && key.front() == '-') key.erase(0, 1);
+    key = key.substr(0, key.find('='));
     auto it = lines.find(key);
-    const std::string place = it == lines.end() ? origin : origin + ":" + std::to_string(it->second);
+    return std::make_pair(key, it == lines.end() ? origin : origin + ":" + std::to_string(it->second));
+  };
+  try {
+    return parse();
+  } catch (const po::unknown_option& e) {
+    const auto [key, place] = place_of(e);
     throw InputError(place + ": unknown key '" + key + "' (see `ddlsim keys` for the scenario schema)");
+  } catch (const po::error_with_option_name& e) {
+    const auto [key, place] = place_of(e);
+    const std::string form = origin == "command line" ? "--" + key + "=VALUE" : key + " = VALUE";
+    throw InputError(place + ": " + key + ": " + e.what() + " (expected " + form + ")");
   } catch (const po::error& e) {
     throw InputError(origin + ": " + e.what());
   }
@@ -152,10 +160,12 @@ ScenarioInput read_scenario(const std::string& file, const std::vector<std::stri
 
   auto put = [&](const std::string& key, const std::string& value, const std::string& origin) {
     if (key.rfind("sweep.", 0) == 0) {
-      std::vector<std::string> values;
-      for (const auto& v : split(value, ','))
-        if (!v.empty()) values.push_back(v);
-      if (values.empty()) throw InputError(origin + ": " + key + " lists no values");
+      const std::vector<std::string> values = split(value, ',');
+      if (trim(value).empty()) throw InputError(origin + ": " + key + " lists no values");
+      for (const auto& v : values)
+        if (v.empty())
+          throw InputError(origin + ": " + key + " = '" + clip(value) + "': an empty value between commas; "
+                           "expected values separated by commas, e.g. 1, 2, 4");
       input.sweep[key.substr(6)] = values;
       input.sweep_origin[key.substr(6)] = origin;
     } else {

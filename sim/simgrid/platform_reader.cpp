@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <map>
 #include <nlohmann/json.hpp>
 
@@ -23,7 +24,23 @@ struct Shape {
   int other = -1;  // first host outside rank 0's zone
 };
 
+// SimGrid loads negative, zero or NaN figures without complaint; they would give nonsense times.
+void check_figures(const sg4::Engine& e, const std::string& path) {
+  for (const auto* l : e.get_all_links()) {
+    const double bw = l->get_bandwidth(), lat = l->get_latency();
+    if (!(std::isfinite(bw) && bw > 0) || !(std::isfinite(lat) && lat >= 0))
+      throw InputError(fmt::format("{}: link '{}' has bandwidth {} B/s and latency {} s; expected a positive "
+                                   "bandwidth and a latency >= 0",
+                                   path, l->get_name(), format_number(bw), format_number(lat)));
+  }
+  for (const auto* h : e.get_all_hosts())
+    if (!(std::isfinite(h->get_speed()) && h->get_speed() > 0))
+      throw InputError(fmt::format("{}: host '{}' has speed {} flop/s; expected a positive speed", path,
+                                   h->get_name(), format_number(h->get_speed())));
+}
+
 Shape shape_of(const sg4::Engine& e, const std::string& path) {
+  check_figures(e, path);
   Shape s;
   s.hosts = hosts_in_natural_order(e);
   if (s.hosts.empty()) throw InputError(path + ": the platform has no hosts");

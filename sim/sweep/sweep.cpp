@@ -1,5 +1,6 @@
 #include "sweep/sweep.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <mutex>
 #include <thread>
@@ -15,6 +16,9 @@ std::vector<Settings> expand_sweep(const ScenarioInput& in) {
   for (const auto& [key, values] : in.sweep) {
     const auto given = in.sweep_origin.find(key);
     const std::string origin = given != in.sweep_origin.end() ? given->second : "[sweep] " + key;
+    if (configs.size() * values.size() > kMaxSweepConfigs)
+      throw InputError(origin + ": the sweep would run more than " + std::to_string(kMaxSweepConfigs) +
+                       " configurations (the product of the lengths of its lists); split it into several sweeps");
     std::vector<Settings> next;
     for (const auto& base : configs)
       for (const auto& v : values) {
@@ -57,7 +61,8 @@ std::vector<SweepResult> run_sweep(const std::vector<Settings>& configs, const s
     }
   };
   std::vector<std::thread> pool;
-  for (int j = 1; j < jobs; ++j) pool.emplace_back(worker);
+  const int threads = int(std::min<std::size_t>(std::max(jobs, 1), configs.size()));
+  for (int j = 1; j < threads; ++j) pool.emplace_back(worker);
   worker();
   for (auto& t : pool) t.join();
   return results;

@@ -11,7 +11,11 @@
 
 namespace ddlsim {
 
+constexpr std::size_t kMaxSweepConfigs = 1000000;  // a full factorial design grows fast
+constexpr int kMaxSweepJobs = 1024;
+
 // The configurations, in order: the last swept key (sorted by name) varies fastest.
+// Throws InputError when there would be more than kMaxSweepConfigs.
 std::vector<Settings> expand_sweep(const ScenarioInput& in);
 
 struct SweepResult {

@@ -17,7 +17,7 @@ Precision parse_precision(const std::string& text, const std::string& key) {
   if (t == "fp32") return Precision::FP32;
   if (t == "tf32") return Precision::TF32;
   if (t == "mixed" || t == "fp16" || t == "amp") return Precision::Mixed;
-  throw InputError(key + " = '" + text + "': expected one of fp32, tf32, mixed");
+  throw InputError(key + " = '" + clip(text) + "': expected one of fp32, tf32, mixed");
 }
 
 const char* to_string(Precision p) {
@@ -61,7 +61,7 @@ const Device& find_device(const std::string& name, const std::string& key) {
   if (it == table.end()) {
     std::string names;
     for (const auto& d : table) names += (names.empty() ? "" : ", ") + d.name;
-    throw InputError(key + " = '" + name + "': unknown device; expected one of " + names);
+    throw InputError(key + " = '" + clip(name) + "': unknown device; expected one of " + names);
   }
   return *it;
 }

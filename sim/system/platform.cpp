@@ -18,7 +18,7 @@ const T& find_by_name(const std::vector<T>& items, const std::string& name, cons
   if (it != items.end()) return *it;
   std::string names;
   for (const auto& x : items) names += (names.empty() ? "" : ", ") + x.name;
-  throw InputError(key + " = '" + name + "': unknown " + what + "; expected one of " + names);
+  throw InputError(key + " = '" + clip(name) + "': unknown " + what + "; expected one of " + names);
 }
 }  // namespace
 
@@ -41,8 +41,17 @@ const std::vector<LinkKind>& link_kinds() {
   return kinds;
 }
 
-const LinkKind& find_link_kind(const std::string& name, const std::string& key) {
-  return find_by_name(link_kinds(), name, key, "link kind");
+namespace {
+bool is_intra_kind(const LinkKind& k) { return k.name.rfind("pcie", 0) == 0 || k.name.rfind("nvlink", 0) == 0; }
+}  // namespace
+
+const LinkKind& find_link_kind(const std::string& name, const std::string& key, LinkPlace place) {
+  std::vector<LinkKind> kinds;
+  for (const auto& k : link_kinds())
+    if (is_intra_kind(k) == (place == LinkPlace::Intra)) kinds.push_back(k);
+  const char* what = place == LinkPlace::Intra ? "intra-node link kind" : "inter-node link kind";
+  const LinkKind& k = find_by_name(kinds, name, key, what);
+  return *std::find_if(link_kinds().begin(), link_kinds().end(), [&](const LinkKind& x) { return x.name == k.name; });
 }
 
 Route ClusterDescription::intra_route() const {
@@ -54,21 +63,26 @@ Route ClusterDescription::inter_route() const {
           std::min(intra.exchange_factor, inter.exchange_factor), std::min(intra.duplex_factor, inter.duplex_factor)};
 }
 
+namespace {
+const LinkKind& intra_kind(const char* name) { return find_link_kind(name, "", LinkPlace::Intra); }
+const LinkKind& inter_kind(const char* name) { return find_link_kind(name, "", LinkPlace::Inter); }
+}  // namespace
+
 const std::vector<ClusterDescription>& builtin_clusters() {
   static const std::vector<ClusterDescription> clusters = {
-      {"tupi", "rtx4090", 6, 1, find_link_kind("pcie4", ""), find_link_kind("1gbe", ""),
+      {"tupi", "rtx4090", 6, 1, intra_kind("pcie4"), inter_kind("1gbe"),
        "UFRGS PCAD Tupi: nodes with one RTX 4090 (i9-14900KF), commodity 1 GbE to one switch; "
        "node count assumed"},
-      {"poti", "rtx4070", 6, 1, find_link_kind("pcie4", ""), find_link_kind("1gbe", ""),
+      {"poti", "rtx4070", 6, 1, intra_kind("pcie4"), inter_kind("1gbe"),
        "UFRGS PCAD Poti: nodes with one RTX 4070 (i7-14700KF), commodity 1 GbE to one switch; "
        "node count assumed"},
-      {"dgx1", "v100", 0, 8, find_link_kind("nvlink2", ""), find_link_kind("ib-edr", ""),
+      {"dgx1", "v100", 0, 8, intra_kind("nvlink2"), inter_kind("ib-edr"),
        "DGX-1 V100: 8 GPUs joined by NVLink 2, one EDR InfiniBand port per node modelled"},
-      {"dgx1-p100", "p100", 0, 8, find_link_kind("nvlink1", ""), find_link_kind("ib-edr", ""),
+      {"dgx1-p100", "p100", 0, 8, intra_kind("nvlink1"), inter_kind("ib-edr"),
        "DGX-1 P100: 8 GPUs joined by NVLink 1"},
-      {"k80-pcie", "k80", 0, 8, find_link_kind("pcie3", ""), find_link_kind("10gbe", ""),
+      {"k80-pcie", "k80", 0, 8, intra_kind("pcie3"), inter_kind("10gbe"),
        "Cloud servers with 4 K80 boards (8 dies) on PCIe 3, 10 GbE between servers"},
-      {"cluster4x25g", "v100", 0, 4, find_link_kind("pcie3", ""), find_link_kind("25gbe", ""),
+      {"cluster4x25g", "v100", 0, 4, intra_kind("pcie3"), inter_kind("25gbe"),
        "Nodes with 4 V100 PCIe GPUs, 25 GbE to one switch"},
   };
   return clusters;

@@ -21,8 +21,16 @@ struct LinkKind {
   double duplex_factor = 1;    // ... when a rank sends to one peer and receives from another (netfit)
 };
 
+// Size limits of a cluster, shared by scenario files and `ddlsim platform generate`.
+constexpr int kMaxNodes = 65536;
+constexpr int kMaxGpusPerNode = 64;
+constexpr int kMaxRanks = 1 << 20;
+
 const std::vector<LinkKind>& link_kinds();
-const LinkKind& find_link_kind(const std::string& name, const std::string& key);
+// Inside a node (GPU to node: pcie*, nvlink*) or between nodes (Ethernet, InfiniBand).
+enum class LinkPlace { Intra, Inter };
+// Throws InputError naming `key` for an unknown name or a kind of the other place.
+const LinkKind& find_link_kind(const std::string& name, const std::string& key, LinkPlace place);
 
 struct ClusterDescription {
   std::string name;
