@@ -5,12 +5,12 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
-#include <fstream>
 #include <map>
 #include <set>
 #include <sstream>
 
 #include "core/error.hpp"
+#include "core/files.hpp"
 #include "core/text.hpp"
 
 namespace ddlsim {
@@ -145,11 +145,7 @@ Calibration parse_calibration(const std::string& text, const std::string& origin
 }
 
 Calibration load_calibration_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw InputError(path + ": cannot open calibration file");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return parse_calibration(ss.str(), path);
+  return parse_calibration(read_text_file(path, "calibration file"), path);
 }
 
 }  // namespace ddlsim

@@ -7,17 +7,24 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <sstream>
 
 namespace ddlsim {
 
 namespace {
 
-// Collects each benchmark's mean manual time per iteration, by name.
+// Collects each benchmark's fastest manual time per iteration, by name; passes every report on to
+// `also` (Google Benchmark's JSON reporter, writing to memory) where there is one.
 class Collector : public benchmark::BenchmarkReporter {
  public:
-  Collector(std::map<std::string, double>& out, bool progress) : out_(out), progress_(progress) {}
-  bool ReportContext(const Context&) override { return true; }
+  Collector(std::map<std::string, double>& out, bool progress, benchmark::BenchmarkReporter* also)
+      : out_(out), progress_(progress), also_(also) {}
+  bool ReportContext(const Context& c) override { return also_ ? also_->ReportContext(c) : true; }
+  void Finalize() override {
+    if (also_) also_->Finalize();
+  }
   void ReportRuns(const std::vector<Run>& runs) override {
+    if (also_) also_->ReportRuns(runs);
     for (const Run& r : runs) {
       if (r.error_occurred || r.run_type != Run::RT_Iteration || r.iterations == 0) continue;
       // The fastest iteration: the kernel's own time, without what other work on the device
@@ -33,14 +40,11 @@ class Collector : public benchmark::BenchmarkReporter {
  private:
   std::map<std::string, double>& out_;
   bool progress_;
+  benchmark::BenchmarkReporter* also_;
 };
 
-void init_benchmark(const HarnessOptions& opts) {
+void init_benchmark() {
   std::vector<std::string> args = {"ddlsim-calibrate"};
-  if (!opts.benchmark_json.empty()) {
-    args.push_back("--benchmark_out=" + opts.benchmark_json);
-    args.push_back("--benchmark_out_format=json");
-  }
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   int argc = int(argv.size());
@@ -50,7 +54,7 @@ void init_benchmark(const HarnessOptions& opts) {
 // Times each distinct kernel once; returns seconds by KernelSpec::key().
 std::map<std::string, double> time_kernels(KernelRunner& runner, const std::map<std::string, KernelSpec>& specs,
                                            const HarnessOptions& opts) {
-  init_benchmark(opts);
+  init_benchmark();
   benchmark::ClearRegisteredBenchmarks();
   for (const auto& [key, spec] : specs) {
     benchmark::RegisterBenchmark(key.c_str(),
@@ -72,14 +76,13 @@ std::map<std::string, double> time_kernels(KernelRunner& runner, const std::map<
         ->Unit(benchmark::kMicrosecond);
   }
   std::map<std::string, double> seconds;
-  Collector collector(seconds, opts.progress);
-  if (opts.benchmark_json.empty()) {
-    benchmark::RunSpecifiedBenchmarks(&collector);
-  } else {
-    benchmark::JSONReporter json;
-    benchmark::RunSpecifiedBenchmarks(&collector, &json);
-  }
+  benchmark::JSONReporter json;
+  std::ostringstream json_text;
+  json.SetOutputStream(&json_text);
+  Collector collector(seconds, opts.progress, opts.benchmark_json ? &json : nullptr);
+  benchmark::RunSpecifiedBenchmarks(&collector);
   benchmark::ClearRegisteredBenchmarks();
+  if (opts.benchmark_json) *opts.benchmark_json = json_text.str();
   return seconds;
 }
 

@@ -14,7 +14,7 @@ namespace ddlsim {
 struct HarnessOptions {
   double min_time_s = 0.05;     // Google Benchmark's MinTime per kernel
   double warmup_s = 0.01;       // MinWarmUpTime per kernel
-  std::string benchmark_json;   // also write Google Benchmark's JSON here ("" = no)
+  std::string* benchmark_json = nullptr;  // where set, receives Google Benchmark's JSON report
   bool progress = false;        // one line per kernel on stderr
 };
 

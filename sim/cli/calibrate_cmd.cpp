@@ -141,7 +141,9 @@ int run_calibrate(const Args& args, const RunnerFactory& make_runner) {
   HarnessOptions opts;
   opts.min_time_s = min_time;
   opts.warmup_s = warmup;
-  opts.benchmark_json = vm["benchmark-json"].as<std::string>();
+  const std::string json_path = vm["benchmark-json"].as<std::string>();
+  std::string json;
+  if (!json_path.empty()) opts.benchmark_json = &json;
   opts.progress = vm["progress"].as<bool>();
   Calibration cal = calibrate_model(*runner, model, batches, precision, opts);
   std::string cmdline = "ddlsim calibrate";
@@ -149,7 +151,10 @@ int run_calibrate(const Args& args, const RunnerFactory& make_runner) {
   cal.tool = cmdline;
   cal.host = host_name();
   cal.date = utc_now();
-  write_output(vm["out"].as<std::string>(), render_calibration(cal));
+  OutputSet out;
+  out.add(vm["out"].as<std::string>(), render_calibration(cal));
+  if (!json_path.empty()) out.add(json_path, json);
+  out.commit();
   print_summary(cal, *runner, model, precision, vm["check"].as<bool>());
   return 0;
 }

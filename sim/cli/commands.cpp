@@ -16,7 +16,7 @@ const std::vector<Command>& commands() {
       {"platform", cmd_platform, "platform generate|show   write a SimGrid platform XML for N nodes x G GPUs; summarise one"},
       {"compare", cmd_compare, "compare MEASURED.csv --scenario BASE.ini [--map column=section.key ...] [--format table|csv|json] [--output FILE] [--plot FILE.svg]"},
       {"fit", cmd_fit, "fit MEASURED.csv --scenario BASE.ini [--map ...] [--params LIST] [--overlay-out FILE.ini] [--format table|json]"},
-      {"validate", cmd_validate, "validate [--format table|csv|json] [--output FILE] [--plot FILE.svg]   the bundled tf_cnn_benchmarks 2017 set"},
+      {"validate", cmd_validate, "validate [--data DIR] [--format table|csv|json] [--output FILE] [--plot FILE.svg]   the bundled tf_cnn_benchmarks 2017 set (or DIR)"},
   };
   return list;
 }

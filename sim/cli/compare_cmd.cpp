@@ -48,8 +48,10 @@ int cmd_compare(const Args& args) {
   c.scenario_file = in.scenario_file;
   const std::string report = render_comparison(c, format);
   const std::string plot = pa.vm["plot"].as<std::string>();
-  if (!plot.empty()) write_output(plot, render_scatter_svg(comparison_plot(c, "ddlsim vs " + c.measured_file)));
-  write_output(pa.vm["output"].as<std::string>(), report);
+  OutputSet out;
+  if (!plot.empty()) out.add(plot, render_scatter_svg(comparison_plot(c, "ddlsim vs " + c.measured_file)));
+  out.add(pa.vm["output"].as<std::string>(), report);
+  out.commit();
   return 0;
 }
 

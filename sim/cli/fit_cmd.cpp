@@ -93,8 +93,10 @@ int cmd_fit(const Args& args) {
   const std::string report = format == Format::Json ? render_fit_json(regs, eff)
                                                     : render_fit_table(regs, eff, to_string(in.set.metric));
   const std::string overlay = pa.vm["overlay-out"].as<std::string>();
-  if (!overlay.empty()) write_output(overlay, overlay_text(eff, in.set.file, in.scenario_file));
-  write_output(pa.vm["output"].as<std::string>(), report);
+  OutputSet out;
+  if (!overlay.empty()) out.add(overlay, overlay_text(eff, in.set.file, in.scenario_file));
+  out.add(pa.vm["output"].as<std::string>(), report);
+  out.commit();
   return 0;
 }
 

@@ -3,15 +3,14 @@
 // on that platform with every measured `ring` row.
 #include <fmt/format.h>
 
-#include <fstream>
 #include <iostream>
-#include <sstream>
 
 #include "calibration/netfit.hpp"
 #include "cli/cli_options.hpp"
 #include "cli/commands.hpp"
 #include "cli/output.hpp"
 #include "core/error.hpp"
+#include "core/files.hpp"
 #include "simgrid/platform_reader.hpp"
 #include "system/device.hpp"
 
@@ -20,14 +19,6 @@ namespace po = boost::program_options;
 namespace ddlsim {
 
 namespace {
-
-std::string read_text(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw InputError(path + ": cannot open netbench CSV");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 void print_check(const std::vector<NetSample>& samples, const std::string& platform) {
   const ClusterDescription c = read_platform_file(platform);
@@ -56,7 +47,7 @@ int cmd_netfit(const Args& args) {
   const ParsedArgs pa = parse_args(args, own, "netfit");
   if (pa.positional.size() != 1) throw InputError("ddlsim netfit: expected one netbench CSV file");
   const std::string csv = pa.positional.front();
-  const auto samples = parse_netbench_csv(read_text(csv), csv);
+  const auto samples = parse_netbench_csv(read_text_file(csv, "netbench CSV file"), csv);
   const NetFit fit = fit_network(samples, csv);
   int nodes = pa.vm["nodes"].as<int>();
   if (nodes <= 0) {

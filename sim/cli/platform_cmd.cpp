@@ -15,9 +15,14 @@ namespace po = boost::program_options;
 namespace ddlsim {
 
 namespace {
-int positive(const po::variables_map& vm, const char* name) {
+// A generated file routes every pair of nodes (about 100 bytes x nodes^2): 512 nodes make ~25 MB,
+// well inside what ddlsim reads back (kMaxInputFileBytes). Larger clusters: --cluster.nodes.
+constexpr int kMaxGeneratedNodes = 512;
+
+int bounded(const po::variables_map& vm, const char* name, int max) {
   const int v = vm[name].as<int>();
-  if (v < 1) throw InputError(fmt::format("ddlsim platform generate: --{} = {}: expected a positive integer", name, v));
+  if (v < 1 || v > max)
+    throw InputError(fmt::format("ddlsim platform generate: --{} = {}: expected an integer from 1 to {}", name, v, max));
   return v;
 }
 
@@ -40,11 +45,13 @@ int generate(const Args& args) {
   if (!from.empty()) c = find_cluster(from, "--from");
   if (from.empty() || !vm["name"].defaulted()) c.name = vm["name"].as<std::string>();
   if (from.empty() || !vm["device"].defaulted()) c.device = vm["device"].as<std::string>();
-  if (from.empty() || !vm["gpus-per-node"].defaulted()) c.gpus_per_node = positive(vm, "gpus-per-node");
+  if (from.empty() || !vm["gpus-per-node"].defaulted()) c.gpus_per_node = bounded(vm, "gpus-per-node", kMaxGpusPerNode);
   if (from.empty() || !vm["intra"].defaulted()) c.intra = find_link_kind(vm["intra"].as<std::string>(), "--intra", LinkPlace::Intra);
   if (from.empty() || !vm["inter"].defaulted()) c.inter = find_link_kind(vm["inter"].as<std::string>(), "--inter", LinkPlace::Inter);
   if (from.empty()) c.note = "Generated two-level cluster";
-  write_output(vm["output"].as<std::string>(), platform_xml(c, positive(vm, "nodes")));
+  const int nodes = bounded(vm, "nodes", kMaxGeneratedNodes);
+  static_assert(long(kMaxGeneratedNodes) * kMaxGpusPerNode <= kMaxRanks, "a generated platform fits kMaxRanks");
+  write_output(vm["output"].as<std::string>(), platform_xml(c, nodes));
   return 0;
 }
 
@@ -64,8 +71,8 @@ const char* kUsage =
     "                                [--device GPU] [--name NAME] [--from BUILTIN] [--output FILE.xml]\n"
     "       ddlsim platform show FILE.xml [--from RANK] [--to RANK]\n"
     "link kinds: 1gbe 10gbe 25gbe 100gbe ib-fdr ib-edr pcie3 pcie4 nvlink1 nvlink2 nvlink3\n"
-    "The file routes every pair of nodes (nodes^2 lines): for thousands of nodes simulate the\n"
-    "built-in name with --cluster.nodes instead (built in memory, any size).\n";
+    "limits: --nodes 1..512, --gpus-per-node 1..64. The file routes every pair of nodes (nodes^2\n"
+    "lines): for more nodes simulate the built-in name with --cluster.nodes instead (built in memory).\n";
 }  // namespace
 
 int cmd_platform(const Args& args) {

@@ -31,8 +31,11 @@ int cmd_simulate(const Args& args) {
   if (!in.sweep.empty())
     std::cerr << "ddlsim simulate: note: the [sweep] section is ignored here; run `ddlsim sweep " << file << "`\n";
   const Prediction p = predict(resolve_scenario(in.settings, dir_of(file)));
-  write_output(pa.vm["output"].as<std::string>(), render_prediction(p, format));
-  if (!pa.vm["trace"].as<std::string>().empty()) write_output(pa.vm["trace"].as<std::string>(), chrome_trace_json(p));
+  OutputSet out;
+  out.add(pa.vm["output"].as<std::string>(), render_prediction(p, format));
+  const std::string trace = pa.vm["trace"].as<std::string>();
+  if (!trace.empty()) out.add(trace, chrome_trace_json(p));
+  out.commit();
   return 0;
 }
 

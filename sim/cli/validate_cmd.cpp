@@ -23,8 +23,10 @@ int cmd_validate(const Args& args) {
   const ValidationResult v = run_validation(pa.vm["data"].as<std::string>());
   const std::string report = render_validation(v, format);
   const std::string plot = pa.vm["plot"].as<std::string>();
-  if (!plot.empty()) write_output(plot, render_scatter_svg(validation_plot(v)));
-  write_output(pa.vm["output"].as<std::string>(), report);
+  OutputSet out;
+  if (!plot.empty()) out.add(plot, render_scatter_svg(validation_plot(v)));
+  out.add(pa.vm["output"].as<std::string>(), report);
+  out.commit();
   return 0;
 }
 

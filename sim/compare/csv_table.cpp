@@ -3,10 +3,10 @@
 #include <cmath>
 #include <csv.h>
 #include <cstdlib>
-#include <fstream>
 #include <sstream>
 
 #include "core/error.hpp"
+#include "core/files.hpp"
 #include "core/text.hpp"
 
 namespace ddlsim {
@@ -95,11 +95,7 @@ CsvTable parse_csv(const std::string& text, const std::string& file) {
 }
 
 CsvTable read_csv_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path + ": cannot open CSV file");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return parse_csv(ss.str(), path);
+  return parse_csv(read_text_file(path, "CSV file"), path);
 }
 
 double csv_number(const CsvTable& t, const CsvRow& row, int column) {

@@ -3,11 +3,11 @@
 #include <algorithm>
 #include <cstdlib>
 #include <fmt/format.h>
-#include <fstream>
 #include <map>
 #include <sstream>
 
 #include "core/error.hpp"
+#include "core/files.hpp"
 #include "core/text.hpp"
 #include "model/builder.hpp"
 
@@ -277,11 +277,7 @@ Model parse_model_file(const std::string& text, const std::string& origin) {
 }
 
 Model load_model_file(const std::string& path) {
-  std::ifstream f(path);
-  if (!f) throw InputError(fmt::format("{}: cannot open the model file", path));
-  std::ostringstream text;
-  text << f.rdbuf();
-  return parse_model_file(text.str(), path);
+  return parse_model_file(read_text_file(path, "model file"), path);
 }
 
 }  // namespace ddlsim

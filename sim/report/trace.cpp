@@ -30,6 +30,21 @@ void add_step(nlohmann::ordered_json& events, const StepTiming& t, int rank, Sec
   }
 }
 
+// The local steps past the drawn ones, as one event spanning their time on the compute lane.
+void add_elided(nlohmann::ordered_json& events, const StepTiming& local, int rank, Seconds offset_s, long long first,
+                long long count) {
+  nlohmann::ordered_json e;
+  e["name"] = std::to_string(count) + " more local steps (not drawn)";
+  e["cat"] = "elided";
+  e["ph"] = "X";
+  e["ts"] = offset_s * 1e6;
+  e["dur"] = std::max(0.0, local.step_s * double(count)) * 1e6;
+  e["pid"] = rank;
+  e["tid"] = int(Lane::Compute);
+  e["args"] = {{"first_step", first}, {"elided_steps", count}};
+  events.push_back(e);
+}
+
 nlohmann::ordered_json meta(const char* what, int pid, int tid, const std::string& name) {
   nlohmann::ordered_json e;
   e["name"] = what;
@@ -41,25 +56,28 @@ nlohmann::ordered_json meta(const char* what, int pid, int tid, const std::strin
 }
 }  // namespace
 
-std::string chrome_trace_json(const Prediction& p, int max_ranks) {
+std::string chrome_trace_json(const Prediction& p, int max_ranks, int max_steps) {
   nlohmann::ordered_json events = nlohmann::ordered_json::array();
   const int ranks = std::min(std::max(p.ranks, 1), max_ranks);
-  const int steps = std::max(p.sync_period, 1);
+  const long long steps = std::max(p.sync_period, 1);
+  const long long drawn = std::min<long long>(steps, std::max(max_steps, 1));
   for (int r = 0; r < ranks; ++r) {
     events.push_back(meta("process_name", r, 0, "rank " + std::to_string(r)));
     for (Lane l : {Lane::Compute, Lane::Comm, Lane::Input}) events.push_back(meta("thread_name", r, int(l), lane_name(l)));
     Seconds offset = 0;
-    for (int s = 0; s < steps; ++s) {
+    for (long long s = 0; s < drawn; ++s) {
       const StepTiming& t = s == 0 ? p.steps.sync : p.steps.local;
       add_step(events, t, r, offset, s);
       offset += t.step_s;
     }
+    if (drawn < steps) add_elided(events, p.steps.local, r, offset, drawn, steps - drawn);
   }
   nlohmann::ordered_json doc;
   doc["traceEvents"] = events;
   doc["displayTimeUnit"] = "ms";
   doc["otherData"] = {{"model", p.model}, {"framework", p.framework}, {"algorithm", p.algorithm},
-                      {"backend", p.backend}, {"platform", p.platform}, {"ranks", p.ranks}};
+                      {"backend", p.backend}, {"platform", p.platform}, {"ranks", p.ranks},
+                      {"sync_period", steps}, {"steps_drawn", drawn}};
   return doc.dump(1) + "\n";
 }
 

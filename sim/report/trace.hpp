@@ -1,5 +1,7 @@
 // Chrome trace-event timeline (the JSON format Horovod's timeline uses; open it in Perfetto or
-// chrome://tracing) of one synchronisation period: a sync step then k-1 local steps.
+// chrome://tracing) of one synchronisation period: a sync step then k-1 local steps, of which at
+// most `max_steps` in all are drawn (the rest is one "N more local steps (not drawn)" event on
+// the compute lane), so a large training.sync_period keeps the file small.
 // One process per rank (the first `max_ranks`), one thread per lane (compute, communication,
 // input); complete events ("ph": "X") in microseconds. Backends report one rank's phases
 // (data-parallel ranks run the same schedule), so every rank shows the same timeline.
@@ -10,6 +12,6 @@
 
 namespace ddlsim {
 
-std::string chrome_trace_json(const Prediction& p, int max_ranks = 8);
+std::string chrome_trace_json(const Prediction& p, int max_ranks = 8, int max_steps = 4);
 
 }  // namespace ddlsim

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "core/error.hpp"
+#include "core/files.hpp"
 #include "core/text.hpp"
 
 namespace po = boost::program_options;
@@ -83,13 +84,7 @@ po::options_description make_schema() {
   return desc;
 }
 
-std::string read_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw InputError(path + ": cannot open scenario file");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+std::string read_file(const std::string& path) { return read_text_file(path, "scenario file"); }
 
 // Maps each `section.key` of an INI text to its line, checking the syntax Boost accepts.
 std::map<std::string, int> index_lines(const std::string& text, const std::string& file) {

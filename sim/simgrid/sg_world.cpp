@@ -1,10 +1,10 @@
 #include "simgrid/sg_world.hpp"
 
 #include <algorithm>
-#include <fstream>
 #include <limits>
 
 #include "core/error.hpp"
+#include "core/files.hpp"
 #include "core/text.hpp"
 #include "simgrid/platform_xml.hpp"
 
@@ -59,7 +59,7 @@ void build_node(sg4::NetZone* top, const ClusterDescription& c, int n) {
 }  // namespace
 
 void load_platform_file(sg4::Engine& e, const std::string& path) {
-  if (!std::ifstream(path).good()) throw InputError(path + ": cannot open platform file");
+  check_input_file(path, "SimGrid platform file");
   try {
     e.load_platform(path);
   } catch (const std::exception& ex) {

@@ -1,0 +1,78 @@
+#include "core/files.hpp"
+
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/error.hpp"
+
+namespace ddlsim {
+
+namespace {
+
+// An open descriptor, closed with the object.
+class Fd {
+ public:
+  explicit Fd(int fd) : fd_(fd) {}
+  ~Fd() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+  int get() const { return fd_; }
+
+ private:
+  int fd_;
+};
+
+std::string too_large(const std::string& path, const std::string& what) {
+  return path + ": larger than " + std::to_string(kMaxInputFileBytes >> 20) + " MiB (expected a " + what +
+         " of at most that size)";
+}
+
+// Opens without blocking (a FIFO would wait for a writer forever); the caller owns the result.
+int open_input(const std::string& path, const std::string& what) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) throw InputError(path + ": cannot open " + what + " (" + std::strerror(errno) + ")");
+  return fd;
+}
+
+void check_kind_and_size(const Fd& fd, const std::string& path, const std::string& what) {
+  struct stat st {};
+  if (::fstat(fd.get(), &st) != 0) throw InputError(path + ": cannot open " + what + " (" + std::strerror(errno) + ")");
+  if (!S_ISREG(st.st_mode)) throw InputError(path + ": not a regular file (expected a " + what + ")");
+  if (std::size_t(st.st_size) > kMaxInputFileBytes) throw InputError(too_large(path, what));
+}
+
+// Reads to the end, stopping past the limit (the file may grow while it is read).
+std::string read_all(const Fd& fd, const std::string& path, const std::string& what) {
+  std::string text;
+  char buf[65536];
+  for (;;) {
+    const ssize_t n = ::read(fd.get(), buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) throw InputError(path + ": cannot read " + what + " (" + std::strerror(errno) + ")");
+    if (n == 0) return text;
+    text.append(buf, std::size_t(n));
+    if (text.size() > kMaxInputFileBytes) throw InputError(too_large(path, what));
+  }
+}
+
+}  // namespace
+
+std::string read_text_file(const std::string& path, const std::string& what) {
+  const Fd fd(open_input(path, what));
+  check_kind_and_size(fd, path, what);
+  std::string text = read_all(fd, path, what);
+  if (text.compare(0, 3, "\xEF\xBB\xBF") == 0) text.erase(0, 3);
+  return text;
+}
+
+void check_input_file(const std::string& path, const std::string& what) {
+  const Fd fd(open_input(path, what));
+  check_kind_and_size(fd, path, what);
+}
+
+}  // namespace ddlsim

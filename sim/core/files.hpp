@@ -1,0 +1,20 @@
+// Reading input files at the edge: every reader goes through here, so a directory, FIFO or device,
+// an oversized file, or one that cannot be opened is the same clear InputError everywhere.
+#pragma once
+#include <cstddef>
+#include <string>
+
+namespace ddlsim {
+
+// The largest input file read (scenario, model, CSV, calibration, platform XML).
+inline constexpr std::size_t kMaxInputFileBytes = std::size_t(64) << 20;  // 64 MiB
+
+// The whole text of the regular file `path` (symlinks followed), without a leading UTF-8 BOM.
+// `what` names the kind of file in messages, e.g. "scenario file":
+//   "PATH: not a regular file (expected a scenario file)".
+std::string read_text_file(const std::string& path, const std::string& what);
+
+// The same checks without reading, for files another parser opens itself (SimGrid's platform XML).
+void check_input_file(const std::string& path, const std::string& what);
+
+}  // namespace ddlsim
