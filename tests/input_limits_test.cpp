@@ -194,3 +194,82 @@ TEST(InputLimits, NetfitRejectsRowsThatCannotBeMeasurements) {
     }
   }
 }
+
+TEST(InputLimits, ModelFileSizesThatWouldOverflowNameTheLayerAndLine) {
+  for (const auto& [text, part] : std::vector<std::pair<std::string, std::string>>{
+           {"input 1000000 1000000 1000\nflatten\ndense 10\n", "m.model:1: layer 'input': output size"},
+           {"input 8 8 3\nzeropad 1000000000\nconv2d 4\n", "m.model:2:"},
+           {"input 100 100 3\nflatten\ndense 1000000000\n", "m.model:3: layer 'dense': parameter count"}}) {
+    TempFile m("m.model", text);
+    const std::string e = error_of({"--model.file=" + m.path()});
+    EXPECT_TRUE(has(e, part)) << e;
+    EXPECT_TRUE(has(e, "too large")) << e;
+  }
+}
+
+TEST(InputLimits, PlatformFactorPropertiesAreFractions) {
+  const std::string good = platform_xml(find_cluster("poti", "t"), 2);
+  const std::string device = "<prop id=\"ddlsim.device\" value=\"rtx4070\"/>";
+  ASSERT_TRUE(has(good, device));
+  for (const char* v : {"inf", "nan", "abc", "-1", "0", "1.5", "1e-20"}) {
+    std::string xml = good;
+    xml.insert(xml.find(device) + device.size(), std::string("<prop id=\"ddlsim.duplex_factor\" value=\"") + v + "\"/>");
+    TempFile f("f.xml", xml);
+    const std::string e = error_of({"--cluster.platform=" + f.path(), "--cluster.nodes=2"});
+    EXPECT_TRUE(has(e, "ddlsim.duplex_factor = '" + std::string(v) + "'")) << v << ": " << e;
+  }
+}
+
+TEST(InputLimits, PlatformWithoutARouteSaysWhichRoute) {
+  TempFile f("noroute.xml",
+             "<?xml version=\"1.0\"?>\n<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n"
+             "<platform version=\"4.1\">\n<zone id=\"z\" routing=\"Full\"><prop id=\"ddlsim.device\" value=\"v100\"/>"
+             "<host id=\"h0\" speed=\"1Gf\"/><host id=\"h1\" speed=\"1Gf\"/></zone></platform>\n");
+  const std::string e = error_of({"--cluster.platform=" + f.path()});
+  EXPECT_TRUE(has(e, f.path())) << e;
+  EXPECT_TRUE(has(e, "route from host h0 to host h1")) << e;
+}
+
+TEST(InputLimits, PlatformWithoutADeviceAsksForOne) {
+  std::string xml = platform_xml(find_cluster("poti", "t"), 2);
+  const std::string device = "<prop id=\"ddlsim.device\" value=\"rtx4070\"/>";
+  xml.erase(xml.find(device), device.size());
+  TempFile f("nodev.xml", xml);
+  EXPECT_TRUE(has(error_of({"--cluster.platform=" + f.path()}), "names no GPU"));
+  EXPECT_EQ(error_of({"--cluster.platform=" + f.path(), "--compute.device=v100"}), "");
+}
+
+TEST(InputLimits, SweepRefusesACommandLineValueForASweptKey) {
+  TempFile f("s.ini", "[sweep]\ncluster.nodes = 1, 2\n");
+  const auto r = run_ddlsim("sweep " + f.path() + " --cluster.nodes=2");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_TRUE(has(r.out, "--cluster.nodes is swept by " + f.path() + ":2")) << r.out;
+  EXPECT_EQ(run_ddlsim("sweep " + f.path() + " --sweep.cluster.nodes=3,4").code, 0);
+}
+
+TEST(InputLimits, TextFilesWithNulBytesAreRejectedWithTheLine) {
+  TempFile f("nul.ini", std::string("[model]\nname = resnet50\0x\n", 26));
+  const std::string e = error_of({}, testutil::slurp(f.path()));
+  EXPECT_TRUE(has(e, ":2: a NUL byte")) << e;
+  TempFile m("nul.model", std::string("input 8 8 3\ndense 4\0junk\n", 25));
+  EXPECT_TRUE(has(error_of({"--model.file=" + m.path()}), "nul.model:2: a NUL byte"));
+}
+
+TEST(InputLimits, AmbiguousCommandLinesAreErrors) {
+  EXPECT_TRUE(has(error_of({"--cluster.nodes=2", "--cluster.nodes=3"}), "given twice"));
+  auto r = run_ddlsim("models resnet50 vgg16");
+  EXPECT_EQ(r.code, 2) << r.out;
+  r = run_ddlsim("models --file " + testutil::source_dir() + "/models/mlp_materials.model --input-size 64");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_TRUE(has(error_of({}, "[ model ]\nname = resnet50\n"), "s.ini:1: expected [section] with no spaces"));
+}
+
+TEST(InputLimits, MeasuredCsvNumbersAreDecimal) {
+  TempFile csv("h.csv", "cluster.nodes,epoch_time_s\n1,0x10\n");
+  try {
+    read_measured(read_csv_file(csv.path()), {}, "");
+    ADD_FAILURE() << "accepted 0x10";
+  } catch (const InputError& e) {
+    EXPECT_TRUE(has(e.what(), "h.csv:2")) << e.what();
+  }
+}

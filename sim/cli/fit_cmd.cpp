@@ -44,7 +44,7 @@ std::string render_fit_json(const std::vector<RegressionFit>& regs, const Effect
   ordered_json params = ordered_json::array();
   for (const auto& p : eff.params)
     params.push_back({{"name", p.name}, {"key", p.key}, {"before", p.before}, {"after", p.after},
-                      {"identifiable", p.identifiable}});
+                      {"identifiable", p.identifiable}, {"note", p.note}});
   j["effective"] = params;
   j["error_before"] = stats_record(eff.before);
   j["error_after"] = stats_record(eff.after);
@@ -69,7 +69,7 @@ std::string render_fit_table(const std::vector<RegressionFit>& regs, const Effec
   out += "\nEffective parameters (least squares on relative errors of the configuration means)\n\n";
   for (const auto& p : eff.params)
     out += fmt::format("  {:<14} {:<26} {:>12.6g} -> {:<12.6g} {}\n", p.name, p.key, p.before, p.after,
-                       p.identifiable ? "" : "(not identifiable from these runs; kept)");
+                       p.note.empty() ? "" : "(" + p.note + ")");
   out += "\n  before: " + stats_line(eff.before) + "\n  after:  " + stats_line(eff.after) + "\n";
   return out;
 }

@@ -19,7 +19,14 @@ int cmd_models(const Args& args) {
   const ParsedArgs pa = parse_args(args, own, "models");
   if (!pa.overrides.empty()) throw InputError("ddlsim models: unexpected option " + pa.overrides.front());
   const Format format = parse_format(pa.vm["format"].as<std::string>());
+  if (pa.positional.size() > 1)
+    throw InputError("ddlsim models: expected one model name, got '" + pa.positional[1] + "' after '" +
+                     pa.positional[0] + "'");
   if (pa.vm.count("file")) {
+    if (!pa.positional.empty()) throw InputError("ddlsim models: expected a model name or --file, not both");
+    for (const char* opt : {"input-size", "channels", "classes"})
+      if (pa.vm.count(opt))
+        throw InputError(std::string("ddlsim models: --") + opt + " applies to zoo models; a model file gives its own");
     write_output("", render_model(load_model_file(pa.vm["file"].as<std::string>()), format));
     return 0;
   }

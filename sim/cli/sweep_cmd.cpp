@@ -43,6 +43,10 @@ int cmd_sweep(const Args& args) {
   const ScenarioInput in = read_scenario(file, pa.overrides);
   if (in.sweep.empty())
     throw InputError(file + ": the [sweep] section is empty; list values as `section.key = v1, v2`");
+  for (const auto& [key, values] : in.sweep)
+    if (in.settings.at(key).origin == "command line")
+      throw InputError("command line: --" + key + " is swept by " + in.sweep_origin.at(key) +
+                       "; expected either the sweep or one value (change the list with --sweep." + key + "=V1,V2)");
   const auto results = run_sweep(expand_sweep(in), dir_of(file), jobs, terminal_progress());
   write_output(pa.vm["output"].as<std::string>(), render_sweep_csv(results));
   std::size_t failed = 0;

@@ -102,8 +102,9 @@ double csv_number(const CsvTable& t, const CsvRow& row, int column) {
   const std::string& cell = row.cells.at(column);
   char* end = nullptr;
   const double v = std::strtod(cell.c_str(), &end);
-  if (cell.empty() || *end != '\0' || !std::isfinite(v))
-    throw InputError(t.where(row, column) + " = '" + cell + "': expected a number");
+  const bool hex = cell.find_first_of("xX") != std::string::npos;  // strtod reads 0x10 as 16
+  if (cell.empty() || *end != '\0' || !std::isfinite(v) || hex)
+    throw InputError(t.where(row, column) + " = '" + clip(cell) + "': expected a number");
   return v;
 }
 

@@ -65,12 +65,19 @@ struct Problem {
   }
 };
 
-// Minimises over log10(v) in [a, b]: scan, then golden section around the best scan point.
-double search(Problem& pr, const ParamAccess& p, double start, bool& flat) {
+// The search window in log10(v): 4 decades either side of the starting value, within the bounds.
+std::pair<double, double> window(const ParamAccess& p, double start) {
   const double centre = std::log10(start > 0 ? start : 1e-3);
   double a = centre - 4, b = centre + 4;
   if (p.lo > 0) a = std::max(a, std::log10(p.lo));
   if (std::isfinite(p.hi)) b = std::min(b, std::log10(p.hi));
+  return {a, b};
+}
+
+// Minimises over log10(v) in the window around `start`: scan, then golden section around the
+// best scan point.
+double search(Problem& pr, const ParamAccess& p, double start, bool& flat) {
+  const auto [a, b] = window(p, start);
   const int n = 49;
   std::vector<double> xs(n), fs(n);
   for (int i = 0; i < n; ++i) {
@@ -130,13 +137,17 @@ EffectiveFit fit_shared(const MeasuredSet& set, std::vector<Scenario>& scenarios
     fit.params.push_back({p.name, p.key, p.get(pr.scs.front()), p.get(pr.scs.front()), true, ""});
     values.push_back(p.get(pr.scs.front()));
   }
+  const std::vector<double> starts = values;
+  // Coordinate descent; every round searches the same window around each starting value, so a
+  // parameter the data push to an extreme stops at the window's edge instead of drifting away.
   for (int round = 0; round < 8; ++round) {
     double moved = 0;
     for (std::size_t k = 0; k < access.size(); ++k) {
       bool flat = false;
-      const double v = search(pr, access[k], values[k], flat);
+      const double found = search(pr, access[k], starts[k], flat);
+      const double v = flat ? values[k] : found;  // no effect on any prediction: kept as it was
       for (auto& s : pr.scs) access[k].set(s, v);
-      fit.params[k].identifiable = !flat;
+      if (round == 0) fit.params[k].identifiable = !flat;
       moved = std::max(moved, std::fabs(v - values[k]) / std::max(std::fabs(values[k]), 1e-300));
       values[k] = v;
     }
@@ -144,8 +155,12 @@ EffectiveFit fit_shared(const MeasuredSet& set, std::vector<Scenario>& scenarios
   }
   for (std::size_t k = 0; k < access.size(); ++k) {
     fit.params[k].after = values[k];
+    const auto [a, b] = window(access[k], starts[k]);
+    const double x = std::log10(values[k]);
     if (!fit.params[k].identifiable)
       fit.params[k].note = "no effect on the measured configurations; kept as it was";
+    else if (std::fabs(x - a) < 1e-6 || std::fabs(x - b) < 1e-6)
+      fit.params[k].note = "at the edge of its search range (within 4 decades of its start and its bounds)";
   }
   fit.predictions = predict_all(pr.scs);
   fit.after = stats_of(set, fit.predictions);

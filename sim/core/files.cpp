@@ -1,5 +1,6 @@
 #include "core/files.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
@@ -67,6 +68,11 @@ std::string read_text_file(const std::string& path, const std::string& what) {
   check_kind_and_size(fd, path, what);
   std::string text = read_all(fd, path, what);
   if (text.compare(0, 3, "\xEF\xBB\xBF") == 0) text.erase(0, 3);
+  const auto nul = text.find('\0');
+  if (nul != std::string::npos) {
+    const auto line = 1 + std::count(text.begin(), text.begin() + std::ptrdiff_t(nul), '\n');
+    throw InputError(path + ":" + std::to_string(line) + ": a NUL byte (expected a " + what + " in plain text)");
+  }
   return text;
 }
 

@@ -16,7 +16,30 @@ void require_positive(int v, const std::string& layer, const char* what) {
   if (v < 1) throw InputError(fmt::format("layer '{}': {} must be a positive integer, got {}", layer, what, v));
 }
 
+// Sizes past these are surely typing errors, and they keep every count inside 64-bit integers
+// (and every shape inside int): a dimension, the values of one layer's output per sample, and
+// the parameters of one layer.
+constexpr double kMaxDim = double(1 << 30);
+constexpr double kMaxElems = double(1LL << 36);
+constexpr double kMaxLayerParams = double(1LL << 40);
+
+// A size computed in double (no overflow), checked against its limit.
+std::int64_t bounded(double v, double limit, const std::string& layer, const char* what) {
+  if (!(v <= limit))
+    throw InputError(fmt::format("layer '{}': {} {:.4g} is too large (at most {:.4g}); check the layer's sizes",
+                                 layer, what, v, limit));
+  return std::int64_t(v);
+}
+
+int dim(double v, const std::string& layer, const char* what) { return int(bounded(v, kMaxDim, layer, what)); }
+
+std::int64_t params(double v, const std::string& layer) { return bounded(v, kMaxLayerParams, layer, "parameter count"); }
+
+// Every layer is made here, so every output shape is checked here (inputs are earlier outputs).
 Layer make_layer(const std::string& name, LayerKind kind, Shape in, Shape out) {
+  for (const auto& [v, what] : {std::pair{out.h, "output height"}, {out.w, "output width"}, {out.c, "output channels"}})
+    dim(v, name, what);
+  bounded(double(out.h) * out.w * out.c, kMaxElems, name, "output size (values per sample)");
   Layer l;
   l.name = name;
   l.kind = kind;
@@ -81,8 +104,7 @@ Shape ModelBuilder::conv2d(Shape x, int filters, int kh, int kw, int stride, Pad
                   window_out(x.w, kw, stride, pad, n, "kernel width"), filters};
   Layer l = make_layer(n, LayerKind::Conv2D, x, out);
   l.geom = ConvGeometry{kh, kw, stride, 1};
-  const std::int64_t weights = std::int64_t(kh) * kw * x.c * filters;
-  l.params_trainable = weights + (use_bias ? filters : 0);
+  l.params_trainable = params(double(kh) * kw * x.c * filters + (use_bias ? filters : 0), n);
   l.fwd_flops = 2.0 * double(out.elems()) * kh * kw * x.c + (use_bias ? double(out.elems()) : 0.0);
   return append(l);
 }
@@ -97,7 +119,7 @@ Shape ModelBuilder::depthwise_conv2d(Shape x, int kh, int kw, int stride, Paddin
                   window_out(x.w, kw, stride, pad, n, "kernel width"), x.c};
   Layer l = make_layer(n, LayerKind::DepthwiseConv2D, x, out);
   l.geom = ConvGeometry{kh, kw, stride, x.c};
-  l.params_trainable = std::int64_t(kh) * kw * x.c + (use_bias ? x.c : 0);
+  l.params_trainable = params(double(kh) * kw * x.c + (use_bias ? x.c : 0), n);
   l.fwd_flops = 2.0 * double(out.elems()) * kh * kw + (use_bias ? double(out.elems()) : 0.0);
   return append(l);
 }
@@ -108,7 +130,7 @@ Shape ModelBuilder::dense(Shape x, int units, bool use_bias, const std::string& 
   const Shape out{x.h, x.w, units};
   Layer l = make_layer(n, LayerKind::Dense, x, out);
   l.geom = ConvGeometry{1, 1, 1, 1};
-  l.params_trainable = std::int64_t(x.c) * units + (use_bias ? units : 0);
+  l.params_trainable = params(double(x.c) * units + (use_bias ? units : 0), n);
   l.fwd_flops = 2.0 * double(out.elems()) * x.c + (use_bias ? double(out.elems()) : 0.0);
   return append(l);
 }
@@ -180,12 +202,14 @@ Shape ModelBuilder::concat(const std::vector<Shape>& xs, const std::string& name
   const std::string n = layer_name(name, "concatenate");
   if (xs.empty()) throw InputError(fmt::format("layer '{}': concatenate needs inputs", n));
   Shape out{xs.front().h, xs.front().w, 0};
+  double channels = 0;
   for (const Shape& s : xs) {
     if (s.h != out.h || s.w != out.w)
       throw InputError(fmt::format("layer '{}': cannot concatenate {} and {}", n, shape_text(xs.front()),
                                    shape_text(s)));
-    out.c += s.c;
+    channels += s.c;
   }
+  out.c = dim(channels, n, "output channels");
   Layer l = make_layer(n, LayerKind::Concat, xs.front(), out);
   l.in_elems = out.elems();
   return append(l);
@@ -195,13 +219,15 @@ Shape ModelBuilder::zero_padding(Shape x, int top, int bottom, int left, int rig
   const std::string n = layer_name(name, "zero_padding2d");
   if (std::min({top, bottom, left, right}) < 0)
     throw InputError(fmt::format("layer '{}': padding must not be negative", n));
-  const Shape out{x.h + top + bottom, x.w + left + right, x.c};
+  const Shape out{dim(double(x.h) + top + bottom, n, "output height"), dim(double(x.w) + left + right, n, "output width"),
+                  x.c};
   return append(make_layer(n, LayerKind::Reshape, x, out));
 }
 
 Shape ModelBuilder::flatten(Shape x, const std::string& name) {
-  const Shape out{1, 1, int(x.elems())};
-  return append(make_layer(layer_name(name, "flatten"), LayerKind::Reshape, x, out));
+  const std::string n = layer_name(name, "flatten");
+  const Shape out{1, 1, dim(double(x.elems()), n, "output size")};
+  return append(make_layer(n, LayerKind::Reshape, x, out));
 }
 
 Shape ModelBuilder::dropout(Shape x, const std::string& name) {

@@ -88,7 +88,8 @@ std::pair<int, int> input_size(const Reader& r, const std::string& key) {
   for (std::size_t i = 0; i < parts.size(); ++i) {
     char* end = nullptr;
     const long n = std::strtol(parts[i].c_str(), &end, 10);
-    if (parts[i].empty() || *end != '\0' || n < 1 || n > 100000) r.fail(key, "N or HxW with positive integers");
+    if (parts[i].empty() || *end != '\0' || n < 1 || n > 100000)
+      r.fail(key, "N or HxW with integers from 1 to 100000");
     v[i] = int(n);
   }
   return {v[0], parts.size() == 2 ? v[1] : v[0]};
@@ -258,6 +259,9 @@ Scenario resolve_scenario(const Settings& settings, const std::string& base_dir)
     r.fail("cluster.nodes", "at most " + std::to_string(max_nodes) + " (nodes of platform " +
                                 sc.system.cluster.name + ")");
   const std::string device = r.given("compute.device") ? r.text("compute.device") : sc.system.cluster.device;
+  if (device.empty())
+    throw InputError(r.where("cluster.platform") + ": the platform names no GPU (root zone property " +
+                     "ddlsim.device); expected compute.device to name one (see `ddlsim keys`)");
   sc.system.device = find_device(device, r.where("compute.device"));
   sc.execution = resolve_execution(r, sc.system.nodes);
   sc.system.compute = resolve_compute(r, sc.execution.batch_per_gpu);

@@ -1,7 +1,7 @@
 #include "scenario/settings.hpp"
 
 #include <boost/program_options.hpp>
-#include <fstream>
+#include <set>
 #include <sstream>
 
 #include "core/error.hpp"
@@ -97,7 +97,9 @@ std::map<std::string, int> index_lines(const std::string& text, const std::strin
     const std::string where = file + ":" + std::to_string(n) + ": ";
     if (line.front() == '[') {
       if (line.back() != ']' || line.size() < 3) throw InputError(where + "expected [section], got '" + line + "'");
-      section = trim(line.substr(1, line.size() - 2));
+      section = line.substr(1, line.size() - 2);
+      if (section != trim(section) || section.empty())
+        throw InputError(where + "expected [section] with no spaces inside the brackets, got '" + clip(line) + "'");
       continue;
     }
     const auto eq = line.find('=');
@@ -180,8 +182,11 @@ ScenarioInput read_scenario(const std::string& file, const std::vector<std::stri
     for (const auto& o : from_file.options)
       put(o.string_key, o.value.empty() ? "" : o.value.front(), f + ":" + std::to_string(lines.at(o.string_key)));
   }
+  std::set<std::string> given;
   for (const auto& o : cli.options) {
     if (o.value.size() != 1) throw InputError("command line: --" + o.string_key + " needs a value (--" + o.string_key + "=VALUE)");
+    if (!given.insert(o.string_key).second)
+      throw InputError("command line: --" + o.string_key + " is given twice (expected one value)");
     put(o.string_key, o.value.front(), "command line");
   }
   for (const auto& k : scenario_keys())

@@ -11,6 +11,13 @@
 namespace ddlsim {
 
 namespace {
+
+constexpr const char* kStageTag = "[ddlsim/stage] ";
+
+// Set in a forked child only (a process-wide fact, hence static): stage notes go to the child's
+// captured stderr, never to the user's.
+bool in_child = false;
+
 void write_all(int fd, const std::string& s) {
   std::size_t done = 0;
   while (done < s.size()) {
@@ -41,6 +48,7 @@ std::string read_file(std::FILE* f) {
 
 [[noreturn]] void child(int fd, std::FILE* err, const std::function<std::string()>& work) {
   ::dup2(::fileno(err), STDERR_FILENO);
+  in_child = true;
   std::string answer;
   int code = 0;
   try {
@@ -71,10 +79,23 @@ std::string simgrid_reason(const std::string& err) {
   return last;
 }
 
+
+// The last stage the child noted before it stopped ("" if none).
+std::string last_stage(const std::string& err) {
+  std::string stage;
+  for (const auto& line : split(err, '\n'))
+    if (line.rfind(kStageTag, 0) == 0) stage = line.substr(std::char_traits<char>::length(kStageTag));
+  return stage;
+}
+
 bool is_file(const std::string& platform) {
   return platform.size() > 4 && to_lower(platform.substr(platform.size() - 4)) == ".xml";
 }
 }  // namespace
+
+void note_stage(const std::string& doing) {
+  if (in_child) std::fprintf(stderr, "%s%s\n", kStageTag, doing.c_str());
+}
 
 std::string run_isolated(const std::function<std::string()>& work, const std::string& platform) {
   int fds[2];
@@ -113,9 +134,12 @@ std::string run_isolated(const std::function<std::string()>& work, const std::st
   if (kind == "ok" && WIFEXITED(status) && WEXITSTATUS(status) == 0) return body;
   if (kind == "input") throw InputError(body);
   std::string reason = kind == "error" ? body : simgrid_reason(stderr_text);
-  if (reason.empty())
+  if (reason.empty()) {
     reason = WIFSIGNALED(status) ? "SimGrid stopped with signal " + std::to_string(WTERMSIG(status))
                                  : "SimGrid exited with code " + std::to_string(WEXITSTATUS(status));
+    const std::string stage = last_stage(stderr_text);
+    if (!stage.empty()) reason += " while " + stage;
+  }
   if (is_file(platform)) {
     if (reason.find(platform) == std::string::npos) reason = platform + ": " + reason;
     throw InputError(reason);

@@ -13,4 +13,8 @@ namespace ddlsim {
 // InputError naming `platform` when it is a file and SimGrid said why, else a runtime_error.
 std::string run_isolated(const std::function<std::string()>& work, const std::string& platform);
 
+// In the child: names what it is doing now, so that a crash inside SimGrid (a segmentation fault
+// on a route the file does not give, say) is reported as "... while DOING".
+void note_stage(const std::string& doing);
+
 }  // namespace ddlsim

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <map>
 #include <nlohmann/json.hpp>
 
@@ -58,6 +59,18 @@ Shape shape_of(const sg4::Engine& e, const std::string& path) {
   return s;
 }
 
+// A bandwidth fraction of the root zone (`ddlsim netfit` writes them); 1 when absent.
+double factor_property(const sg4::Engine& e, const char* name, const std::string& path) {
+  const char* text = e.get_netzone_root()->get_property(name);
+  if (!text) return 1.0;
+  char* end = nullptr;
+  const double v = std::strtod(text, &end);
+  if (*text == '\0' || *end != '\0' || !(v >= 0.01 && v <= 1))
+    throw InputError(fmt::format("{}: property {} = '{}': expected a fraction of bandwidth from 0.01 to 1", path, name,
+                                 clip(text)));
+  return v;
+}
+
 std::string describe(const std::string& path) {
   sg4::Engine& e = start_engine(SimGridOptions{});
   load_platform_file(e, path);
@@ -76,10 +89,8 @@ std::string describe(const std::string& path) {
   j["intra_bw"] = intra.bw_Bps;
   j["inter_lat"] = inter.latency_s;
   j["inter_bw"] = inter.bw_Bps;
-  const char* xf = e.get_netzone_root()->get_property("ddlsim.exchange_factor");  // written by `ddlsim netfit`
-  j["exchange_factor"] = xf ? std::atof(xf) : 1.0;
-  const char* df = e.get_netzone_root()->get_property("ddlsim.duplex_factor");
-  j["duplex_factor"] = df ? std::atof(df) : 1.0;
+  j["exchange_factor"] = factor_property(e, "ddlsim.exchange_factor", path);  // written by `ddlsim netfit`
+  j["duplex_factor"] = factor_property(e, "ddlsim.duplex_factor", path);
   return j.dump();
 }
 
@@ -125,10 +136,8 @@ ClusterDescription read_platform_file(const std::string& path) {
              "route between two nodes in " + path};
   c.note = "read from " + path;
   c.xml_path = path;
-  const double xf = j.value("exchange_factor", 1.0);
-  c.inter.exchange_factor = xf > 0 && xf <= 1 ? xf : 1.0;
-  const double df = j.value("duplex_factor", 1.0);
-  c.inter.duplex_factor = df > 0 && df <= 1 ? df : 1.0;
+  c.inter.exchange_factor = j["exchange_factor"].get<double>();
+  c.inter.duplex_factor = j["duplex_factor"].get<double>();
   return c;
 }
 

@@ -6,6 +6,7 @@
 #include "core/error.hpp"
 #include "core/files.hpp"
 #include "core/text.hpp"
+#include "simgrid/isolate.hpp"
 #include "simgrid/platform_xml.hpp"
 
 namespace sg4 = simgrid::s4u;
@@ -89,6 +90,8 @@ std::vector<sg4::Host*> hosts_in_natural_order(const sg4::Engine& e) {
 }
 
 RouteInfo route_info(const sg4::Host* a, const sg4::Host* b) {
+  note_stage("finding the route from host " + a->get_name() + " to host " + b->get_name() +
+             " (a platform file must route every pair of hosts that exchange data)");
   RouteInfo r;
   a->route_to(b, r.links, &r.latency_s);
   r.bw_Bps = std::numeric_limits<double>::infinity();
