@@ -37,6 +37,25 @@ double time_at(const std::vector<std::pair<int, double>>& pts, int b) {
   return std::max(t, floor_s);
 }
 
+// "a, b, c" (at most five names, then "...").
+std::string some_layer_names(const Model& model) {
+  std::string out;
+  for (std::size_t i = 0; i < model.layers.size() && i < 5; ++i) out += (i ? ", " : "") + model.layers[i].name;
+  return model.layers.size() > 5 ? out + ", ..." : out;
+}
+
+// A row for a layer the model does not have: a stale or edited file.
+void check_no_foreign_rows(const Calibration& cal, const Model& model, const std::string& origin) {
+  std::set<std::string> names;
+  for (const auto& l : model.layers) names.insert(l.name);
+  for (const auto& r : cal.rows) {
+    if (names.count(r.layer)) continue;
+    const std::string where = r.line > 0 ? fmt::format("{}:{}", origin, r.line) : origin;
+    throw InputError(fmt::format("{}: layer '{}' is not in model {} (expected one of its layers: {})", where,
+                                 r.layer, model.name, some_layer_names(model)));
+  }
+}
+
 }  // namespace
 
 LayerTiming layer_timing_at(const Calibration& cal, const std::string& layer, int batch, const std::string& origin) {
@@ -74,6 +93,7 @@ void check_calibration_matches(const Calibration& cal, const Model& model, Preci
   if (cal.precision != to_string(precision))
     throw InputError(fmt::format("{}: calibrated at precision {}, but model.precision is {}", origin,
                                  cal.precision, to_string(precision)));
+  check_no_foreign_rows(cal, model, origin);
   std::set<std::string> names;
   for (const auto& r : cal.rows) names.insert(r.layer);
   for (const auto& l : model.layers)

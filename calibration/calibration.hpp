@@ -22,6 +22,7 @@ struct LayerTiming {
   Seconds update_s = 0;    // optimizer update of this layer's weights (after a synchronisation)
   Seconds accum_s = 0;     // adding a micro-batch's gradients into the accumulator
   int kernels = 0;         // distinct kernels launched per step (forward + backward + update)
+  int line = 0;            // its line in the calibration file (0: not read from a file)
 };
 
 struct Calibration {
@@ -53,7 +54,7 @@ LayerTiming layer_timing_at(const Calibration& cal, const std::string& layer, in
 
 // Throws InputError (naming `origin`) unless the calibration was made for this model instance
 // (name, parameter count and forward operations per sample), at this precision, and holds rows
-// for every layer of it.
+// for every layer of it and for no other layer.
 void check_calibration_matches(const Calibration& cal, const Model& model, Precision precision,
                                const std::string& origin);
 

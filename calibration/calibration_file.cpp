@@ -66,6 +66,8 @@ class Parser {
   }
 
   void header(const std::string& key, const std::string& value, int line, Calibration& c) {
+    const auto [first, fresh] = seen_keys_.emplace(key, line);
+    if (!fresh) fail(line, fmt::format("'{}' is given twice (first on line {})", key, first->second));
     if (key == "format") {
       if (value.rfind(kMagic, 0) != 0) fail(line, fmt::format("format = '{}': expected '{} 1'", value, kMagic));
       c.version = integer(trim(value.substr(std::string(kMagic).size())), line, "format version", 1);
@@ -74,7 +76,7 @@ class Parser {
                                kCalibrationVersion));
       seen_format_ = true;
     } else if (key == "device") c.device = value;
-    else if (key == "device_kind") c.device_kind = value;
+    else if (key == "device_kind") c.device_kind = device_kind(value, line);
     else if (key == "model") c.model = value;
     else if (key == "model_params") c.model_params = integer(value, line, "model_params", 0);
     else if (key == "model_fwd_flops") c.model_fwd_flops = number(value, line, "model_fwd_flops");
@@ -87,12 +89,25 @@ class Parser {
                                 "model_fwd_flops, precision, clock, tool, host, date)", key));
   }
 
+  std::string device_kind(const std::string& value, int line) const {
+    if (value != "cpu" && value != "cuda") fail(line, fmt::format("device_kind = '{}': expected cpu or cuda", value));
+    return value;
+  }
+
+  // Layer names are written as they are: a quoted name is rejected, not unquoted.
+  std::string layer_name(const std::string& t, int line) const {
+    if (t.empty()) fail(line, "layer name is empty");
+    if (t.find('"') != std::string::npos)
+      fail(line, fmt::format("layer = '{}': expected the layer name without quotes", t));
+    return t;
+  }
+
   void row(const std::string& text, int line, Calibration& c) {
     const auto f = split(text, ',');
     if (f.size() != 7) fail(line, fmt::format("expected 7 comma-separated fields ({}), got {}", kHeader, f.size()));
     LayerTiming r;
-    r.layer = f[0];
-    if (r.layer.empty()) fail(line, "layer name is empty");
+    r.layer = layer_name(f[0], line);
+    r.line = line;
     r.batch = integer(f[1], line, "batch", 1);
     r.fwd_s = number(f[2], line, "forward_s");
     r.bwd_s = number(f[3], line, "backward_s");
@@ -136,6 +151,7 @@ class Parser {
   std::string origin_;
   bool seen_format_ = false;
   std::set<std::pair<std::string, int>> seen_rows_;
+  std::map<std::string, int> seen_keys_;  // header key -> its line
 };
 
 }  // namespace

@@ -33,18 +33,31 @@ std::pair<std::string, int> parse_device(const std::string& text) {
 
 namespace {
 
+constexpr long kMaxBatch = 65536;
+constexpr double kMinMinTime = 1e-4, kMaxSeconds = 60;
+
 std::vector<int> parse_batches(const std::string& text) {
   std::vector<int> out;
   for (const auto& p : split(text, ',')) {
     char* end = nullptr;
     const long b = std::strtol(p.c_str(), &end, 10);
-    if (p.empty() || *end != '\0' || b < 1 || b > 1000000)
-      throw InputError("--batch '" + text + "': expected positive integers separated by commas, e.g. 32,64");
+    if (p.empty() || *end != '\0' || b < 1 || b > kMaxBatch)
+      throw InputError(fmt::format("--batch '{}': expected integers from 1 to {} separated by commas, e.g. 32,64",
+                                   clip(text), kMaxBatch));
     if (std::find(out.begin(), out.end(), int(b)) == out.end()) out.push_back(int(b));
   }
   if (out.empty()) throw InputError("--batch: no batch sizes given (e.g. --batch 32,64)");
   std::sort(out.begin(), out.end());
   return out;
+}
+
+// --min-time and --warmup: seconds per kernel, in [lo, 60] (outside, Google Benchmark never ends).
+double seconds_option(const po::variables_map& vm, const char* name, double lo) {
+  const double v = vm[name].as<double>();
+  if (!(v >= lo && v <= kMaxSeconds))
+    throw InputError(fmt::format("--{} {}: expected seconds per kernel from {} to {}", name, format_number(v),
+                                 format_number(lo), format_number(kMaxSeconds)));
+  return v;
 }
 
 std::pair<int, int> parse_size(const std::string& text) {
@@ -133,8 +146,8 @@ int run_calibrate(const Args& args, const RunnerFactory& make_runner) {
   const auto [kind, index] = parse_device(vm["device"].as<std::string>());
   const Precision precision = parse_precision(vm["precision"].as<std::string>(), "--precision");
   const std::vector<int> batches = parse_batches(vm["batch"].as<std::string>());
-  const double min_time = vm["min-time"].as<double>(), warmup = vm["warmup"].as<double>();
-  if (!(min_time > 0) || !(warmup >= 0)) throw InputError("--min-time must be > 0 and --warmup >= 0 (seconds)");
+  const double min_time = seconds_option(vm, "min-time", kMinMinTime);
+  const double warmup = seconds_option(vm, "warmup", 0);
   const Model model = calibration_model(vm);
   std::unique_ptr<KernelRunner> runner = make_runner(kind, index);
 

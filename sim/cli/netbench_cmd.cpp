@@ -2,15 +2,18 @@
 // program kept out of ddlsim so that ddlsim never needs MPI) through mpirun or srun, one rank per
 // host, and leaves its table on stdout and its CSV in --csv.
 #include <fmt/format.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <iostream>
 
 #include "cli/cli_options.hpp"
 #include "cli/commands.hpp"
 #include "core/error.hpp"
+#include "core/text.hpp"
 
 namespace po = boost::program_options;
 
@@ -31,6 +34,86 @@ std::string exe_dir() {
   return p.substr(0, p.find_last_of('/'));
 }
 
+constexpr long kMaxBytes = 1L << 30;        // one message: at most 1 GiB (MPI counts are ints)
+constexpr long kMaxBufferBytes = 4L << 30;  // window x largest size: the send and receive buffers
+constexpr int kMaxIters = 10000, kMaxWindow = 1024;
+const char* const kTests[] = {"pingpong", "bw", "bibw", "exchange", "shift", "ring", "allreduce", "nccl"};
+
+// "64K" -> 65536: a positive integer with an optional K, M or G suffix (powers of 1024), at most
+// 1G; 0 when it is not one.
+long byte_size(const std::string& item) {
+  std::size_t digits = 0;
+  while (digits < item.size() && std::isdigit((unsigned char)item[digits])) ++digits;
+  if (digits == 0 || digits > 10 || item.size() - digits > 1) return 0;
+  const std::string unit = to_lower(item.substr(digits));
+  const int shift = unit.empty() ? 0 : unit == "k" ? 10 : unit == "m" ? 20 : unit == "g" ? 30 : -1;
+  const long v = std::stol(item.substr(0, digits));
+  if (shift < 0 || v > (kMaxBytes >> shift)) return 0;
+  return v << shift;
+}
+
+// --sizes / --lat-sizes: the byte counts, comma-separated, for ddlsim_netbench.
+std::string byte_sizes(const std::string& option, const std::string& text, long& largest) {
+  std::string out;
+  for (const auto& item : split(text, ',')) {
+    const long v = byte_size(item);
+    if (v == 0)
+      throw InputError(fmt::format("--{} '{}': expected sizes in bytes from 1 to 1G, each an integer with an "
+                                   "optional K, M or G suffix, separated by commas (e.g. 64K,1M)", option, clip(text)));
+    largest = std::max(largest, v);
+    out += (out.empty() ? "" : ",") + std::to_string(v);
+  }
+  return out;
+}
+
+int bounded(const po::variables_map& vm, const char* option, int hi) {
+  const int v = vm[option].as<int>();
+  if (v < 1 || v > hi) throw InputError(fmt::format("--{} {}: expected an integer from 1 to {}", option, v, hi));
+  return v;
+}
+
+// --tests: known names, comma-separated; returned without spaces.
+std::string test_names(const std::string& text) {
+  std::string out;
+  for (const auto& t : split(text, ',')) {
+    if (std::find(std::begin(kTests), std::end(kTests), t) == std::end(kTests))
+      throw InputError(fmt::format("--tests '{}': unknown test '{}' (expected some of pingpong, bw, bibw, "
+                                   "exchange, shift, ring, allreduce, nccl, comma-separated)", clip(text), clip(t)));
+    out += (out.empty() ? "" : ",") + t;
+  }
+  return out;
+}
+
+// ddlsim_netbench's own options, checked here so that bad input stops before the launcher starts.
+std::string netbench_args(const po::variables_map& vm) {
+  long largest = 0;
+  const std::string sizes = byte_sizes("sizes", vm["sizes"].as<std::string>(), largest);
+  const std::string lat_sizes = byte_sizes("lat-sizes", vm["lat-sizes"].as<std::string>(), largest);
+  const int iters = bounded(vm, "iters", kMaxIters), window = bounded(vm, "window", kMaxWindow);
+  if (largest * window > kMaxBufferBytes)
+    throw InputError(fmt::format("--window {} with messages of up to {} bytes: expected window x largest size "
+                                 "at most 4G (the buffers each rank allocates)", window, largest));
+  return " --sizes " + sizes + " --lat-sizes " + lat_sizes + " --iters " + std::to_string(iters) + " --window " +
+         std::to_string(window) + " --tests " + quote(test_names(vm["tests"].as<std::string>())) + " --csv " +
+         quote(vm["csv"].as<std::string>());
+}
+
+// std::system's status in words.
+std::string how_it_ended(int status) {
+  if (status == -1) return "could not be started";
+  if (WIFSIGNALED(status)) return fmt::format("was killed by signal {}", WTERMSIG(status));
+  const int code = WIFEXITED(status) ? WEXITSTATUS(status) : status;
+  return fmt::format("exited with code {}{}", code, code == 127 ? " (command not found)" : "");
+}
+
+// The launcher's failures are nearly always setup: hosts, ranks, the MPI installation.
+void check_launcher_status(int status, const std::string& launcher) {
+  if (status == 0) return;
+  throw InputError(fmt::format("ddlsim netbench: {} {}; check --hosts and --np (every host reachable, "
+                               "ddlsim_netbench at the same path on each), --launcher and --rsh-agent",
+                               launcher, how_it_ended(status)));
+}
+
 }  // namespace
 
 int cmd_netbench(const Args& args) {
@@ -39,10 +122,10 @@ int cmd_netbench(const Args& args) {
       "hosts", po::value<std::string>()->default_value(""), "comma-separated hosts for mpirun -H")(
       "rsh-agent", po::value<std::string>()->default_value(""), "OpenMPI rsh agent (e.g. calibration/netns_rsh_agent.sh)")(
       "launcher", po::value<std::string>()->default_value("mpirun"), "mpirun or srun")(
-      "sizes", po::value<std::string>()->default_value("64K,1M,4M"), "message sizes (bytes; K, M suffixes)")(
+      "sizes", po::value<std::string>()->default_value("64K,1M,4M"), "message sizes (bytes; K, M, G suffixes; at most 1G)")(
       "lat-sizes", po::value<std::string>()->default_value("8,1K,16K"), "ping-pong sizes")(
-      "iters", po::value<int>()->default_value(3), "repetitions per size (the fastest counts)")(
-      "window", po::value<int>()->default_value(4), "messages in flight for bw and bibw")(
+      "iters", po::value<int>()->default_value(3), "repetitions per size (the fastest counts), 1 to 10000")(
+      "window", po::value<int>()->default_value(4), "messages in flight for bw and bibw, 1 to 1024")(
       "tests", po::value<std::string>()->default_value("pingpong,bw,bibw,exchange,shift,ring,allreduce"), "which tests")(
       "csv", po::value<std::string>()->required(), "CSV file to write (for ddlsim netfit)")(
       "nccl", po::bool_switch(), "run build/ddlsim_netbench_nccl (built with CUDA and NCCL); add nccl to --tests");
@@ -60,6 +143,7 @@ int cmd_netbench(const Args& args) {
   const auto& vm = pa.vm;
   const int np = vm["np"].as<int>();
   if (np < 2) throw InputError("--np " + std::to_string(np) + ": expected at least 2 ranks");
+  const std::string bench_args = netbench_args(vm);
   const bool nccl = vm["nccl"].as<bool>();
   const std::string exe = exe_dir() + (nccl ? "/ddlsim_netbench_nccl" : "/ddlsim_netbench");
   if (::access(exe.c_str(), X_OK) != 0)
@@ -81,17 +165,10 @@ int cmd_netbench(const Args& args) {
     throw InputError("--launcher '" + launcher + "': expected mpirun or srun");
   }
   cmd += launcher_extra;
-  cmd += " " + quote(exe) + " --sizes " + quote(vm["sizes"].as<std::string>()) + " --lat-sizes " +
-         quote(vm["lat-sizes"].as<std::string>()) + " --iters " + std::to_string(vm["iters"].as<int>()) +
-         " --window " + std::to_string(vm["window"].as<int>()) + " --tests " + quote(vm["tests"].as<std::string>()) +
-         " --csv " + quote(vm["csv"].as<std::string>());
+  cmd += " " + quote(exe) + bench_args;
   std::cerr << "ddlsim netbench: " << cmd << "\n";
   std::cout.flush();
-  const int status = std::system(cmd.c_str());
-  if (status != 0) {
-    std::cerr << "ddlsim netbench: the MPI run failed (status " << status << ")\n";
-    return 1;
-  }
+  check_launcher_status(std::system(cmd.c_str()), launcher);
   return 0;
 }
 
