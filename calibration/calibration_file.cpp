@@ -90,7 +90,8 @@ class Parser {
   }
 
   std::string device_kind(const std::string& value, int line) const {
-    if (value != "cpu" && value != "cuda") fail(line, fmt::format("device_kind = '{}': expected cpu or cuda", value));
+    if (value != "cpu" && value != "cuda")
+      fail(line, fmt::format("device_kind = '{}': expected cpu or cuda", clip(value)));
     return value;
   }
 
@@ -98,7 +99,7 @@ class Parser {
   std::string layer_name(const std::string& t, int line) const {
     if (t.empty()) fail(line, "layer name is empty");
     if (t.find('"') != std::string::npos)
-      fail(line, fmt::format("layer = '{}': expected the layer name without quotes", t));
+      fail(line, fmt::format("layer = '{}': expected the layer name without quotes", clip(t)));
     return t;
   }
 

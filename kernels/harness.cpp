@@ -2,12 +2,15 @@
 
 #include <benchmark/benchmark.h>
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <iostream>
 #include <map>
 #include <memory>
 #include <sstream>
+
+#include "core/error.hpp"
 
 namespace ddlsim {
 
@@ -116,6 +119,29 @@ LayerTiming layer_timing(const LayerKernels& lk, int batch, const std::map<std::
   return r;
 }
 
+// Bytes of the three scratch buffers the CPU runner sizes for the largest kernel (FP32).
+double buffer_bytes(const std::map<std::string, KernelSpec>& specs) {
+  double a = 0, b = 0, c = 0;
+  for (const auto& [key, k] : specs) {
+    const double in = double(k.in_elems), out = double(k.out_elems), mem = std::max(in, out);
+    a = std::max(a, k.is_gemm ? double(k.gemm.m) * k.gemm.k : mem);
+    b = std::max(b, k.is_gemm ? double(k.gemm.k) * k.gemm.n : mem);
+    c = std::max(c, k.is_gemm ? double(k.gemm.m) * k.gemm.n : mem);
+  }
+  return 4 * (a + b + c);
+}
+
+// On the CPU, kernels whose buffers do not fit in memory would be killed, not measured.
+void check_fits_in_memory(const KernelRunner& runner, const std::map<std::string, KernelSpec>& specs,
+                          const std::vector<int>& batches) {
+  if (runner.kind() != "cpu") return;
+  const double need = buffer_bytes(specs), have = double(::sysconf(_SC_PHYS_PAGES)) * double(::sysconf(_SC_PAGESIZE));
+  if (have > 0 && need > 0.8 * have)
+    throw InputError(fmt::format("--batch {}: the largest kernel needs {:.1f} GiB of buffers, more than 80 % of "
+                                 "this machine's {:.1f} GiB of memory; calibrate smaller batches",
+                                 batches.back(), need / (1 << 30), have / (1 << 30)));
+}
+
 }  // namespace
 
 Calibration calibrate_model(KernelRunner& runner, const Model& model, const std::vector<int>& batches,
@@ -128,6 +154,7 @@ Calibration calibrate_model(KernelRunner& runner, const Model& model, const std:
     for (const auto& lk : plans[b])
       for (const auto& k : lk.kernels) specs.emplace(k.key(), k);
   }
+  check_fits_in_memory(runner, specs, batches);
   const std::map<std::string, double> seconds = time_kernels(runner, specs, opts);
 
   Calibration cal;

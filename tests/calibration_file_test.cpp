@@ -2,6 +2,8 @@
 // made for another model.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "calibration/calibration_file.hpp"
 #include "core/error.hpp"
 #include "cost/compute.hpp"
@@ -129,4 +131,59 @@ TEST(CalibrationCompute, ReplacesTheRooflineExactly) {
   EXPECT_DOUBLE_EQ(p.optimizer_s, 1e-4);
   EXPECT_DOUBLE_EQ(p.accumulate_s, 5e-5);
   EXPECT_DOUBLE_EQ(p.gradient_bytes(), 40);
+}
+
+TEST(CalibrationFile, HeaderKeyTwiceNamesTheSecondLine) {
+  std::string text = render_calibration(sample());
+  text.replace(text.find("model = tiny\n"), 13, "model = tiny\ndevice = again\n");
+  const std::string err = expect_error(text);
+  EXPECT_NE(err.find("cal.txt:6: 'device' is given twice (first on line 3)"), std::string::npos) << err;
+}
+
+TEST(CalibrationFile, DeviceKindIsCpuOrCuda) {
+  std::string text = render_calibration(sample());
+  EXPECT_EQ(parse_calibration(text, "cal.txt").device_kind, "cpu");
+  text.replace(text.find("device_kind = cpu"), 17, "device_kind = gpu");
+  const std::string err = expect_error(text);
+  EXPECT_NE(err.find("cal.txt:4: device_kind = 'gpu': expected cpu or cuda"), std::string::npos) << err;
+}
+
+// Layer names are never quoted (ddlsim writes them as they are): a quoted one is an error, not
+// unquoted and not taken as a layer named "dense" with quotes.
+TEST(CalibrationFile, QuotedLayerNameIsAnError) {
+  std::string text = render_calibration(sample());
+  text.replace(text.find("\ndense,64,"), 10, "\n\"dense\",64,");
+  const std::string err = expect_error(text);
+  EXPECT_NE(err.find("layer = '\"dense\"': expected the layer name without quotes"), std::string::npos) << err;
+}
+
+namespace {
+
+std::string match_error(const Calibration& c) {
+  try {
+    check_calibration_matches(c, tiny_model(), Precision::FP32, "cal.txt");
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "the calibration was accepted for model tiny";
+  return "";
+}
+
+}  // namespace
+
+TEST(CalibrationMatch, RowForALayerTheModelLacksNamesFileAndLine) {
+  std::string text = render_calibration(sample());
+  const std::size_t at = text.find("\ndense,64,") + 1;
+  text.replace(at, 5, "bogus");
+  const int line = 1 + int(std::count(text.begin(), text.begin() + long(at), '\n'));
+  const Calibration c = parse_calibration(text, "cal.txt");  // the file alone is well formed
+  ASSERT_EQ(c.rows.back().line, line);
+  const std::string err = match_error(c);
+  EXPECT_NE(err.find("cal.txt:" + std::to_string(line) + ": layer 'bogus' is not in model tiny"), std::string::npos)
+      << err;
+  EXPECT_NE(err.find("expected one of its layers: dense"), std::string::npos) << err;
+
+  Calibration in_memory = sample();  // not read from a file: no line number
+  in_memory.rows.back().layer = "bogus";
+  EXPECT_EQ(match_error(in_memory).rfind("cal.txt: layer 'bogus' is not in model tiny", 0), 0u);
 }

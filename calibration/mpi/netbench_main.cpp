@@ -20,6 +20,7 @@
 #endif
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -37,31 +38,67 @@ struct Options {
   std::string csv;
 };
 
-std::vector<long> parse_sizes(const char* s) {
+// The same rules as `ddlsim netbench` (sim/cli/netbench_cmd.cpp), which checks them before it
+// starts the launcher: an error here means this program was started by hand.
+constexpr long kMaxBytes = 1L << 30;
+constexpr long kMaxBufferBytes = 4L << 30;
+
+struct BadOption {
+  std::string what;
+};
+
+// "64K" -> 65536: a positive integer with an optional K, M or G suffix, at most 1G; 0 when bad.
+long byte_size(const std::string& item) {
+  std::size_t digits = 0;
+  while (digits < item.size() && std::isdigit((unsigned char)item[digits])) ++digits;
+  if (digits == 0 || digits > 10 || item.size() - digits > 1) return 0;
+  const char u = digits < item.size() ? char(std::tolower((unsigned char)item[digits])) : '\0';
+  const int shift = u == '\0' ? 0 : u == 'k' ? 10 : u == 'm' ? 20 : u == 'g' ? 30 : -1;
+  const long v = std::stol(item.substr(0, digits));
+  if (shift < 0 || v > (kMaxBytes >> shift)) return 0;
+  return v << shift;
+}
+
+std::vector<long> parse_sizes(const std::string& key, const std::string& text) {
   std::vector<long> out;
-  for (const char* p = s; *p;) {
-    char* end = nullptr;
-    double v = std::strtod(p, &end);
-    if (*end == 'K' || *end == 'k') v *= 1024, ++end;
-    else if (*end == 'M' || *end == 'm') v *= 1024 * 1024, ++end;
-    out.push_back(long(v));
-    p = *end == ',' ? end + 1 : end;
-    if (end == p && *p) break;
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t comma = text.find(',', start);
+    const long v = byte_size(text.substr(start, comma == std::string::npos ? comma : comma - start));
+    if (v == 0)
+      throw BadOption{key + " '" + text + "': expected sizes in bytes from 1 to 1G (K, M, G suffixes), comma-separated"};
+    out.push_back(v);
+    if (comma == std::string::npos) return out;
+    start = comma + 1;
   }
-  return out;
+}
+
+int parse_count(const std::string& key, const std::string& text, int hi) {
+  char* end = nullptr;
+  const long v = std::strtol(text.c_str(), &end, 10);
+  if (text.empty() || *end != '\0' || v < 1 || v > hi)
+    throw BadOption{key + " '" + text + "': expected an integer from 1 to " + std::to_string(hi)};
+  return int(v);
 }
 
 Options parse(int argc, char** argv) {
   Options o;
+  if (argc % 2 == 0) throw BadOption{std::string("option '") + argv[argc - 1] + "' has no value"};
   for (int i = 1; i + 1 < argc; i += 2) {
-    const std::string k = argv[i];
-    if (k == "--sizes") o.sizes = parse_sizes(argv[i + 1]);
-    else if (k == "--lat-sizes") o.lat_sizes = parse_sizes(argv[i + 1]);
-    else if (k == "--iters") o.iters = std::max(1, std::atoi(argv[i + 1]));
-    else if (k == "--window") o.window = std::max(1, std::atoi(argv[i + 1]));
-    else if (k == "--tests") o.tests = argv[i + 1];
-    else if (k == "--csv") o.csv = argv[i + 1];
+    const std::string k = argv[i], v = argv[i + 1];
+    if (k == "--sizes") o.sizes = parse_sizes(k, v);
+    else if (k == "--lat-sizes") o.lat_sizes = parse_sizes(k, v);
+    else if (k == "--iters") o.iters = parse_count(k, v, 10000);
+    else if (k == "--window") o.window = parse_count(k, v, 1024);
+    else if (k == "--tests") o.tests = v;
+    else if (k == "--csv") o.csv = v;
+    else
+      throw BadOption{"unknown option '" + k + "' (expected --sizes, --lat-sizes, --iters, --window, --tests, --csv)"};
   }
+  long max_n = 0;
+  for (long n : o.sizes) max_n = std::max(max_n, n);
+  for (long n : o.lat_sizes) max_n = std::max(max_n, n);
+  if (max_n * o.window > kMaxBufferBytes) throw BadOption{"--window x the largest size: expected at most 4G"};
   return o;
 }
 
@@ -199,7 +236,14 @@ int main(int argc, char** argv) {
   int rank = 0, p = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &p);
-  const Options o = parse(argc, argv);
+  Options o;
+  try {
+    o = parse(argc, argv);
+  } catch (const BadOption& e) {
+    if (rank == 0) std::fprintf(stderr, "ddlsim_netbench: error: %s\n", e.what.c_str());
+    MPI_Finalize();
+    return 2;
+  }
   long max_n = 1;
   for (long n : o.sizes) max_n = std::max(max_n, n);
   for (long n : o.lat_sizes) max_n = std::max(max_n, n);

@@ -36,17 +36,22 @@ namespace {
 constexpr long kMaxBatch = 65536;
 constexpr double kMinMinTime = 1e-4, kMaxSeconds = 60;
 
+// An integer from 1 to hi, or 0.
+long integer_in_range(const std::string& text, long hi) {
+  char* end = nullptr;
+  const long v = std::strtol(text.c_str(), &end, 10);
+  return text.empty() || *end != '\0' || v < 1 || v > hi ? 0 : v;
+}
+
 std::vector<int> parse_batches(const std::string& text) {
   std::vector<int> out;
   for (const auto& p : split(text, ',')) {
-    char* end = nullptr;
-    const long b = std::strtol(p.c_str(), &end, 10);
-    if (p.empty() || *end != '\0' || b < 1 || b > kMaxBatch)
+    const int b = int(integer_in_range(p, kMaxBatch));
+    if (b == 0)
       throw InputError(fmt::format("--batch '{}': expected integers from 1 to {} separated by commas, e.g. 32,64",
                                    clip(text), kMaxBatch));
-    if (std::find(out.begin(), out.end(), int(b)) == out.end()) out.push_back(int(b));
+    if (std::find(out.begin(), out.end(), b) == out.end()) out.push_back(b);
   }
-  if (out.empty()) throw InputError("--batch: no batch sizes given (e.g. --batch 32,64)");
   std::sort(out.begin(), out.end());
   return out;
 }
@@ -60,13 +65,23 @@ double seconds_option(const po::variables_map& vm, const char* name, double lo) 
   return v;
 }
 
+// The same bounds as the scenario's model.channels and model.classes.
+int count_option(const po::variables_map& vm, const char* option, long hi) {
+  const std::string text = vm[option].as<std::string>();
+  const long v = integer_in_range(text, hi);
+  if (v == 0) throw InputError(fmt::format("--{} '{}': expected an integer from 1 to {}", option, clip(text), hi));
+  return int(v);
+}
+
+// "224" or "224x160" (height x width), as the scenario's model.input_size.
 std::pair<int, int> parse_size(const std::string& text) {
   const auto parts = split(to_lower(text), 'x');
-  int v[2] = {0, 0};
-  for (std::size_t i = 0; i < parts.size() && i < 2; ++i) v[i] = std::atoi(parts[i].c_str());
-  if (parts.size() > 2 || v[0] < 1 || (parts.size() == 2 && v[1] < 1))
-    throw InputError("--input-size '" + text + "': expected N or HxW");
-  return {v[0], parts.size() == 2 ? v[1] : v[0]};
+  const int h = int(integer_in_range(parts[0], 100000));
+  const int w = parts.size() == 2 ? int(integer_in_range(parts[1], 100000)) : h;
+  if (parts.size() > 2 || h == 0 || w == 0)
+    throw InputError("--input-size '" + clip(text) +
+                     "': expected N or HxW with integers from 1 to 100000, e.g. 224x224");
+  return {h, w};
 }
 
 Model calibration_model(const po::variables_map& vm) {
@@ -82,8 +97,8 @@ Model calibration_model(const po::variables_map& vm) {
   if (!is_zoo_model(name)) throw InputError("--model '" + name + "': not a zoo model (see `ddlsim models`) or a .model file");
   ModelOptions o = default_model_options(name);
   if (vm.count("input-size")) std::tie(o.input_h, o.input_w) = parse_size(vm["input-size"].as<std::string>());
-  if (vm.count("channels")) o.input_c = vm["channels"].as<int>();
-  if (vm.count("classes")) o.classes = vm["classes"].as<int>();
+  if (vm.count("channels")) o.input_c = count_option(vm, "channels", 4096);
+  if (vm.count("classes")) o.classes = count_option(vm, "classes", 10000000);
   return build_zoo_model(name, o);
 }
 
@@ -128,8 +143,8 @@ int run_calibrate(const Args& args, const RunnerFactory& make_runner) {
   po::options_description own("calibrate options");
   own.add_options()("device", po::value<std::string>()->default_value("cpu"), "cpu or cuda:N")(
       "model", po::value<std::string>()->required(), "zoo model name or a .model file")(
-      "input-size", po::value<std::string>(), "N or HxW (zoo models)")("channels", po::value<int>(), "input channels")(
-      "classes", po::value<int>(), "classes")("precision", po::value<std::string>()->default_value("fp32"),
+      "input-size", po::value<std::string>(), "N or HxW (zoo models)")("channels", po::value<std::string>(), "input channels (1 to 4096)")(
+      "classes", po::value<std::string>(), "classes (1 to 10000000)")("precision", po::value<std::string>()->default_value("fp32"),
                                               "fp32, tf32 or mixed")(
       "batch", po::value<std::string>()->default_value("32,64"), "batch sizes, comma-separated")(
       "out,o", po::value<std::string>()->required(), "calibration file to write")(

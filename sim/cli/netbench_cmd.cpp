@@ -58,8 +58,9 @@ std::string byte_sizes(const std::string& option, const std::string& text, long&
   for (const auto& item : split(text, ',')) {
     const long v = byte_size(item);
     if (v == 0)
-      throw InputError(fmt::format("--{} '{}': expected sizes in bytes from 1 to 1G, each an integer with an "
-                                   "optional K, M or G suffix, separated by commas (e.g. 64K,1M)", option, clip(text)));
+      throw InputError(fmt::format("--{} '{}': '{}' is not a size; expected sizes in bytes from 1 to 1G, each an "
+                                   "integer with an optional K, M or G suffix, separated by commas (e.g. 64K,1M)",
+                                   option, clip(text), clip(item)));
     largest = std::max(largest, v);
     out += (out.empty() ? "" : ",") + std::to_string(v);
   }

@@ -1,0 +1,141 @@
+// Bad options of `ddlsim calibrate` and `ddlsim netbench` stop with exit code 2 and a message
+// naming the option, before anything is measured or launched (no mpirun needed), and the
+// harness refuses batches whose kernel buffers cannot fit in memory instead of being killed.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <stdexcept>
+#include <sys/wait.h>
+
+#include "core/error.hpp"
+#include "kernels/harness.hpp"
+#include "model/model.hpp"
+#include "test_util.hpp"
+
+using namespace ddlsim;
+using testutil::TempFile;
+
+namespace {
+
+const std::string kMlp = testutil::source_dir() + "/models/mlp_materials.model";
+
+// `ddlsim ARGS` under a time limit (a hang fails the test instead of stalling the suite), with
+// `env` (e.g. "PATH=/nonexistent") in its environment.
+testutil::RunResult run_limited(const std::string& args, const std::string& env = "") {
+  const std::string cmd = "timeout 60 env " + env + " " + DDLSIM_BINARY + " " + args + " 2>&1";
+  FILE* p = ::popen(cmd.c_str(), "r");
+  std::string out;
+  char buf[4096];
+  while (std::size_t n = std::fread(buf, 1, sizeof buf, p)) out.append(buf, n);
+  const int status = ::pclose(p);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+}
+
+// Exit code 2 and a message containing `want`.
+void expect_input_error(const std::string& args, const std::string& want) {
+  const auto r = run_limited(args);
+  EXPECT_EQ(r.code, 2) << args << "\n" << r.out;
+  EXPECT_NE(r.out.find(want), std::string::npos) << args << "\n" << r.out;
+  EXPECT_EQ(r.out.find("internal error"), std::string::npos) << args << "\n" << r.out;
+}
+
+// A runner that must never be asked to run a kernel.
+class NoKernelsRunner : public KernelRunner {
+ public:
+  std::string device() const override { return "cpu: none"; }
+  std::string kind() const override { return "cpu"; }
+  std::string clock() const override { return "none"; }
+  void check_precision(Precision) const override {}
+  std::unique_ptr<PreparedKernel> prepare(const KernelSpec&) override {
+    throw std::logic_error("a kernel was prepared");
+  }
+  double time_s(const std::vector<PreparedKernel*>&, int) override { throw std::logic_error("a kernel was timed"); }
+};
+
+}  // namespace
+
+TEST(CalibrateOptions, MinTimeAndWarmupAreBounded) {
+  TempFile out("x.cal");
+  const std::string base = "calibrate --model " + kMlp + " --batch 8 --out " + out.path();
+  for (const char* v : {"1e-20", "0", "-1", "inf", "nan", "61", "1e9"})
+    expect_input_error(base + " --min-time " + v, "--min-time");
+  for (const char* v : {"-0.1", "inf", "nan", "61", "1e9"}) expect_input_error(base + " --warmup " + v, "--warmup");
+  expect_input_error(base + " --min-time 1e-20", "expected seconds per kernel from 0.0001 to 60");
+  EXPECT_FALSE(testutil::exists(out.path()));
+}
+
+TEST(CalibrateOptions, BatchesArePositiveBoundedAndNotEmpty) {
+  TempFile out("x.cal");
+  const std::string base = "calibrate --model " + kMlp + " --out " + out.path() + " --batch ";
+  for (const char* v : {"0", "-4", "65537", "99999999999999999999", "32,,64", "32,", "", "8x", "1.5"})
+    expect_input_error(base + "'" + v + "'", "--batch '");
+  expect_input_error(base + "0", "expected integers from 1 to 65536");
+  EXPECT_FALSE(testutil::exists(out.path()));
+}
+
+TEST(CalibrateOptions, ZooModelSizesAreChecked) {
+  const std::string base = "calibrate --model small_cnn --batch 8 --out /nonexistent/x.cal ";
+  for (const char* v : {"12abc", "64x", "1x2x3", "0", "100001"})
+    expect_input_error(base + "--input-size " + v, "--input-size");
+  expect_input_error(base + "--channels 0", "--channels '0': expected an integer from 1 to 4096");
+  expect_input_error(base + "--classes 5x", "--classes '5x'");
+}
+
+// The smallest --min-time and no warm-up end quickly (Google Benchmark spun forever at 1e-20).
+TEST(CalibrateOptions, SmallestMinTimeFinishes) {
+  TempFile out("x.cal");
+  const auto r =
+      run_limited("calibrate --model " + kMlp + " --batch 2 --min-time 0.0001 --warmup 0 --out " + out.path());
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_TRUE(testutil::exists(out.path()));
+}
+
+TEST(CalibrateHarness, BuffersLargerThanMemoryAreAnInputError) {
+  ModelOptions o = default_model_options("resnet50");
+  o.input_h = o.input_w = 2048;  // first convolution: 65536 x 1024 x 1024 x 64 floats, far beyond any RAM
+  const Model model = build_zoo_model("resnet50", o);
+  NoKernelsRunner runner;
+  try {
+    calibrate_model(runner, model, {8, 65536}, Precision::FP32, HarnessOptions{});
+    FAIL() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("--batch 65536: the largest kernel needs"), std::string::npos) << e.what();
+  }
+}
+
+TEST(NetbenchOptions, SizesArePositiveBoundedWithKnownSuffixes) {
+  TempFile csv("net.csv");
+  const std::string base = "netbench --csv " + csv.path();
+  for (const char* v : {"0", "1Q", "64K,,1M", "-1K", "64K,", "2G", "1025M", "99999999999G", "1.5K", "K", "1KB", ""})
+    expect_input_error(base + " --sizes '" + v + "'", "--sizes '");
+  expect_input_error(base + " --sizes 64K,,1M", "'' is not a size; expected sizes in bytes from 1 to 1G");
+  expect_input_error(base + " --lat-sizes 8,0", "--lat-sizes '8,0': '0' is not a size");
+  EXPECT_FALSE(testutil::exists(csv.path()));
+}
+
+TEST(NetbenchOptions, ItersWindowAndTestsAreChecked) {
+  TempFile csv("net.csv");
+  const std::string base = "netbench --csv " + csv.path();
+  expect_input_error(base + " --iters 0", "--iters 0: expected an integer from 1 to 10000");
+  expect_input_error(base + " --iters=-3", "--iters -3");
+  expect_input_error(base + " --iters 10001", "--iters 10001");
+  expect_input_error(base + " --window 0", "--window 0: expected an integer from 1 to 1024");
+  expect_input_error(base + " --window 1025", "--window 1025");
+  expect_input_error(base + " --window 8 --sizes 1G", "--window 8 with messages of up to 1073741824 bytes");
+  expect_input_error(base + " --tests pingpong,foo", "--tests 'pingpong,foo': unknown test 'foo'");
+  expect_input_error(base + " --tests ''", "--tests");
+  EXPECT_FALSE(testutil::exists(csv.path()));
+}
+
+// A launcher that fails (here srun, not found on an empty PATH) is a setup problem: exit 2 with
+// the decoded status and what to check, not "status 32512" and exit 1.
+TEST(NetbenchLauncher, FailureIsDecodedAndAnInputError) {
+  const std::string exe = DDLSIM_BINARY;
+  if (!testutil::exists(exe.substr(0, exe.find_last_of('/')) + "/ddlsim_netbench"))
+    GTEST_SKIP() << "built without MPI: ddlsim netbench stops before the launcher";
+  TempFile csv("net.csv");
+  const auto r = run_limited("netbench --launcher srun --csv " + csv.path(), "PATH=/nonexistent");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("srun exited with code 127 (command not found); check --hosts and --np"), std::string::npos)
+      << r.out;
+}
