@@ -13,6 +13,7 @@ using FlopsPerSecond = double;
 
 constexpr double kKiB = 1024.0;
 constexpr double kMiB = 1024.0 * 1024.0;
+constexpr double kGiB = 1024.0 * kMiB;
 constexpr double kGB = 1e9;
 constexpr double kTera = 1e12;
 

@@ -1,5 +1,7 @@
 #include "cost/compute.hpp"
 
+#include "cost/optimizer.hpp"
+
 #include <algorithm>
 
 namespace ddlsim {
@@ -72,11 +74,11 @@ ComputeProfile roofline_profile(const Model& model, const Device& device, Precis
     prof.layers.push_back(layer_cost(l, device, precision, batch, tuning));
     if (l.params_trainable > 0) ++weighted_layers;
   }
-  // SGD with momentum on FP32 master weights: read weight, gradient, momentum; write weight and
-  // momentum (20 bytes a parameter), one kernel per weighted layer. Accumulation: read two, write one.
+  // The optimizer on FP32 master weights (cost/optimizer.hpp: 20 bytes a parameter for SGD with
+  // momentum), one kernel per weighted layer. Accumulation: read two, write one.
   const double params = double(model.params_trainable());
   const BytesPerSecond bw = device.mem_bw_Bps * tuning.memory_efficiency;
-  prof.optimizer_s = params * 20.0 / bw + weighted_layers * tuning.kernel_overhead_s;
+  prof.optimizer_s = params * tuning.update_bytes_per_param / bw + weighted_layers * tuning.kernel_overhead_s;
   prof.accumulate_s = params * 12.0 / bw + weighted_layers * tuning.kernel_overhead_s;
   return prof;
 }
@@ -97,7 +99,8 @@ ComputeProfile calibrated_profile(const Model& model, Precision precision, int b
     c.fwd_s = at.fwd_s;
     c.bwd_s = at.bwd_s;
     prof.layers.push_back(c);
-    prof.optimizer_s += at.update_s;
+    // Calibration times SGD with momentum; another optimizer scales by its memory traffic.
+    prof.optimizer_s += at.update_s * t.update_bytes_per_param / optimizer_update_bytes(Optimizer::Momentum);
     prof.accumulate_s += at.accum_s;
   }
   return prof;

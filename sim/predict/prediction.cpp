@@ -8,6 +8,7 @@
 #include "backend/backend.hpp"
 #include "cost/compute.hpp"
 #include "cost/input_pipeline.hpp"
+#include "cost/memory.hpp"
 #include "schedule/step_schedule.hpp"
 
 namespace ddlsim {
@@ -120,6 +121,12 @@ Prediction predict(const Scenario& sc) {
   p.efficiency = p.speedup / p.ranks;
   p.comm_overhead = p.exposed_comm_s / p.step_time_s;
   p.steps = r.steps;
+  const MemoryEstimate mem = memory_per_gpu(sc.model, e);
+  p.optimizer = to_string(e.optimizer);
+  p.activation_memory_bytes = mem.activations;
+  p.memory_per_gpu_bytes = mem.total();
+  p.device_memory_bytes = sys.device.memory_bytes;
+  p.fits_in_memory = p.memory_per_gpu_bytes <= p.device_memory_bytes;
   check_finite(p);
   return p;
 }

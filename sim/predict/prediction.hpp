@@ -30,6 +30,11 @@ struct Prediction {
   double speedup = 1;            // single-GPU epoch time / this epoch time
   double efficiency = 1;         // speedup / ranks
   double comm_overhead = 0;      // exposed_comm_s / step_time_s
+  std::string optimizer;
+  Bytes activation_memory_bytes = 0;  // per GPU: forward tensors kept for the backward pass
+  Bytes memory_per_gpu_bytes = 0;     // per GPU, all of cost/memory.hpp's terms
+  Bytes device_memory_bytes = 0;      // capacity of the scenario's device
+  bool fits_in_memory = true;         // memory_per_gpu_bytes <= device_memory_bytes
   StepPair steps;                // the two kinds of step, for traces
 };
 

@@ -61,6 +61,11 @@ ordered_json prediction_record(const Prediction& p) {
   r["speedup"] = p.speedup;
   r["efficiency"] = p.efficiency;
   r["comm_overhead"] = p.comm_overhead;
+  r["optimizer"] = p.optimizer;
+  r["activation_memory_bytes"] = p.activation_memory_bytes;
+  r["memory_per_gpu_bytes"] = p.memory_per_gpu_bytes;
+  r["device_memory_bytes"] = p.device_memory_bytes;
+  r["fits_in_memory"] = p.fits_in_memory;
   check_finite(r);
   return r;
 }

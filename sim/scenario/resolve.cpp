@@ -131,6 +131,9 @@ Execution resolve_execution(const Reader& r, int nodes) {
   e.samples = r.integer("training.samples", 1, 1000000000000LL);
   e.epochs = r.small_int("training.epochs", 1, 1000000);
   e.sync_period = r.given("training.sync_period") ? r.small_int("training.sync_period", 1, 1000000) : preset.sync_period;
+  e.optimizer = r.choice<Optimizer>("training.optimizer", {{"sgd", Optimizer::Sgd},
+                                                          {"momentum", Optimizer::Momentum},
+                                                          {"adam", Optimizer::Adam}});
   e.algorithm = r.given("comm.algorithm") ? parse_algorithm(r.text("comm.algorithm"), r.where("comm.algorithm"))
                                           : preset.algorithm;
   e.bucket_bytes = (r.given("comm.bucket_mb") ? r.real("comm.bucket_mb", 0, true, 1e6) : preset.bucket_mib) * kMiB;
@@ -265,6 +268,8 @@ Scenario resolve_scenario(const Settings& settings, const std::string& base_dir)
   sc.system.device = find_device(device, r.where("compute.device"));
   sc.execution = resolve_execution(r, sc.system.nodes);
   sc.system.compute = resolve_compute(r, sc.execution.batch_per_gpu);
+  sc.system.compute.update_bytes_per_param = optimizer_update_bytes(sc.execution.optimizer);
+  if (r.given("compute.memory_gib")) sc.system.device.memory_bytes = r.real("compute.memory_gib", 1e-3, true, 1e6) * kGiB;
   if (r.given("compute.calibration")) attach_calibration(r, base_dir, sc);
   sc.system.storage = resolve_storage(r, sc.model);
   return sc;

@@ -7,6 +7,7 @@
 #include "calibration/calibration.hpp"
 #include "core/units.hpp"
 #include "cost/collectives.hpp"
+#include "cost/optimizer.hpp"
 #include "model/model.hpp"
 #include "system/device.hpp"
 #include "system/platform.hpp"
@@ -21,6 +22,7 @@ struct Execution {
   Precision precision = Precision::FP32;
   int batch_per_gpu = 32;
   int sync_period = 1;             // allreduce every k micro-batches (gradient accumulation)
+  Optimizer optimizer = Optimizer::Momentum;
   long long samples = 0;           // training samples per epoch
   int epochs = 1;
   Algorithm algorithm = Algorithm::Ring;
@@ -36,6 +38,7 @@ struct ComputeTuning {
   double max_efficiency = 0.6;        // best fraction of peak a large GEMM reaches
   Seconds half_efficiency_work_s = 20e-6;  // kernel length (at peak) that reaches half of it
   double memory_efficiency = 0.8;     // fraction of memory bandwidth a streaming kernel reaches
+  Bytes update_bytes_per_param = optimizer_update_bytes(Optimizer::Momentum);  // optimizer traffic
   Seconds kernel_overhead_s = 5e-6;   // launch and framework cost per kernel
   double measured_samples_per_s = 0;  // single-GPU throughput measured by the user (0: none)
   int measured_batch = 0;             // batch size of that measurement

@@ -27,6 +27,7 @@ const std::vector<KeySpec>& scenario_keys() {
       {"training.epochs", "1", "epochs"},
       {"training.batch_per_gpu", "64", "samples per GPU per step (micro-batch)"},
       {"training.sync_period", "", "allreduce every k micro-batches (gradient accumulation); preset"},
+      {"training.optimizer", "momentum", "sgd, momentum or adam: update time and optimizer memory"},
       {"cluster.platform", "poti", "built-in platform (tupi, poti, dgx1, dgx1-p100, k80-pcie, cluster4x25g) "
                                    "or a SimGrid platform file NAME.xml"},
       {"cluster.nodes", "1", "nodes used"},
@@ -47,6 +48,7 @@ const std::vector<KeySpec>& scenario_keys() {
       {"compute.throughput_batch", "", "batch size of that measurement; default: training.batch_per_gpu"},
       {"compute.calibration", "", "calibration file from `ddlsim calibrate` (docs/calibration.md): measured "
                                   "per-layer times replace the compute model"},
+      {"compute.memory_gib", "", "device memory, GiB, for the memory check; default: the device's (e.g. 16 for v100)"},
       {"compute.efficiency", "0.6", "best fraction of peak FLOP/s that large kernels reach"},
       {"compute.kernel_overhead_us", "5", "launch and framework cost per kernel, microseconds"},
       {"input.storage", "local_ssd", "memory, local_ssd, nfs or blob"},

@@ -42,14 +42,14 @@ FlopsPerSecond Device::peak(Precision p) const {
 // the figures below are dense (no sparsity), boost clock.
 const std::vector<Device>& device_table() {
   static const std::vector<Device> table = {
-      {"rtx4090", 82.6 * T, 82.6 * T, 165.2 * T, 1008 * G, "NVIDIA Ada whitepaper, RTX 4090"},
-      {"rtx4070", 29.1 * T, 29.1 * T, 58.3 * T, 504 * G, "NVIDIA Ada whitepaper, RTX 4070"},
-      {"v100", 15.7 * T, 15.7 * T, 125 * T, 900 * G, "V100 SXM2 datasheet"},
-      {"a100", 19.5 * T, 156 * T, 312 * T, 1555 * G, "A100 SXM4 40GB datasheet"},
-      {"a100-80gb", 19.5 * T, 156 * T, 312 * T, 2039 * G, "A100 SXM4 80GB datasheet"},
-      {"p100", 10.6 * T, 10.6 * T, 21.2 * T, 732 * G, "P100 SXM2 datasheet (FP16 without tensor cores)"},
-      {"k80", 4.37 * T, 4.37 * T, 4.37 * T, 240 * G, "K80 datasheet, one of its two GK210 dies"},
-      {"h100", 67 * T, 494.7 * T, 989.4 * T, 3350 * G, "H100 SXM5 datasheet (dense)"},
+      {"rtx4090", 82.6 * T, 82.6 * T, 165.2 * T, 1008 * G, 24 * kGiB, "NVIDIA Ada whitepaper, RTX 4090"},
+      {"rtx4070", 29.1 * T, 29.1 * T, 58.3 * T, 504 * G, 12 * kGiB, "NVIDIA Ada whitepaper, RTX 4070"},
+      {"v100", 15.7 * T, 15.7 * T, 125 * T, 900 * G, 16 * kGiB, "V100 SXM2 16GB datasheet"},
+      {"a100", 19.5 * T, 156 * T, 312 * T, 1555 * G, 40 * kGiB, "A100 SXM4 40GB datasheet"},
+      {"a100-80gb", 19.5 * T, 156 * T, 312 * T, 2039 * G, 80 * kGiB, "A100 SXM4 80GB datasheet"},
+      {"p100", 10.6 * T, 10.6 * T, 21.2 * T, 732 * G, 16 * kGiB, "P100 SXM2 datasheet (FP16 without tensor cores)"},
+      {"k80", 4.37 * T, 4.37 * T, 4.37 * T, 240 * G, 12 * kGiB, "K80 datasheet, one of its two GK210 dies"},
+      {"h100", 67 * T, 494.7 * T, 989.4 * T, 3350 * G, 80 * kGiB, "H100 SXM5 datasheet (dense)"},
   };
   return table;
 }

@@ -18,6 +18,7 @@ struct Device {
   FlopsPerSecond peak_tf32 = 0;   // tensor-core TF32 (dense); = fp32 where there is none
   FlopsPerSecond peak_fp16 = 0;   // tensor-core FP16 with FP32 accumulate (dense)
   BytesPerSecond mem_bw_Bps = 0;
+  Bytes memory_bytes = 0;         // device memory capacity (binary GiB as sold: "16 GB" HBM2 = 16 GiB)
   std::string source;             // where the figures come from
 
   FlopsPerSecond peak(Precision p) const;

@@ -72,18 +72,18 @@ const std::vector<ClusterDescription>& builtin_clusters() {
   static const std::vector<ClusterDescription> clusters = {
       {"tupi", "rtx4090", 6, 1, intra_kind("pcie4"), inter_kind("1gbe"),
        "UFRGS PCAD Tupi: nodes with one RTX 4090 (i9-14900KF), commodity 1 GbE to one switch; "
-       "node count assumed"},
+       "node count assumed", ""},
       {"poti", "rtx4070", 6, 1, intra_kind("pcie4"), inter_kind("1gbe"),
        "UFRGS PCAD Poti: nodes with one RTX 4070 (i7-14700KF), commodity 1 GbE to one switch; "
-       "node count assumed"},
+       "node count assumed", ""},
       {"dgx1", "v100", 0, 8, intra_kind("nvlink2"), inter_kind("ib-edr"),
-       "DGX-1 V100: 8 GPUs joined by NVLink 2, one EDR InfiniBand port per node modelled"},
+       "DGX-1 V100: 8 GPUs joined by NVLink 2, one EDR InfiniBand port per node modelled", ""},
       {"dgx1-p100", "p100", 0, 8, intra_kind("nvlink1"), inter_kind("ib-edr"),
-       "DGX-1 P100: 8 GPUs joined by NVLink 1"},
+       "DGX-1 P100: 8 GPUs joined by NVLink 1", ""},
       {"k80-pcie", "k80", 0, 8, intra_kind("pcie3"), inter_kind("10gbe"),
-       "Cloud servers with 4 K80 boards (8 dies) on PCIe 3, 10 GbE between servers"},
+       "Cloud servers with 4 K80 boards (8 dies) on PCIe 3, 10 GbE between servers", ""},
       {"cluster4x25g", "v100", 0, 4, intra_kind("pcie3"), inter_kind("25gbe"),
-       "Nodes with 4 V100 PCIe GPUs, 25 GbE to one switch"},
+       "Nodes with 4 V100 PCIe GPUs, 25 GbE to one switch", ""},
   };
   return clusters;
 }

@@ -1,0 +1,52 @@
+#include "cost/memory.hpp"
+
+#include <algorithm>
+
+#include "cost/compute.hpp"
+#include "cost/optimizer.hpp"
+
+namespace ddlsim {
+
+namespace {
+
+bool gradient_needs_input(LayerKind k) {
+  switch (k) {
+    case LayerKind::Conv2D:
+    case LayerKind::DepthwiseConv2D:
+    case LayerKind::Dense:
+    case LayerKind::BatchNorm:
+    case LayerKind::Pool:
+    case LayerKind::Multiply: return true;
+    default: return false;
+  }
+}
+
+}  // namespace
+
+std::int64_t saved_elems_per_sample(const Model& m) {
+  std::int64_t n = 0;
+  for (std::size_t i = 0; i < m.layers.size(); ++i) {
+    const bool next_needs = i + 1 < m.layers.size() && gradient_needs_input(m.layers[i + 1].kind);
+    if (m.layers[i].kind == LayerKind::Activation || next_needs) n += m.layers[i].out_elems;
+  }
+  return n;
+}
+
+Bytes MemoryEstimate::total() const {
+  return weights + gradients + optimizer_state + accumulator + activations + comm_buffers + reserved;
+}
+
+MemoryEstimate memory_per_gpu(const Model& m, const Execution& e) {
+  const bool mixed = e.precision == Precision::Mixed;
+  const double trainable = double(m.params_trainable());
+  MemoryEstimate est;
+  est.weights = double(m.params_total()) * 4 + (mixed ? trainable * 2 : 0);
+  est.gradients = trainable * gradient_elem_bytes(e.precision);
+  if (e.algorithm != Algorithm::ParameterServer) est.optimizer_state = trainable * optimizer_state_bytes(e.optimizer);
+  if (e.sync_period > 1) est.accumulator = est.gradients;
+  est.activations = double(saved_elems_per_sample(m)) * e.batch_per_gpu * (mixed ? 2 : 4);
+  est.comm_buffers = e.bucket_bytes > 0 ? std::min(e.bucket_bytes, est.gradients) : est.gradients;
+  return est;
+}
+
+}  // namespace ddlsim

@@ -1,0 +1,43 @@
+// Memory model: the device memory one rank needs at the peak of a training step (end of the
+// forward pass), so that a batch that cannot fit is flagged. First-order accounting, per rank:
+//   model state  = weights x 4 B (+ 2 B FP16 copy of trainable weights when mixed)
+//                + gradients (trainable x 4 B, 2 B when mixed)
+//                + optimizer state (trainable x 0 / 4 / 8 B for sgd / momentum / adam; on the
+//                  servers, not the workers, with a parameter server)
+//                + a gradient accumulator (gradient bytes) when syncing every k > 1 micro-batches
+//   activations  = saved elements per sample x batch x 4 B (2 B when mixed)
+//   comm buffers = one fusion buffer / bucket (bucket bytes, at most the gradients), or a packed
+//                  copy of all gradients when they are exchanged in one piece
+//   reserved     = 1 GiB: CUDA context, cuDNN/cuBLAS workspaces, allocator slack
+#pragma once
+#include <cstdint>
+
+#include "core/units.hpp"
+#include "model/model.hpp"
+#include "scenario/scenario.hpp"
+
+namespace ddlsim {
+
+constexpr Bytes kReservedDeviceBytes = kGiB;
+
+// Elements per sample kept from the forward pass for the backward pass: the output of every
+// activation (its gradient needs it) and every output consumed next by a layer whose gradient
+// needs its input (convolution, dense, batch norm, pooling, multiply). Outputs only passed on to
+// an activation or an add are freed (fused batch norm, in-place ReLU).
+std::int64_t saved_elems_per_sample(const Model& m);
+
+struct MemoryEstimate {
+  Bytes weights = 0;
+  Bytes gradients = 0;
+  Bytes optimizer_state = 0;
+  Bytes accumulator = 0;
+  Bytes activations = 0;
+  Bytes comm_buffers = 0;
+  Bytes reserved = kReservedDeviceBytes;
+
+  Bytes total() const;
+};
+
+MemoryEstimate memory_per_gpu(const Model& m, const Execution& e);
+
+}  // namespace ddlsim
