@@ -4,7 +4,10 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <cstdlib>
+#include <fstream>
 #include <stdexcept>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include "core/error.hpp"
@@ -138,4 +141,31 @@ TEST(NetbenchLauncher, FailureIsDecodedAndAnInputError) {
   EXPECT_EQ(r.code, 2) << r.out;
   EXPECT_NE(r.out.find("srun exited with code 127 (command not found); check --hosts and --np"), std::string::npos)
       << r.out;
+}
+
+// The CSV becomes --csv only when the run succeeds: a launcher (here a stand-in srun on PATH) that
+// writes part of it and fails leaves the earlier CSV as it was, and no temporary file behind.
+TEST(NetbenchLauncher, CsvIsReplacedOnlyBySuccessfulRun) {
+  const std::string exe = DDLSIM_BINARY;
+  if (!testutil::exists(exe.substr(0, exe.find_last_of('/')) + "/ddlsim_netbench"))
+    GTEST_SKIP() << "built without MPI: ddlsim netbench stops before the launcher";
+  TempFile csv("net.csv", "earlier\n");
+  TempFile bin("srun");
+  const std::string header = "test,ranks,bytes,time_s,algbw_Bps,busbw_Bps";
+  auto fake_srun = [&](int code) {
+    std::ofstream(bin.path()) << "#!/bin/sh\nwhile [ \"$1\" != --csv ]; do shift; done\n"
+                              << "printf '" << header << "\\nbw,2,65536,1e-3,6.5e7,6.5e7\\n' > \"$2\"\nexit " << code << "\n";
+    ::chmod(bin.path().c_str(), 0755);
+  };
+  const std::string cmd = "netbench --launcher srun --csv " + csv.path();
+  const std::string env = "PATH=" + bin.dir() + ":/usr/bin:/bin";
+  fake_srun(3);
+  const auto failed = run_limited(cmd, env);
+  EXPECT_EQ(failed.code, 2) << failed.out;
+  EXPECT_EQ(testutil::slurp(csv.path()), "earlier\n");
+  fake_srun(0);
+  const auto ok = run_limited(cmd, env);
+  EXPECT_EQ(ok.code, 0) << ok.out;
+  EXPECT_EQ(testutil::slurp(csv.path()), header + "\nbw,2,65536,1e-3,6.5e7,6.5e7\n");
+  EXPECT_EQ(std::system(("test \"$(ls " + csv.dir() + ")\" = net.csv").c_str()), 0) << "a temporary file was left";
 }

@@ -1,18 +1,23 @@
 // `ddlsim netbench`: starts build/ddlsim_netbench (calibration/mpi/netbench_main.cpp, an MPI
 // program kept out of ddlsim so that ddlsim never needs MPI) through mpirun or srun, one rank per
-// host, and leaves its table on stdout and its CSV in --csv.
+// host, and leaves its table on stdout and its CSV in --csv. The program writes the CSV to a
+// temporary file beside it, which becomes --csv only when the run succeeds: a failed or killed run
+// leaves an earlier CSV as it was.
 #include <fmt/format.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
 #include <cstdlib>
 #include <iostream>
 
 #include "cli/cli_options.hpp"
 #include "cli/commands.hpp"
+#include "cli/output.hpp"
 #include "core/error.hpp"
+#include "core/files.hpp"
 #include "core/text.hpp"
 
 namespace po = boost::program_options;
@@ -86,7 +91,7 @@ std::string test_names(const std::string& text) {
 }
 
 // ddlsim_netbench's own options, checked here so that bad input stops before the launcher starts.
-std::string netbench_args(const po::variables_map& vm) {
+std::string netbench_args(const po::variables_map& vm, const std::string& csv) {
   long largest = 0;
   const std::string sizes = byte_sizes("sizes", vm["sizes"].as<std::string>(), largest);
   const std::string lat_sizes = byte_sizes("lat-sizes", vm["lat-sizes"].as<std::string>(), largest);
@@ -95,8 +100,7 @@ std::string netbench_args(const po::variables_map& vm) {
     throw InputError(fmt::format("--window {} with messages of up to {} bytes: expected window x largest size "
                                  "at most 4G (the buffers each rank allocates)", window, largest));
   return " --sizes " + sizes + " --lat-sizes " + lat_sizes + " --iters " + std::to_string(iters) + " --window " +
-         std::to_string(window) + " --tests " + quote(test_names(vm["tests"].as<std::string>())) + " --csv " +
-         quote(vm["csv"].as<std::string>());
+         std::to_string(window) + " --tests " + quote(test_names(vm["tests"].as<std::string>())) + " --csv " + quote(csv);
 }
 
 // std::system's status in words.
@@ -144,7 +148,10 @@ int cmd_netbench(const Args& args) {
   const auto& vm = pa.vm;
   const int np = vm["np"].as<int>();
   if (np < 2) throw InputError("--np " + std::to_string(np) + ": expected at least 2 ranks");
-  const std::string bench_args = netbench_args(vm);
+  const std::string csv = vm["csv"].as<std::string>();
+  const std::string partial = (csv == "-" ? std::string("/tmp/ddlsim-netbench") : csv) + ".partial-" +
+                              std::to_string(::getpid());
+  const std::string bench_args = netbench_args(vm, partial);
   const bool nccl = vm["nccl"].as<bool>();
   const std::string exe = exe_dir() + (nccl ? "/ddlsim_netbench_nccl" : "/ddlsim_netbench");
   if (::access(exe.c_str(), X_OK) != 0)
@@ -169,7 +176,20 @@ int cmd_netbench(const Args& args) {
   cmd += " " + quote(exe) + bench_args;
   std::cerr << "ddlsim netbench: " << cmd << "\n";
   std::cout.flush();
-  check_launcher_status(std::system(cmd.c_str()), launcher);
+  const int status = std::system(cmd.c_str());
+  std::string text;
+  try {
+    check_launcher_status(status, launcher);
+    if (::access(partial.c_str(), F_OK) != 0)
+      throw InputError("ddlsim netbench: the run ended but left no CSV at " + partial +
+                       " (rank 0 writes it; on another host, --csv must name a folder shared with this one)");
+    text = read_text_file(partial, "netbench CSV");
+  } catch (...) {
+    std::remove(partial.c_str());
+    throw;
+  }
+  std::remove(partial.c_str());
+  write_output(csv, text);
   return 0;
 }
 
