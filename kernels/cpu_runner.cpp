@@ -3,8 +3,10 @@
 // (CLOCK_THREAD_CPUTIME_ID), the CPU counterpart of CUDA events: it counts only the work of the
 // kernels, not time lost to other processes on a shared machine.
 #include <time.h>
+#include <unistd.h>
 
 #include <Eigen/Dense>
+#include <fmt/format.h>
 #include <algorithm>
 #include <fstream>
 
@@ -121,6 +123,11 @@ class CpuRunner : public KernelRunner {
     if (p != Precision::FP32)
       throw InputError(std::string("--precision ") + to_string(p) +
                        ": the cpu device runs fp32 only (tf32 and mixed need a CUDA device)");
+  }
+  MemoryBudget memory_budget() const override {
+    const double have = double(::sysconf(_SC_PHYS_PAGES)) * double(::sysconf(_SC_PAGESIZE));
+    if (have <= 0) return {};
+    return {0.8 * have, fmt::format("80 % of this machine's {:.1f} GiB of memory", have / (1 << 30))};
   }
   std::unique_ptr<PreparedKernel> prepare(const KernelSpec& s) override {
     if (s.is_gemm) return std::make_unique<CpuGemm>(s.gemm, arenas_);

@@ -63,18 +63,32 @@ struct Arenas {
   void* b = nullptr;
   void* c = nullptr;
   std::size_t bytes = 0;
+  void release() {
+    cudaFree(a), cudaFree(b), cudaFree(c);
+    a = b = c = nullptr;
+    bytes = 0;
+  }
+  // The harness checks the buffers against the free memory first (memory_budget); this catches
+  // what that estimate missed, as an input error rather than a crash.
   void reserve(std::size_t need) {
     if (need <= bytes) return;
-    cudaFree(a), cudaFree(b), cudaFree(c);
-    check(cudaMalloc(&a, need), "cudaMalloc");
-    check(cudaMalloc(&b, need), "cudaMalloc");
-    check(cudaMalloc(&c, need), "cudaMalloc");
+    release();
+    for (void** p : {&a, &b, &c}) {
+      const cudaError_t e = cudaMalloc(p, need);
+      if (e == cudaErrorMemoryAllocation) {
+        cudaGetLastError();  // clear the error
+        release();
+        throw InputError("--batch: a kernel needs 3 device buffers of " + std::to_string(need >> 20) +
+                         " MiB and cudaMalloc could not allocate them; calibrate smaller batches");
+      }
+      check(e, "cudaMalloc");
+    }
     check(cudaMemset(a, 0, need), "cudaMemset");
     check(cudaMemset(b, 0, need), "cudaMemset");
     check(cudaMemset(c, 0, need), "cudaMemset");
     bytes = need;
   }
-  ~Arenas() { cudaFree(a), cudaFree(b), cudaFree(c); }
+  ~Arenas() { release(); }
 };
 
 struct Context {
@@ -176,6 +190,11 @@ class CudaRunner : public KernelRunner {
   void check_precision(Precision p) const override {
     if (p == Precision::TF32 && props_.major < 8)
       throw InputError("--precision tf32: " + device() + " has no TF32 tensor cores (needs sm_80 or newer)");
+  }
+  MemoryBudget memory_budget() const override {
+    std::size_t free_b = 0, total_b = 0;
+    if (cudaMemGetInfo(&free_b, &total_b) != cudaSuccess) return {};
+    return {0.9 * double(free_b), "90 % of the " + std::to_string(free_b >> 20) + " MiB free on " + device()};
   }
   std::unique_ptr<PreparedKernel> prepare(const KernelSpec& s) override {
     if (s.is_gemm) return std::make_unique<CudaGemm>(s, ctx_);

@@ -2,7 +2,6 @@
 
 #include <benchmark/benchmark.h>
 #include <fmt/format.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <iostream>
@@ -119,7 +118,7 @@ LayerTiming layer_timing(const LayerKernels& lk, int batch, const std::map<std::
   return r;
 }
 
-// Bytes of the three scratch buffers the CPU runner sizes for the largest kernel (FP32).
+// Bytes of the three scratch buffers a runner sizes for the largest kernel (FP32).
 double buffer_bytes(const std::map<std::string, KernelSpec>& specs) {
   double a = 0, b = 0, c = 0;
   for (const auto& [key, k] : specs) {
@@ -131,15 +130,15 @@ double buffer_bytes(const std::map<std::string, KernelSpec>& specs) {
   return 4 * (a + b + c);
 }
 
-// On the CPU, kernels whose buffers do not fit in memory would be killed, not measured.
+// Kernels whose buffers do not fit would be killed (CPU) or fail to allocate (GPU), not measured.
 void check_fits_in_memory(const KernelRunner& runner, const std::map<std::string, KernelSpec>& specs,
                           const std::vector<int>& batches) {
-  if (runner.kind() != "cpu") return;
-  const double need = buffer_bytes(specs), have = double(::sysconf(_SC_PHYS_PAGES)) * double(::sysconf(_SC_PAGESIZE));
-  if (have > 0 && need > 0.8 * have)
-    throw InputError(fmt::format("--batch {}: the largest kernel needs {:.1f} GiB of buffers, more than 80 % of "
-                                 "this machine's {:.1f} GiB of memory; calibrate smaller batches",
-                                 batches.back(), need / (1 << 30), have / (1 << 30)));
+  const MemoryBudget budget = runner.memory_budget();
+  const double need = buffer_bytes(specs);
+  if (budget.bytes > 0 && need > budget.bytes)
+    throw InputError(fmt::format("--batch {}: the largest kernel needs {:.1f} GiB of buffers, more than {}; "
+                                 "calibrate smaller batches",
+                                 batches.back(), need / (1 << 30), budget.what));
 }
 
 }  // namespace

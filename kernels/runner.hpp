@@ -17,6 +17,12 @@ class PreparedKernel {
   virtual void launch() = 0;  // may return before the kernel ends (GPU)
 };
 
+// Memory the runner may fill with kernel buffers, and how that was decided (for messages).
+struct MemoryBudget {
+  double bytes = 0;  // 0: unknown, not checked
+  std::string what;  // e.g. "80 % of this machine's 23.4 GiB"
+};
+
 class KernelRunner {
  public:
   virtual ~KernelRunner() = default;
@@ -25,6 +31,7 @@ class KernelRunner {
   virtual std::string clock() const = 0;   // how time is measured
   // Throws InputError when the device cannot run this precision.
   virtual void check_precision(Precision p) const = 0;
+  virtual MemoryBudget memory_budget() const { return {}; }
   virtual std::unique_ptr<PreparedKernel> prepare(const KernelSpec& spec) = 0;
   // Launches the kernels in order, `passes` times, and returns the device time of one pass.
   virtual double time_s(const std::vector<PreparedKernel*>& kernels, int passes) = 0;

@@ -49,6 +49,7 @@ class NoKernelsRunner : public KernelRunner {
   std::string kind() const override { return "cpu"; }
   std::string clock() const override { return "none"; }
   void check_precision(Precision) const override {}
+  MemoryBudget memory_budget() const override { return {16.0 * (1 << 30), "the 16 GiB of this test runner"}; }
   std::unique_ptr<PreparedKernel> prepare(const KernelSpec&) override {
     throw std::logic_error("a kernel was prepared");
   }
@@ -103,7 +104,15 @@ TEST(CalibrateHarness, BuffersLargerThanMemoryAreAnInputError) {
     FAIL() << "no error";
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("--batch 65536: the largest kernel needs"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("more than the 16 GiB of this test runner"), std::string::npos) << e.what();
   }
+}
+
+TEST(CalibrateHarness, CpuRunnerBudgetIsMostOfThisMachinesMemory) {
+  TempFile out("x.cal");
+  expect_input_error("calibrate --model resnet50 --input-size 2048 --batch 65536 --out " + out.path(),
+                     "of buffers, more than 80 % of this machine's");
+  EXPECT_FALSE(testutil::exists(out.path()));
 }
 
 TEST(NetbenchOptions, SizesArePositiveBoundedWithKnownSuffixes) {
