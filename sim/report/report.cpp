@@ -86,15 +86,21 @@ std::string csv_cell(const ordered_json& v) {
 
 namespace {
 
-std::string pretty_value(const ordered_json& v) {
-  if (!v.is_number_float()) return v.is_string() ? v.get<std::string>() : v.dump();
-  return fmt::format("{:.6g}", v.get<double>());
+// Byte counts also in MiB or GiB, for reading at a glance.
+std::string pretty_value(const std::string& key, const ordered_json& v) {
+  if (!v.is_number()) return v.is_string() ? v.get<std::string>() : v.dump();
+  const double x = v.get<double>();
+  std::string text = v.is_number_float() ? fmt::format("{:.6g}", x) : v.dump();
+  const bool bytes = key.size() > 6 && key.compare(key.size() - 6, 6, "_bytes") == 0;
+  if (bytes && x >= kGiB) text += fmt::format(" ({:.2f} GiB)", x / kGiB);
+  else if (bytes && x >= kMiB) text += fmt::format(" ({:.1f} MiB)", x / kMiB);
+  return text;
 }
 
 std::string render_table(const Prediction& p) {
   std::string out;
   const ordered_json rec = prediction_record(p);
-  for (const auto& [k, v] : rec.items()) out += fmt::format("{:<20} {}\n", k, pretty_value(v));
+  for (const auto& [k, v] : rec.items()) out += fmt::format("{:<24} {}\n", k, pretty_value(k, v));
   return out;
 }
 
