@@ -92,6 +92,23 @@ TEST(Scenario, PresetsFillOnlyWhatTheScenarioLeavesOpen) {
   EXPECT_DOUBLE_EQ(sc.execution.bucket_bytes, 25.0 * 1024 * 1024);
 }
 
+TEST(Scenario, LbannAndTarantellaPresets) {
+  Scenario sc = resolve_scenario(read_scenario("", {"--training.framework=lbann"}).settings, ".");
+  EXPECT_EQ(sc.execution.algorithm, Algorithm::Ring);
+  EXPECT_TRUE(sc.execution.overlap);
+  const Prediction lbann = predict(sc);
+  int weighted = 0;
+  for (const auto& l : sc.model.layers) weighted += l.params_trainable > 0;  // BatchNorm included
+  EXPECT_EQ(lbann.buckets, weighted);  // one allreduce per layer with weights
+  sc = resolve_scenario(read_scenario("", {"--training.framework=tarantella"}).settings, ".");
+  EXPECT_EQ(sc.execution.algorithm, Algorithm::HalvingDoubling);
+  EXPECT_DOUBLE_EQ(sc.execution.bucket_bytes, 32.0 * 1024);
+  EXPECT_TRUE(sc.execution.overlap);
+  const Prediction tnt = predict(sc);
+  EXPECT_LT(tnt.buckets, lbann.buckets);  // small layers share a buffer
+  EXPECT_GT(tnt.buckets, 1);
+}
+
 TEST(Scenario, PlatformNodeLimit) {
   EXPECT_NE(error_of("[cluster]\nplatform = poti\nnodes = 50\n").find("cluster.nodes"), std::string::npos);
 }

@@ -20,6 +20,16 @@ const std::vector<FrameworkPreset>& framework_presets() {
        "TF custom training loop accumulating gradients, one packed allreduce every 4 batches"},
       {"tf_ps", Algorithm::ParameterServer, 0, false, 0, 1,
        "TF ParameterServerStrategy: push gradients to and pull weights from the servers"},
+      // LBANN starts a non-blocking Aluminum allreduce (NCCL backend: ring) for each layer's
+      // gradients as soon as that layer's backward step ends: no fusion (1-byte buckets: one a layer).
+      {"lbann", Algorithm::Ring, 1.0 / (1024 * 1024), true, 0, 1,
+       "LBANN with Aluminum (NCCL): one non-blocking allreduce per layer, started as the layer's "
+       "backward step ends"},
+      // Tarantella fuses gradients into buffers of its fusion threshold (32 KiB by default) and
+      // allreduces each with GPI-2 recursive halving as soon as its gradients are ready.
+      {"tarantella", Algorithm::HalvingDoubling, 32.0 / 1024, true, 0, 1,
+       "Tarantella (GPI-2): 32 KiB fusion buffers, recursive halving-doubling allreduce, overlapped "
+       "with the backward pass"},
       // TensorFlow 1 tf_cnn_benchmarks (2017), used by `ddlsim validate`: every variable is its own
       // transfer (1 KiB buckets ~ one per layer). parameter_server pushes each gradient as it is
       // ready; the replicated modes sum the towers' gradients first, after the whole backward pass.

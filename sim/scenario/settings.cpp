@@ -21,8 +21,8 @@ const std::vector<KeySpec>& scenario_keys() {
       {"model.classes", "", "output classes; default: the model's own (1000)"},
       {"model.precision", "fp32", "fp32, tf32 or mixed (FP16 tensor cores and FP16 gradients)"},
       {"training.framework", "horovod",
-       "preset: horovod, pytorch_ddp, tf_mirrored, tf_custom_accum, tf_ps, tf1_ps, tf1_replicated, "
-       "tf1_distributed_replicated"},
+       "preset: horovod, pytorch_ddp, tf_mirrored, tf_custom_accum, tf_ps, lbann, tarantella, tf1_ps, "
+       "tf1_replicated, tf1_distributed_replicated"},
       {"training.samples", "1281167", "training samples per epoch"},
       {"training.epochs", "1", "epochs"},
       {"training.batch_per_gpu", "64", "samples per GPU per step (micro-batch)"},
