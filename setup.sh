@@ -8,7 +8,7 @@ cd "$(dirname "$0")"
 
 PACKAGES=(build-essential cmake ninja-build pkg-config
           libsimgrid-dev libeigen3-dev libboost-program-options-dev nlohmann-json3-dev libfmt-dev
-          libgtest-dev libgmock-dev libbenchmark-dev libcsv-dev
+          libgtest-dev libgmock-dev libbenchmark-dev libcsv-dev libturbojpeg0-dev
           libopenmpi-dev openmpi-bin iproute2)  # MPI and ip/tc: network calibration (ddlsim netbench)
 
 install_missing() {

@@ -11,6 +11,7 @@ const std::vector<Command>& commands() {
       {"models", cmd_models, "models [NAME] [--input-size N] [--classes N] [--format table|csv|json]"},
       {"keys", cmd_keys, "keys   every scenario key, its default and meaning"},
       {"calibrate", cmd_calibrate, "calibrate --device cpu|cuda:N --model NAME|FILE.model --batch 32,64 --out FILE   measure per-layer kernel times"},
+      {"calibrate-input", cmd_calibrate_input, "calibrate-input [--images DIR] [--input-size 224] [--out FILE.ini]   time JPEG decode and augmentation per sample"},
       {"netbench", cmd_netbench, "netbench --np N [--hosts a,b,..] [--sizes ...] [--csv FILE]   MPI latency, bandwidth, allreduce"},
       {"netfit", cmd_netfit, "netfit MEASURED.csv --out PLATFORM.xml   fit latency, bandwidth, duplex factor"},
       {"platform", cmd_platform, "platform generate|show   write a SimGrid platform XML for N nodes x G GPUs; summarise one"},

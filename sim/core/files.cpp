@@ -63,10 +63,14 @@ std::string read_all(const Fd& fd, const std::string& path, const std::string& w
 
 }  // namespace
 
-std::string read_text_file(const std::string& path, const std::string& what) {
+std::string read_binary_file(const std::string& path, const std::string& what) {
   const Fd fd(open_input(path, what));
   check_kind_and_size(fd, path, what);
-  std::string text = read_all(fd, path, what);
+  return read_all(fd, path, what);
+}
+
+std::string read_text_file(const std::string& path, const std::string& what) {
+  std::string text = read_binary_file(path, what);
   if (text.compare(0, 3, "\xEF\xBB\xBF") == 0) text.erase(0, 3);
   const auto nul = text.find('\0');
   if (nul != std::string::npos) {

@@ -14,6 +14,9 @@ inline constexpr std::size_t kMaxInputFileBytes = std::size_t(64) << 20;  // 64 
 //   "PATH: not a regular file (expected a scenario file)".
 std::string read_text_file(const std::string& path, const std::string& what);
 
+// The bytes of the regular file `path`, with the same checks (no text rules: an image, say).
+std::string read_binary_file(const std::string& path, const std::string& what);
+
 // The same checks without reading, for files another parser opens itself (SimGrid's platform XML).
 void check_input_file(const std::string& path, const std::string& what);
 
