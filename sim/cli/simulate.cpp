@@ -33,9 +33,9 @@ int cmd_simulate(const Args& args) {
     std::cerr << "ddlsim simulate: note: the [sweep] section is ignored here; run `ddlsim sweep " << file << "`\n";
   const Prediction p = predict(resolve_scenario(in.settings, dir_of(file)));
   if (!p.fits_in_memory)
-    std::cerr << fmt::format("ddlsim simulate: warning: the step needs about {:.1f} GiB per GPU and the {} has {:.1f} GiB; "
-                             "it would not fit (README: memory; compute.memory_gib for another capacity)\n",
-                             p.memory_per_gpu_bytes / kGiB, p.device, p.device_memory_bytes / kGiB);
+    std::cerr << fmt::format("ddlsim simulate: warning: the step needs about {:.1f} GiB per GPU and the device has "
+                             "{:.1f} GiB; it would not fit (README: memory; compute.memory_gib sets the capacity)\n",
+                             p.memory_per_gpu_bytes / kGiB, p.device_memory_bytes / kGiB);
   OutputSet out;
   out.add(pa.vm["output"].as<std::string>(), render_prediction(p, format));
   const std::string trace = pa.vm["trace"].as<std::string>();
