@@ -9,6 +9,7 @@
 #include "cost/compute.hpp"
 #include "cost/input_pipeline.hpp"
 #include "cost/memory.hpp"
+#include "cost/stragglers.hpp"
 #include "schedule/step_schedule.hpp"
 
 namespace ddlsim {
@@ -37,6 +38,7 @@ struct Run {
   StepSchedule schedule;
   StepPair steps;
   EpochShape shape;
+  Seconds wait_s = 0;  // per synchronisation: waiting for the slowest rank
   Seconds epoch_s = 0;
 };
 
@@ -49,7 +51,9 @@ Run run(const Scenario& sc, const ComputeProfile& prof, int nodes, int gpus_per_
   r.schedule = build_schedule(prof, e, input_s);
   r.steps = run_steps(sc, r.schedule, topology(sys, nodes, gpus_per_node, e.ps_servers));
   r.shape = epoch_shape(e.samples, e.batch_per_gpu, nodes * gpus_per_node, e.sync_period);
-  r.epoch_s = r.shape.syncs * r.steps.sync.step_s + (r.shape.steps - r.shape.syncs) * r.steps.local.step_s;
+  r.wait_s = straggler_wait_s(r.schedule.forward_s + r.schedule.backward_s, sys.compute.jitter_cv, e.sync_period,
+                              nodes * gpus_per_node);
+  r.epoch_s = r.shape.syncs * (r.steps.sync.step_s + r.wait_s) + (r.shape.steps - r.shape.syncs) * r.steps.local.step_s;
   return r;
 }
 
@@ -114,6 +118,7 @@ Prediction predict(const Scenario& sc) {
   p.comm_time_s = per_step(r, [](const StepTiming& t) { return t.comm_s; });
   p.exposed_comm_s = per_step(r, [](const StepTiming& t) { return t.exposed_comm_s; });
   p.input_wait_s = per_step(r, [](const StepTiming& t) { return t.input_wait_s; });
+  p.straggler_wait_s = double(r.shape.syncs) * r.wait_s / double(r.shape.steps);
   p.input_time_s = r.schedule.input_s;
   p.samples_per_s = double(e.samples) / r.epoch_s;
   p.single_gpu_epoch_s = single.epoch_s;

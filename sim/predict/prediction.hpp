@@ -23,6 +23,7 @@ struct Prediction {
   Seconds exposed_comm_s = 0;    // mean per step: what the exchanges add to the step
   Seconds input_time_s = 0;      // per step: producing one micro-batch (overlapped by prefetch)
   Seconds input_wait_s = 0;      // mean per step: what the input pipeline adds to the step
+  Seconds straggler_wait_s = 0;  // mean per step: waiting for the slowest rank (compute.jitter_cv)
   Seconds epoch_time_s = 0;
   Seconds total_time_s = 0;      // all epochs
   double samples_per_s = 0;      // whole cluster
@@ -40,7 +41,8 @@ struct Prediction {
 
 // Epoch figures from the two kinds of step: a sync step every k-th micro-batch.
 //   steps  = ceil(samples / (batch x ranks)),  syncs = ceil(steps / k)
-//   epoch  = syncs x t_sync + (steps - syncs) x t_local
+//   epoch  = syncs x (t_sync + wait) + (steps - syncs) x t_local
+// where wait is the straggler wait of cost/stragglers.hpp (0 unless compute.jitter_cv is set).
 struct EpochShape {
   long long steps = 0;
   long long syncs = 0;

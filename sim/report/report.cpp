@@ -54,6 +54,7 @@ ordered_json prediction_record(const Prediction& p) {
   r["exposed_comm_s"] = p.exposed_comm_s;
   r["input_time_s"] = p.input_time_s;
   r["input_wait_s"] = p.input_wait_s;
+  r["straggler_wait_s"] = p.straggler_wait_s;
   r["epoch_time_s"] = p.epoch_time_s;
   r["total_time_s"] = p.total_time_s;
   r["samples_per_s"] = p.samples_per_s;

@@ -1,0 +1,68 @@
+// Stragglers (cost/stragglers.hpp): the expected maximum of normals against its exact values,
+// and what compute.jitter_cv does to a prediction.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "cost/compute.hpp"
+#include "cost/stragglers.hpp"
+#include "predict/prediction.hpp"
+#include "scenario/resolve.hpp"
+
+using namespace ddlsim;
+
+namespace {
+Prediction predict_with(std::vector<std::string> overrides) {
+  return predict(resolve_scenario(read_scenario("", overrides).settings, "."));
+}
+}  // namespace
+
+TEST(Stragglers, ExpectedMaximumOfNormals) {
+  EXPECT_EQ(expected_max_std_normal(1), 0);
+  EXPECT_NEAR(expected_max_std_normal(2), 1 / std::sqrt(M_PI), 1e-10);      // exact
+  EXPECT_NEAR(expected_max_std_normal(3), 1.5 / std::sqrt(M_PI), 1e-10);    // exact
+  EXPECT_NEAR(expected_max_std_normal(5), 1.1629644736, 1e-9);              // tabulated
+  EXPECT_NEAR(expected_max_std_normal(10), 1.5387527308, 1e-9);
+  double previous = 0;
+  for (int n : {2, 16, 256, 4096, 1 << 20}) {
+    const double e = expected_max_std_normal(n);
+    EXPECT_GT(e, previous) << n;
+    EXPECT_LT(e, std::sqrt(2 * std::log(double(n)))) << n;  // the classical upper bound
+    previous = e;
+  }
+}
+
+TEST(Stragglers, WaitIsTheSlowestRanksLead) {
+  EXPECT_EQ(straggler_wait_s(1.0, 0.05, 1, 1), 0);   // one rank waits for nobody
+  EXPECT_EQ(straggler_wait_s(1.0, 0, 1, 64), 0);
+  EXPECT_NEAR(straggler_wait_s(0.2, 0.05, 1, 2), 0.2 * 0.05 / std::sqrt(M_PI), 1e-13);
+  // Syncing every 4 micro-batches: twice the wait per synchronisation, half per micro-batch.
+  EXPECT_DOUBLE_EQ(straggler_wait_s(0.2, 0.05, 4, 2), 2 * straggler_wait_s(0.2, 0.05, 1, 2));
+}
+
+TEST(Stragglers, PredictionAddsTheWaitToEverySyncStep) {
+  const std::vector<std::string> base = {"--cluster.platform=cluster4x25g", "--cluster.nodes=4", "--input.format=synthetic"};
+  auto with = [&](std::vector<std::string> extra, int nodes = 4) {
+    extra.insert(extra.end(), base.begin(), base.end());
+    extra[extra.size() - 2] = "--cluster.nodes=" + std::to_string(nodes);
+    return predict_with(extra);
+  };
+  const Prediction calm = with({});
+  const Prediction jitter = with({"--compute.jitter_cv=0.05"});
+  EXPECT_EQ(calm.straggler_wait_s, 0);
+  std::vector<std::string> args = base;
+  args.push_back("--compute.jitter_cv=0.05");
+  const Scenario sc = resolve_scenario(read_scenario("", args).settings, ".");
+  const ComputeProfile prof = compute_profile(sc.model, sc.system.device, sc.execution.precision,
+                                              sc.execution.batch_per_gpu, sc.system.compute);
+  // Sync every step on 16 ranks: each step waits for the slowest rank's forward + backward.
+  EXPECT_DOUBLE_EQ(jitter.straggler_wait_s, straggler_wait_s(prof.forward_s() + prof.backward_s(), 0.05, 1, 16));
+  EXPECT_NEAR(jitter.epoch_time_s - calm.epoch_time_s, jitter.straggler_wait_s * double(jitter.steps_per_epoch),
+              1e-9 * calm.epoch_time_s);
+  EXPECT_DOUBLE_EQ(jitter.single_gpu_epoch_s, calm.single_gpu_epoch_s);  // one GPU has no stragglers
+  EXPECT_LT(jitter.efficiency, calm.efficiency);
+  // More ranks, longer wait; accumulation over 4 micro-batches halves it per micro-batch.
+  EXPECT_GT(with({"--compute.jitter_cv=0.05"}, 16).straggler_wait_s, jitter.straggler_wait_s);
+  const Prediction accum = with({"--compute.jitter_cv=0.05", "--training.sync_period=4"});
+  EXPECT_NEAR(accum.straggler_wait_s, jitter.straggler_wait_s / 2, 0.02 * jitter.straggler_wait_s);
+}
