@@ -22,21 +22,9 @@ namespace {
 
 const std::string kMlp = testutil::source_dir() + "/models/mlp_materials.model";
 
-// `ddlsim ARGS` under a time limit (a hang fails the test instead of stalling the suite), with
-// `env` (e.g. "PATH=/nonexistent") in its environment.
-testutil::RunResult run_limited(const std::string& args, const std::string& env = "") {
-  const std::string cmd = "timeout 60 env " + env + " " + DDLSIM_BINARY + " " + args + " 2>&1";
-  FILE* p = ::popen(cmd.c_str(), "r");
-  std::string out;
-  char buf[4096];
-  while (std::size_t n = std::fread(buf, 1, sizeof buf, p)) out.append(buf, n);
-  const int status = ::pclose(p);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
-}
-
 // Exit code 2 and a message containing `want`.
 void expect_input_error(const std::string& args, const std::string& want) {
-  const auto r = run_limited(args);
+  const auto r = testutil::run_ddlsim(args);
   EXPECT_EQ(r.code, 2) << args << "\n" << r.out;
   EXPECT_NE(r.out.find(want), std::string::npos) << args << "\n" << r.out;
   EXPECT_EQ(r.out.find("internal error"), std::string::npos) << args << "\n" << r.out;
@@ -89,7 +77,7 @@ TEST(CalibrateOptions, ZooModelSizesAreChecked) {
 TEST(CalibrateOptions, SmallestMinTimeFinishes) {
   TempFile out("x.cal");
   const auto r =
-      run_limited("calibrate --model " + kMlp + " --batch 2 --min-time 0.0001 --warmup 0 --out " + out.path());
+      testutil::run_ddlsim("calibrate --model " + kMlp + " --batch 2 --min-time 0.0001 --warmup 0 --out " + out.path());
   EXPECT_EQ(r.code, 0) << r.out;
   EXPECT_TRUE(testutil::exists(out.path()));
 }
@@ -146,7 +134,7 @@ TEST(NetbenchLauncher, FailureIsDecodedAndAnInputError) {
   if (!testutil::exists(exe.substr(0, exe.find_last_of('/')) + "/ddlsim_netbench"))
     GTEST_SKIP() << "built without MPI: ddlsim netbench stops before the launcher";
   TempFile csv("net.csv");
-  const auto r = run_limited("netbench --launcher srun --csv " + csv.path(), "PATH=/nonexistent");
+  const auto r = testutil::run_ddlsim("netbench --launcher srun --csv " + csv.path(), "PATH=/nonexistent");
   EXPECT_EQ(r.code, 2) << r.out;
   EXPECT_NE(r.out.find("srun exited with code 127 (command not found); check --hosts and --np"), std::string::npos)
       << r.out;
@@ -169,11 +157,11 @@ TEST(NetbenchLauncher, CsvIsReplacedOnlyBySuccessfulRun) {
   const std::string cmd = "netbench --launcher srun --csv " + csv.path();
   const std::string env = "PATH=" + bin.dir() + ":/usr/bin:/bin";
   fake_srun(3);
-  const auto failed = run_limited(cmd, env);
+  const auto failed = testutil::run_ddlsim(cmd, env);
   EXPECT_EQ(failed.code, 2) << failed.out;
   EXPECT_EQ(testutil::slurp(csv.path()), "earlier\n");
   fake_srun(0);
-  const auto ok = run_limited(cmd, env);
+  const auto ok = testutil::run_ddlsim(cmd, env);
   EXPECT_EQ(ok.code, 0) << ok.out;
   EXPECT_EQ(testutil::slurp(csv.path()), header + "\nbw,2,65536,1e-3,6.5e7,6.5e7\n");
   EXPECT_EQ(std::system(("test \"$(ls " + csv.dir() + ")\" = net.csv").c_str()), 0) << "a temporary file was left";

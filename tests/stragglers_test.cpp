@@ -8,6 +8,7 @@
 #include "cost/stragglers.hpp"
 #include "predict/prediction.hpp"
 #include "scenario/resolve.hpp"
+#include "test_util.hpp"
 
 using namespace ddlsim;
 
@@ -65,4 +66,12 @@ TEST(Stragglers, PredictionAddsTheWaitToEverySyncStep) {
   EXPECT_GT(with({"--compute.jitter_cv=0.05"}, 16).straggler_wait_s, jitter.straggler_wait_s);
   const Prediction accum = with({"--compute.jitter_cv=0.05", "--training.sync_period=4"});
   EXPECT_NEAR(accum.straggler_wait_s, jitter.straggler_wait_s / 2, 0.02 * jitter.straggler_wait_s);
+}
+
+TEST(Stragglers, JitterIsACoefficientFromZeroToOne) {
+  for (const char* v : {"-0.1", "1.5", "abc", "nan", ""}) {
+    const auto r = testutil::run_ddlsim(std::string("simulate --compute.jitter_cv=") + v);
+    EXPECT_EQ(r.code, 2) << v << "\n" << r.out;
+    EXPECT_NE(r.out.find("compute.jitter_cv"), std::string::npos) << v << "\n" << r.out;
+  }
 }

@@ -42,9 +42,11 @@ struct RunResult {
   std::string out;  // stdout and stderr together
 };
 
-// Runs `ddlsim ARGS` in a shell; ARGS are passed as written.
-inline RunResult run_ddlsim(const std::string& args) {
-  const std::string cmd = std::string(DDLSIM_BINARY) + " " + args + " 2>&1";
+// Runs `ddlsim ARGS` in a shell; ARGS are passed as written. Under a time limit, so that a hang
+// fails the test instead of stalling the suite; `env` (e.g. "PATH=/nonexistent") is added to the
+// environment.
+inline RunResult run_ddlsim(const std::string& args, const std::string& env = "") {
+  const std::string cmd = "timeout 300 env " + env + " " + std::string(DDLSIM_BINARY) + " " + args + " 2>&1";
   FILE* p = ::popen(cmd.c_str(), "r");
   std::string out;
   char buf[4096];
