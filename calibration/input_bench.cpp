@@ -42,7 +42,7 @@ struct Rgb {
 
 Rgb decode(const TjHandle& tj, const JpegImage& img) {
   int w = 0, h = 0, subsamp = 0, colorspace = 0;
-  auto* src = const_cast<unsigned char*>(img.bytes.data());
+  const unsigned char* src = img.bytes.data();
   const unsigned long size = static_cast<unsigned long>(img.bytes.size());
   if (tjDecompressHeader3(tj.get(), src, size, &w, &h, &subsamp, &colorspace) != 0)
     throw InputError(img.origin + ": not a JPEG image libjpeg-turbo can read (" + tjGetErrorStr2(tj.get()) + ")");

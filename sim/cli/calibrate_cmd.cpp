@@ -36,13 +36,6 @@ namespace {
 constexpr long kMaxBatch = 65536;
 constexpr double kMinMinTime = 1e-4, kMaxSeconds = 60;
 
-// An integer from 1 to hi, or 0.
-long integer_in_range(const std::string& text, long hi) {
-  char* end = nullptr;
-  const long v = std::strtol(text.c_str(), &end, 10);
-  return text.empty() || *end != '\0' || v < 1 || v > hi ? 0 : v;
-}
-
 std::vector<int> parse_batches(const std::string& text) {
   std::vector<int> out;
   for (const auto& p : split(text, ',')) {
@@ -73,17 +66,6 @@ int count_option(const po::variables_map& vm, const char* option, long hi) {
   return int(v);
 }
 
-// "224" or "224x160" (height x width), as the scenario's model.input_size.
-std::pair<int, int> parse_size(const std::string& text) {
-  const auto parts = split(to_lower(text), 'x');
-  const int h = int(integer_in_range(parts[0], 100000));
-  const int w = parts.size() == 2 ? int(integer_in_range(parts[1], 100000)) : h;
-  if (parts.size() > 2 || h == 0 || w == 0)
-    throw InputError("--input-size '" + clip(text) +
-                     "': expected N or HxW with integers from 1 to 100000, e.g. 224x224");
-  return {h, w};
-}
-
 Model calibration_model(const po::variables_map& vm) {
   const std::string name = vm["model"].as<std::string>();
   const bool file = name.find('/') != std::string::npos || name.find(".model") != std::string::npos;
@@ -96,7 +78,8 @@ Model calibration_model(const po::variables_map& vm) {
   }
   if (!is_zoo_model(name)) throw InputError("--model '" + name + "': not a zoo model (see `ddlsim models`) or a .model file");
   ModelOptions o = default_model_options(name);
-  if (vm.count("input-size")) std::tie(o.input_h, o.input_w) = parse_size(vm["input-size"].as<std::string>());
+  if (vm.count("input-size"))
+    std::tie(o.input_h, o.input_w) = size_option("input-size", vm["input-size"].as<std::string>(), 100000);
   if (vm.count("channels")) o.input_c = count_option(vm, "channels", 4096);
   if (vm.count("classes")) o.classes = count_option(vm, "classes", 10000000);
   return build_zoo_model(name, o);

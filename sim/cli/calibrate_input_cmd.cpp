@@ -27,24 +27,6 @@ namespace {
 constexpr double kMaxTotalBytes = 256.0 * 1024 * 1024;  // images held in memory at once
 constexpr int kSyntheticCount = 32;
 
-// An integer from 1 to hi, or 0.
-long integer_in_range(const std::string& text, long hi) {
-  char* end = nullptr;
-  const long v = std::strtol(text.c_str(), &end, 10);
-  return text.empty() || *end != '\0' || v < 1 || v > hi ? 0 : v;
-}
-
-// "224" or "224x160" (height x width); `hi` bounds each.
-std::pair<int, int> size_option(const po::variables_map& vm, const char* name, long hi) {
-  const std::string text = vm[name].as<std::string>();
-  const auto parts = split(to_lower(text), 'x');
-  const int h = int(integer_in_range(parts[0], hi));
-  const int w = parts.size() == 2 ? int(integer_in_range(parts[1], hi)) : h;
-  if (parts.size() > 2 || h == 0 || w == 0)
-    throw InputError(fmt::format("--{} '{}': expected N or HxW with integers from 1 to {}", name, clip(text), hi));
-  return {h, w};
-}
-
 bool is_jpeg_name(const fs::path& p) {
   const std::string ext = to_lower(p.extension().string());
   return ext == ".jpg" || ext == ".jpeg";
@@ -107,8 +89,8 @@ int cmd_calibrate_input(const Args& args) {
   const double min_time = vm["min-time"].as<double>();
   if (!(min_time >= 0.01 && min_time <= 600))
     throw InputError("--min-time " + format_number(min_time) + ": expected seconds from 0.01 to 600");
-  const auto [out_h, out_w] = size_option(vm, "input-size", 8192);
-  const auto [syn_h, syn_w] = size_option(vm, "synthetic-size", 8192);
+  const auto [out_h, out_w] = size_option("input-size", vm["input-size"].as<std::string>(), 8192);
+  const auto [syn_h, syn_w] = size_option("synthetic-size", vm["synthetic-size"].as<std::string>(), 8192);
   if (syn_h < 16 || syn_w < 16) throw InputError("--synthetic-size: expected at least 16x16 pixels");
   const std::string dir = vm["images"].as<std::string>();
   const bool real = !dir.empty();

@@ -16,4 +16,11 @@ struct ParsedArgs {
 ParsedArgs parse_args(const std::vector<std::string>& args,
                       const boost::program_options::options_description& own, const std::string& command);
 
+// An integer from 1 to hi written as plain digits, or 0 when `text` is anything else.
+long integer_in_range(const std::string& text, long hi);
+
+// Option `--name` as "N" or "HxW" (height x width), each an integer from 1 to hi; throws an
+// InputError naming the option otherwise.
+std::pair<int, int> size_option(const std::string& name, const std::string& text, long hi);
+
 }  // namespace ddlsim

@@ -1,7 +1,5 @@
 #include "cost/compute.hpp"
 
-#include "cost/optimizer.hpp"
-
 #include <algorithm>
 
 namespace ddlsim {
@@ -67,7 +65,7 @@ double gradient_elem_bytes(Precision p) { return p == Precision::Mixed ? 2.0 : 4
 
 namespace {
 ComputeProfile roofline_profile(const Model& model, const Device& device, Precision precision,
-                                int batch, const ComputeTuning& tuning) {
+                                int batch, const ComputeTuning& tuning, Optimizer optimizer) {
   ComputeProfile prof;
   int weighted_layers = 0;
   for (const auto& l : model.layers) {
@@ -78,7 +76,7 @@ ComputeProfile roofline_profile(const Model& model, const Device& device, Precis
   // momentum), one kernel per weighted layer. Accumulation: read two, write one.
   const double params = double(model.params_trainable());
   const BytesPerSecond bw = device.mem_bw_Bps * tuning.memory_efficiency;
-  prof.optimizer_s = params * tuning.update_bytes_per_param / bw + weighted_layers * tuning.kernel_overhead_s;
+  prof.optimizer_s = params * optimizer_update_bytes(optimizer) / bw + weighted_layers * tuning.kernel_overhead_s;
   prof.accumulate_s = params * 12.0 / bw + weighted_layers * tuning.kernel_overhead_s;
   return prof;
 }
@@ -88,7 +86,8 @@ Seconds single_gpu_step_s(const ComputeProfile& p) { return p.forward_s() + p.ba
 
 namespace {
 // Tier 1: per-layer times measured on the device (calibration/calibration.hpp: batch rule there).
-ComputeProfile calibrated_profile(const Model& model, Precision precision, int batch, const ComputeTuning& t) {
+ComputeProfile calibrated_profile(const Model& model, Precision precision, int batch, const ComputeTuning& t,
+                                  Optimizer optimizer) {
   const Calibration& cal = *t.calibration;
   check_calibration_matches(cal, model, precision, t.calibration_origin);
   ComputeProfile prof;
@@ -100,7 +99,7 @@ ComputeProfile calibrated_profile(const Model& model, Precision precision, int b
     c.bwd_s = at.bwd_s;
     prof.layers.push_back(c);
     // Calibration times SGD with momentum; another optimizer scales by its memory traffic.
-    prof.optimizer_s += at.update_s * t.update_bytes_per_param / optimizer_update_bytes(Optimizer::Momentum);
+    prof.optimizer_s += at.update_s * optimizer_update_bytes(optimizer) / optimizer_update_bytes(Optimizer::Momentum);
     prof.accumulate_s += at.accum_s;
   }
   return prof;
@@ -108,12 +107,12 @@ ComputeProfile calibrated_profile(const Model& model, Precision precision, int b
 }  // namespace
 
 ComputeProfile compute_profile(const Model& model, const Device& device, Precision precision,
-                               int batch, const ComputeTuning& tuning) {
-  if (tuning.calibration) return calibrated_profile(model, precision, batch, tuning);
-  ComputeProfile prof = roofline_profile(model, device, precision, batch, tuning);
+                               int batch, const ComputeTuning& tuning, Optimizer optimizer) {
+  if (tuning.calibration) return calibrated_profile(model, precision, batch, tuning, optimizer);
+  ComputeProfile prof = roofline_profile(model, device, precision, batch, tuning, optimizer);
   if (tuning.measured_samples_per_s <= 0) return prof;
   const ComputeProfile at_measured =
-      roofline_profile(model, device, precision, tuning.measured_batch, tuning);
+      roofline_profile(model, device, precision, tuning.measured_batch, tuning, optimizer);
   prof.scale = (tuning.measured_batch / tuning.measured_samples_per_s) / single_gpu_step_s(at_measured);
   for (auto& l : prof.layers) {
     l.fwd_s *= prof.scale;

@@ -9,6 +9,7 @@
 
 #include "core/units.hpp"
 #include "model/model.hpp"
+#include "cost/optimizer.hpp"
 #include "scenario/scenario.hpp"
 
 namespace ddlsim {
@@ -33,7 +34,8 @@ struct ComputeProfile {
 // Bytes per gradient element exchanged: 2 with mixed precision, else 4.
 double gradient_elem_bytes(Precision p);
 
+// `optimizer` sets the update's memory traffic (cost/optimizer.hpp).
 ComputeProfile compute_profile(const Model& model, const Device& device, Precision precision,
-                               int batch, const ComputeTuning& tuning);
+                               int batch, const ComputeTuning& tuning, Optimizer optimizer = Optimizer::Momentum);
 
 }  // namespace ddlsim

@@ -86,7 +86,7 @@ Prediction predict(const Scenario& sc) {
   const Execution& e = sc.execution;
   const System& sys = sc.system;
   const ComputeProfile prof =
-      compute_profile(sc.model, sys.device, e.precision, e.batch_per_gpu, sys.compute);
+      compute_profile(sc.model, sys.device, e.precision, e.batch_per_gpu, sys.compute, e.optimizer);
   const Run r = run(sc, prof, sys.nodes, sys.cluster.gpus_per_node);
   const Run single = run(sc, prof, 1, 1);
 

@@ -269,7 +269,6 @@ Scenario resolve_scenario(const Settings& settings, const std::string& base_dir)
   sc.system.device = find_device(device, r.where("compute.device"));
   sc.execution = resolve_execution(r, sc.system.nodes);
   sc.system.compute = resolve_compute(r, sc.execution.batch_per_gpu);
-  sc.system.compute.update_bytes_per_param = optimizer_update_bytes(sc.execution.optimizer);
   if (r.given("compute.memory_gib")) sc.system.device.memory_bytes = r.real("compute.memory_gib", 1e-3, true, 1e6) * kGiB;
   if (r.given("compute.calibration")) attach_calibration(r, base_dir, sc);
   sc.system.storage = resolve_storage(r, sc.model);

@@ -38,7 +38,6 @@ struct ComputeTuning {
   double max_efficiency = 0.6;        // best fraction of peak a large GEMM reaches
   Seconds half_efficiency_work_s = 20e-6;  // kernel length (at peak) that reaches half of it
   double memory_efficiency = 0.8;     // fraction of memory bandwidth a streaming kernel reaches
-  Bytes update_bytes_per_param = optimizer_update_bytes(Optimizer::Momentum);  // optimizer traffic
   Seconds kernel_overhead_s = 5e-6;   // launch and framework cost per kernel
   double jitter_cv = 0;               // per-rank compute variation (cost/stragglers.hpp); 0: none
   double measured_samples_per_s = 0;  // single-GPU throughput measured by the user (0: none)
