@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# Rewrites the golden outputs from build/ddlsim. Only for a deliberate change of the model's numbers.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/../.." && pwd)"
+cd "$root"
+grep -v '^#' tests/golden/commands.txt | while IFS='|' read -r name args; do
+  [ -n "$name" ] || continue
+  # shellcheck disable=SC2086
+  ./build/ddlsim $args > "tests/golden/$name"
+done
