@@ -7,6 +7,7 @@
 
 #include "predict/prediction.hpp"
 #include "scenario/resolve.hpp"
+#include "simgrid/platform_reader.hpp"
 
 using namespace ddlsim;
 
@@ -16,7 +17,7 @@ static Scenario resnet50_ddp(int gpus, const char* fidelity, const char* algorit
                                    "--training.framework=pytorch_ddp", "--simulation.backend=simgrid",
                                    std::string("--simulation.fidelity=") + fidelity,
                                    std::string("--comm.algorithm=") + algorithm});
-  return resolve_scenario(in.settings, ".");
+  return resolve_scenario(in.settings, ".", read_platform_file);
 }
 
 static void BM_SimGridResNet50Step(benchmark::State& state, const char* fidelity, const char* algorithm) {

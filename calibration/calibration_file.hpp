@@ -3,7 +3,7 @@
 #pragma once
 #include <string>
 
-#include "calibration/calibration.hpp"
+#include "system/calibration.hpp"
 
 namespace ddlsim {
 

@@ -10,7 +10,7 @@
 
 #include "core/error.hpp"
 #include "core/text.hpp"
-#include "simgrid/platform_xml.hpp"
+#include "system/platform_xml.hpp"
 #include "system/platform.hpp"
 
 namespace ddlsim {

@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "core/units.hpp"
-#include "cost/collectives.hpp"
+#include "spec/comm.hpp"
 
 namespace ddlsim {
 

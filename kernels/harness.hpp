@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "calibration/calibration.hpp"
+#include "system/calibration.hpp"
 #include "kernels/runner.hpp"
 
 namespace ddlsim {

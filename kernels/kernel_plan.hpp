@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "model/model.hpp"
-#include "system/device.hpp"
+#include "spec/precision.hpp"
 
 namespace ddlsim {
 

@@ -14,6 +14,7 @@
 #include "kernels/harness.hpp"
 #include "model/model.hpp"
 #include "test_util.hpp"
+#include "cost/collectives.hpp"
 
 using namespace ddlsim;
 using testutil::TempFile;

@@ -9,7 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cli/output.hpp"
+#include "core/output.hpp"
 #include "core/error.hpp"
 #include "core/files.hpp"
 #include "test_util.hpp"

@@ -8,6 +8,7 @@
 #include "report/report.hpp"
 #include "scenario/resolve.hpp"
 #include "test_util.hpp"
+#include "simgrid/platform_reader.hpp"
 
 using namespace ddlsim;
 
@@ -34,7 +35,7 @@ Model tiny() {
 }
 
 Prediction predict_with(const std::vector<std::string>& overrides) {
-  return predict(resolve_scenario(read_scenario("", overrides).settings, "."));
+  return predict(resolve_scenario(read_scenario("", overrides).settings, ".", read_platform_file));
 }
 
 }  // namespace
@@ -102,7 +103,7 @@ TEST(Memory, KnownLimitsOfResNet50) {
 }
 
 TEST(Memory, EveryMeasuredRunOfTheValidationSetFits) {
-  const ValidationResult v = run_validation(default_validation_folder());
+  const ValidationResult v = run_validation(default_validation_folder(), read_platform_file);
   int rows = 0;
   for (const auto& g : v.groups)
     for (const auto& r : g.comparison.rows) {

@@ -10,12 +10,14 @@
 #include "schedule/step_schedule.hpp"
 #include "sweep/sweep.hpp"
 #include "test_util.hpp"
+#include "cost/collectives.hpp"
+#include "simgrid/platform_reader.hpp"
 
 using namespace ddlsim;
 
 namespace {
 Prediction predict_with(const std::vector<std::string>& overrides) {
-  return predict(resolve_scenario(read_scenario("", overrides).settings, "."));
+  return predict(resolve_scenario(read_scenario("", overrides).settings, ".", read_platform_file));
 }
 }  // namespace
 
@@ -93,7 +95,7 @@ TEST(Predict, SameInputsSameBytes) {
 }
 
 TEST(Schedule, BucketsHoldEveryGradientOnce) {
-  const Scenario sc = resolve_scenario(read_scenario("", {}).settings, ".");
+  const Scenario sc = resolve_scenario(read_scenario("", {}).settings, ".", read_platform_file);
   const ComputeProfile prof = compute_profile(sc.model, sc.system.device, Precision::FP32, 64, sc.system.compute);
   for (double mib : {0.0, 1.0, 25.0, 64.0}) {
     const auto buckets = make_buckets(prof, mib * kMiB);
@@ -114,7 +116,7 @@ class PcadStudy : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     const ScenarioInput in = read_scenario(testutil::source_dir() + "/scenarios/pcad_factorial.ini", {});
-    for (const auto& r : run_sweep(expand_sweep(in), ".", 2, nullptr)) {
+    for (const auto& r : run_sweep(expand_sweep(in), ".", 2, nullptr, read_platform_file)) {
       ASSERT_TRUE(r.prediction) << r.error;
       const Prediction& p = *r.prediction;
       epoch()[{p.model, p.framework, p.batch_per_gpu, p.nodes}] = p;

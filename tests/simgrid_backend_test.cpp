@@ -8,9 +8,10 @@
 #include "backend/analytic.hpp"
 #include "core/error.hpp"
 #include "predict/prediction.hpp"
+#include "cost/collectives.hpp"
 #include "scenario/resolve.hpp"
 #include "simgrid/platform_reader.hpp"
-#include "simgrid/platform_xml.hpp"
+#include "system/platform_xml.hpp"
 #include "simgrid/simgrid_backend.hpp"
 #include "test_util.hpp"
 
@@ -123,7 +124,7 @@ TEST(SimGridBackend, DefaultTcpFactorsOfLv08AreSlower) {
 namespace {
 Prediction predict_with(const std::vector<std::string>& overrides) {
   const ScenarioInput in = read_scenario("", overrides);
-  return predict(resolve_scenario(in.settings, "."));
+  return predict(resolve_scenario(in.settings, ".", read_platform_file));
 }
 }  // namespace
 

@@ -9,12 +9,13 @@
 #include "predict/prediction.hpp"
 #include "scenario/resolve.hpp"
 #include "test_util.hpp"
+#include "simgrid/platform_reader.hpp"
 
 using namespace ddlsim;
 
 namespace {
 Prediction predict_with(std::vector<std::string> overrides) {
-  return predict(resolve_scenario(read_scenario("", overrides).settings, "."));
+  return predict(resolve_scenario(read_scenario("", overrides).settings, ".", read_platform_file));
 }
 }  // namespace
 
@@ -53,7 +54,7 @@ TEST(Stragglers, PredictionAddsTheWaitToEverySyncStep) {
   EXPECT_EQ(calm.straggler_wait_s, 0);
   std::vector<std::string> args = base;
   args.push_back("--compute.jitter_cv=0.05");
-  const Scenario sc = resolve_scenario(read_scenario("", args).settings, ".");
+  const Scenario sc = resolve_scenario(read_scenario("", args).settings, ".", read_platform_file);
   const ComputeProfile prof = compute_profile(sc.model, sc.system.device, sc.execution.precision,
                                               sc.execution.batch_per_gpu, sc.system.compute);
   // Sync every step on 16 ranks: each step waits for the slowest rank's forward + backward.

@@ -10,6 +10,7 @@
 #include "model/model.hpp"
 #include "scenario/settings.hpp"
 #include "test_util.hpp"
+#include "simgrid/platform_reader.hpp"
 
 using testutil::run_ddlsim;
 using testutil::TempFile;
@@ -30,7 +31,7 @@ TEST(ValidateModels, ResNet152AndAlexNetParameterTotals) {
 }
 
 TEST(ValidateSet, MeetsTheTargetsOnSyntheticData) {
-  const ddlsim::ValidationResult v = ddlsim::run_validation(ddlsim::default_validation_folder());
+  const ddlsim::ValidationResult v = ddlsim::run_validation(ddlsim::default_validation_folder(), ddlsim::read_platform_file);
   ASSERT_EQ(v.groups.size(), 4u);
   EXPECT_EQ(v.model_synthetic.n, 77);
   EXPECT_LE(v.model_synthetic.mape, 0.05);

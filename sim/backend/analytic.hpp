@@ -1,15 +1,17 @@
-// Analytic backend: evaluates the step schedule with the closed-form collective costs.
-// Exchanges run one at a time on one communication stream, each starting when its bucket is
-// ready (plus half a coordination cycle) and the previous exchange has ended; the optimizer
-// waits for the last exchange and the end of the backward pass.
+// Analytic backend: each bucket's exchange costs the closed form of cost/collectives.hpp; the
+// step composer (schedule/compose.hpp) places the exchanges on the step.
 #pragma once
-#include "backend/step_timing.hpp"
-#include "cost/collectives.hpp"
+#include <vector>
+
 #include "schedule/step_schedule.hpp"
+#include "schedule/step_timing.hpp"
+#include "spec/comm.hpp"
 
 namespace ddlsim {
 
-StepTiming analytic_step(const StepSchedule& s, const CommTopology& topo, Algorithm a, bool sync);
+// One closed-form duration per bucket; none for a single rank.
+std::vector<Seconds> analytic_exchange_s(const StepSchedule& s, const CommTopology& topo, Algorithm a);
+
 StepPair analytic_steps(const StepSchedule& s, const CommTopology& topo, Algorithm a);
 
 }  // namespace ddlsim

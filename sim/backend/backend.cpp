@@ -13,13 +13,10 @@ const char* to_string(BackendKind b) {
   return "?";
 }
 
-StepPair run_steps(const Scenario& sc, const StepSchedule& schedule, const CommTopology& topo) {
-  switch (sc.backend) {
-    case BackendKind::Analytic: return analytic_steps(schedule, topo, sc.execution.algorithm);
-    case BackendKind::SimGrid:  // one rank needs no network: the one-GPU reference stays analytic
-      return simgrid_steps(schedule, topo, sc.execution.algorithm, sc.system, sc.simgrid);
-  }
-  return analytic_steps(schedule, topo, sc.execution.algorithm);
+StepPair run_steps(BackendKind kind, const StepSchedule& schedule, const CommTopology& topo, Algorithm algorithm,
+                   const System& sys, const SimGridOptions& simgrid) {
+  if (kind == BackendKind::SimGrid) return simgrid_steps(schedule, topo, algorithm, sys, simgrid);
+  return analytic_steps(schedule, topo, algorithm);
 }
 
 }  // namespace ddlsim

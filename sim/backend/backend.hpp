@@ -1,17 +1,19 @@
-// Backend choice: the same step schedule evaluated analytically or (later) by SimGrid.
+// Backend choice: the same step schedule evaluated with closed forms (analytic) or simulated
+// (SimGrid); both hand their exchange times to the one step composer. This layer only dispatches.
 #pragma once
-#include <string>
-
-#include "backend/step_timing.hpp"
-#include "cost/collectives.hpp"
-#include "scenario/scenario.hpp"
 #include "schedule/step_schedule.hpp"
+#include "schedule/step_timing.hpp"
+#include "spec/comm.hpp"
+#include "spec/simulation.hpp"
+#include "system/system.hpp"
 
 namespace ddlsim {
 
-// Runs both kinds of step (sync and local) of `schedule` on `topo` with the scenario's backend.
 const char* to_string(BackendKind b);
 
-StepPair run_steps(const Scenario& sc, const StepSchedule& schedule, const CommTopology& topo);
+// Runs both kinds of step (sync and local) of `schedule` on `topo`, exchanging with `algorithm`,
+// on the chosen backend (`sys` and `simgrid` describe what SimGrid simulates).
+StepPair run_steps(BackendKind kind, const StepSchedule& schedule, const CommTopology& topo, Algorithm algorithm,
+                   const System& sys, const SimGridOptions& simgrid);
 
 }  // namespace ddlsim

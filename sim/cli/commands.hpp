@@ -4,9 +4,9 @@
 #include <string>
 #include <vector>
 
-namespace ddlsim {
+#include "core/args.hpp"
 
-using Args = std::vector<std::string>;
+namespace ddlsim {
 
 int cmd_simulate(const Args& args);
 int cmd_sweep(const Args& args);

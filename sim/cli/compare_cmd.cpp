@@ -1,12 +1,13 @@
 // ddlsim compare MEASURED.csv --scenario BASE.ini [--map column=section.key ...]
-#include "cli/cli_options.hpp"
+#include "core/args.hpp"
 #include "cli/commands.hpp"
 #include "cli/compare_options.hpp"
-#include "cli/output.hpp"
+#include "core/output.hpp"
 #include "compare/compare_report.hpp"
 #include "core/error.hpp"
 #include "report/plot_svg.hpp"
 #include "scenario/resolve.hpp"
+#include "simgrid/platform_reader.hpp"
 
 namespace po = boost::program_options;
 
@@ -32,7 +33,7 @@ MeasuredInput read_measured_input(const ParsedArgs& pa, const std::string& comma
   const ScenarioInput base = read_scenario(in.scenario_file, list("overlay"), pa.overrides);
   in.base = base.settings;
   in.set = read_measured(read_csv_file(pa.positional.front()), list("map"), pa.vm["metric"].as<std::string>());
-  in.scenarios = resolve_configs(in.set, in.base, dir_of(in.scenario_file));
+  in.scenarios = resolve_configs(in.set, in.base, dir_of(in.scenario_file), read_platform_file);
   return in;
 }
 

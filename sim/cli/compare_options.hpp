@@ -2,7 +2,7 @@
 #pragma once
 #include <string>
 
-#include "cli/cli_options.hpp"
+#include "core/args.hpp"
 #include "compare/comparison.hpp"
 
 namespace ddlsim {

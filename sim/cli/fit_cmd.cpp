@@ -4,7 +4,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/compare_options.hpp"
-#include "cli/output.hpp"
+#include "core/output.hpp"
 #include "compare/compare_report.hpp"
 #include "compare/effective_fit.hpp"
 #include "compare/regression.hpp"

@@ -1,8 +1,8 @@
 #include <fmt/format.h>
 
-#include "cli/cli_options.hpp"
+#include "core/args.hpp"
 #include "cli/commands.hpp"
-#include "cli/output.hpp"
+#include "core/output.hpp"
 #include "core/error.hpp"
 #include "report/report.hpp"
 #include "scenario/settings.hpp"

@@ -6,9 +6,10 @@
 #include <iostream>
 
 #include "calibration/netfit.hpp"
-#include "cli/cli_options.hpp"
+#include "cost/collectives.hpp"
+#include "core/args.hpp"
 #include "cli/commands.hpp"
-#include "cli/output.hpp"
+#include "core/output.hpp"
 #include "core/error.hpp"
 #include "core/files.hpp"
 #include "simgrid/platform_reader.hpp"

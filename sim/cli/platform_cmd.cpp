@@ -2,12 +2,12 @@
 // a platform file (hosts, nodes, links, the route between two ranks).
 #include <fmt/format.h>
 
-#include "cli/cli_options.hpp"
+#include "core/args.hpp"
 #include "cli/commands.hpp"
-#include "cli/output.hpp"
+#include "core/output.hpp"
 #include "core/error.hpp"
 #include "simgrid/platform_reader.hpp"
-#include "simgrid/platform_xml.hpp"
+#include "system/platform_xml.hpp"
 #include "system/platform.hpp"
 
 namespace po = boost::program_options;

@@ -3,12 +3,13 @@
 #include <thread>
 #include <unistd.h>
 
-#include "cli/cli_options.hpp"
+#include "core/args.hpp"
 #include "cli/commands.hpp"
-#include "cli/output.hpp"
+#include "core/output.hpp"
 #include "core/error.hpp"
 #include "scenario/resolve.hpp"
 #include "sweep/sweep.hpp"
+#include "simgrid/platform_reader.hpp"
 
 namespace po = boost::program_options;
 
@@ -47,7 +48,7 @@ int cmd_sweep(const Args& args) {
     if (in.settings.at(key).origin == "command line")
       throw InputError("command line: --" + key + " is swept by " + in.sweep_origin.at(key) +
                        "; expected either the sweep or one value (change the list with --sweep." + key + "=V1,V2)");
-  const auto results = run_sweep(expand_sweep(in), dir_of(file), jobs, terminal_progress());
+  const auto results = run_sweep(expand_sweep(in), dir_of(file), jobs, terminal_progress(), read_platform_file);
   write_output(pa.vm["output"].as<std::string>(), render_sweep_csv(results));
   std::size_t failed = 0;
   for (const auto& r : results)

@@ -1,9 +1,10 @@
 // ddlsim validate [--data DIR] [--format table|csv|json] [--output FILE] [--plot FILE.svg]
-#include "cli/cli_options.hpp"
+#include "core/args.hpp"
 #include "cli/commands.hpp"
-#include "cli/output.hpp"
+#include "core/output.hpp"
 #include "compare/validation_report.hpp"
 #include "core/error.hpp"
+#include "simgrid/platform_reader.hpp"
 
 namespace po = boost::program_options;
 
@@ -20,7 +21,7 @@ int cmd_validate(const Args& args) {
   if (!pa.positional.empty() || !pa.overrides.empty())
     throw InputError("ddlsim validate: takes no scenario file or keys (the set brings its own)");
   const Format format = parse_format(pa.vm["format"].as<std::string>());
-  const ValidationResult v = run_validation(pa.vm["data"].as<std::string>());
+  const ValidationResult v = run_validation(pa.vm["data"].as<std::string>(), read_platform_file);
   const std::string report = render_validation(v, format);
   const std::string plot = pa.vm["plot"].as<std::string>();
   OutputSet out;

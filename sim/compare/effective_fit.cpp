@@ -10,12 +10,6 @@
 
 namespace ddlsim {
 
-namespace {
-
-using ParamAccess = SharedParameter;
-
-}  // namespace
-
 SharedParameter shared_parameter(const std::string& name, const std::vector<Scenario>& scs) {
   const double inf = HUGE_VAL;
   if (name == "inter_bw")
@@ -47,64 +41,20 @@ SharedParameter shared_parameter(const std::string& name, const std::vector<Scen
 
 namespace {
 
-struct Problem {
-  const MeasuredSet& set;
-  std::vector<Scenario>& scs;
+using Values = std::vector<double>;
 
-  double objective() const {
-    double sum = 0;
-    for (std::size_t i = 0; i < scs.size(); ++i) {
-      const double e = relative_error(metric_of(predict(scs[i]), set.metric), set.configs[i].mean);
-      sum += e * e;
-    }
-    return sum;
-  }
-  double objective_at(const ParamAccess& p, double v) {
-    for (auto& s : scs) p.set(s, v);
-    return objective();
-  }
-};
-
-// The search window in log10(v): 4 decades either side of the starting value, within the bounds.
-std::pair<double, double> window(const ParamAccess& p, double start) {
-  const double centre = std::log10(start > 0 ? start : 1e-3);
-  double a = centre - 4, b = centre + 4;
-  if (p.lo > 0) a = std::max(a, std::log10(p.lo));
-  if (std::isfinite(p.hi)) b = std::min(b, std::log10(p.hi));
-  return {a, b};
+Scenario with_values(const Scenario& base, const std::vector<SharedParameter>& params, const Values& values) {
+  Scenario s = base;
+  for (std::size_t k = 0; k < params.size(); ++k) params[k].set(s, values[k]);
+  return s;
 }
 
-// Minimises over log10(v) in the window around `start`: scan, then golden section around the
-// best scan point.
-double search(Problem& pr, const ParamAccess& p, double start, bool& flat) {
-  const auto [a, b] = window(p, start);
-  const int n = 49;
-  std::vector<double> xs(n), fs(n);
-  for (int i = 0; i < n; ++i) {
-    xs[i] = a + (b - a) * i / (n - 1);
-    fs[i] = pr.objective_at(p, std::pow(10.0, xs[i]));
-  }
-  const auto [mn, mx] = std::minmax_element(fs.begin(), fs.end());
-  flat = *mx - *mn <= 1e-12 * std::max(1.0, *mx);
-  if (flat) return start;
-  const int best = int(mn - fs.begin());
-  double lo = xs[std::max(0, best - 1)], hi = xs[std::min(n - 1, best + 1)];
-  const double g = (std::sqrt(5.0) - 1) / 2;
-  double x1 = hi - g * (hi - lo), x2 = lo + g * (hi - lo);
-  double f1 = pr.objective_at(p, std::pow(10.0, x1)), f2 = pr.objective_at(p, std::pow(10.0, x2));
-  while (hi - lo > 1e-9) {
-    if (f1 <= f2) {
-      hi = x2, x2 = x1, f2 = f1;
-      x1 = hi - g * (hi - lo);
-      f1 = pr.objective_at(p, std::pow(10.0, x1));
-    } else {
-      lo = x1, x1 = x2, f1 = f2;
-      x2 = lo + g * (hi - lo);
-      f2 = pr.objective_at(p, std::pow(10.0, x2));
-    }
-  }
-  const double x = (lo + hi) / 2;
-  return pr.objective_at(p, std::pow(10.0, x)) <= *mn ? std::pow(10.0, x) : std::pow(10.0, xs[best]);
+std::vector<Prediction> predict_all(const std::vector<Scenario>& bases, const std::vector<SharedParameter>& params,
+                                    const Values& values) {
+  std::vector<Prediction> out;
+  out.reserve(bases.size());
+  for (const auto& b : bases) out.push_back(predict(with_values(b, params, values)));
+  return out;
 }
 
 ErrorStats stats_of(const MeasuredSet& set, const std::vector<Prediction>& ps) {
@@ -113,58 +63,122 @@ ErrorStats stats_of(const MeasuredSet& set, const std::vector<Prediction>& ps) {
   return error_stats(errs);
 }
 
-std::vector<Prediction> predict_all(const std::vector<Scenario>& scs) {
-  std::vector<Prediction> out;
-  for (const auto& s : scs) out.push_back(predict(s));
-  return out;
+// Sum of squared relative errors over the training rows with parameter k at `v`, the others at `values`.
+struct Problem {
+  const MeasuredSet& train;
+  const std::vector<Scenario>& bases;
+  const std::vector<SharedParameter>& params;
+
+  double objective_at(const Values& values, std::size_t k, double v) const {
+    Values at = values;
+    at[k] = v;
+    double sum = 0;
+    for (std::size_t i = 0; i < bases.size(); ++i) {
+      const Prediction p = predict(with_values(bases[i], params, at));
+      const double e = relative_error(metric_of(p, train.metric), train.configs[i].mean);
+      sum += e * e;
+    }
+    return sum;
+  }
+};
+
+// The search window in log10(v): 4 decades either side of the starting value, within the bounds.
+std::pair<double, double> window(const SharedParameter& p, double start) {
+  const double centre = std::log10(start > 0 ? start : 1e-3);
+  double a = centre - 4, b = centre + 4;
+  if (p.lo > 0) a = std::max(a, std::log10(p.lo));
+  if (std::isfinite(p.hi)) b = std::min(b, std::log10(p.hi));
+  return {a, b};
+}
+
+// Minimises parameter k over log10(v) in the window around `start`, the others held at `values`:
+// scan, then golden section around the best scan point.
+double search(const Problem& pr, const Values& values, std::size_t k, double start, bool& flat) {
+  const auto f = [&](double x) { return pr.objective_at(values, k, std::pow(10.0, x)); };
+  const auto [a, b] = window(pr.params[k], start);
+  const int n = 49;
+  std::vector<double> xs(n), fs(n);
+  for (int i = 0; i < n; ++i) {
+    xs[i] = a + (b - a) * i / (n - 1);
+    fs[i] = f(xs[i]);
+  }
+  const auto [mn, mx] = std::minmax_element(fs.begin(), fs.end());
+  flat = *mx - *mn <= 1e-12 * std::max(1.0, *mx);
+  if (flat) return start;
+  const int best = int(mn - fs.begin());
+  double lo = xs[std::max(0, best - 1)], hi = xs[std::min(n - 1, best + 1)];
+  const double g = (std::sqrt(5.0) - 1) / 2;
+  double x1 = hi - g * (hi - lo), x2 = lo + g * (hi - lo);
+  double f1 = f(x1), f2 = f(x2);
+  while (hi - lo > 1e-9) {
+    if (f1 <= f2) {
+      hi = x2, x2 = x1, f2 = f1;
+      x1 = hi - g * (hi - lo);
+      f1 = f(x1);
+    } else {
+      lo = x1, x1 = x2, f1 = f2;
+      x2 = lo + g * (hi - lo);
+      f2 = f(x2);
+    }
+  }
+  const double x = (lo + hi) / 2;
+  return f(x) <= *mn ? std::pow(10.0, x) : std::pow(10.0, xs[best]);
 }
 
 }  // namespace
 
-const std::vector<std::string>& fit_parameter_names() {
-  static const std::vector<std::string> names = {"inter_bw", "inter_latency", "intra_bw", "intra_latency", "compute"};
-  return names;
-}
-
-EffectiveFit fit_shared(const MeasuredSet& set, std::vector<Scenario>& scenarios,
-                        const std::vector<SharedParameter>& access) {
-  if (scenarios.empty()) throw InputError("fit: no configurations to fit");
-  Problem pr{set, scenarios};
-  EffectiveFit fit;
-  fit.before = stats_of(set, predict_all(pr.scs));
-  std::vector<double> values;
-  for (const auto& p : access) {
-    fit.params.push_back({p.name, p.key, p.get(pr.scs.front()), p.get(pr.scs.front()), true, ""});
-    values.push_back(p.get(pr.scs.front()));
+FittedParameters fit_parameters(const MeasuredSet& train, const std::vector<Scenario>& bases,
+                                const std::vector<SharedParameter>& params) {
+  if (bases.empty()) throw InputError("fit: no configurations to fit");
+  const Problem pr{train, bases, params};
+  FittedParameters fit;
+  Values values;
+  for (const auto& p : params) {
+    values.push_back(p.get(bases.front()));
+    fit.params.push_back({p.name, p.key, values.back(), values.back(), true, ""});
   }
-  const std::vector<double> starts = values;
+  fit.before = stats_of(train, predict_all(bases, params, values));
+  const Values starts = values;
   // Coordinate descent; every round searches the same window around each starting value, so a
   // parameter the data push to an extreme stops at the window's edge instead of drifting away.
   for (int round = 0; round < 8; ++round) {
     double moved = 0;
-    for (std::size_t k = 0; k < access.size(); ++k) {
+    for (std::size_t k = 0; k < params.size(); ++k) {
       bool flat = false;
-      const double found = search(pr, access[k], starts[k], flat);
+      const double found = search(pr, values, k, starts[k], flat);
       const double v = flat ? values[k] : found;  // no effect on any prediction: kept as it was
-      for (auto& s : pr.scs) access[k].set(s, v);
       if (round == 0) fit.params[k].identifiable = !flat;
       moved = std::max(moved, std::fabs(v - values[k]) / std::max(std::fabs(values[k]), 1e-300));
       values[k] = v;
     }
     if (moved < 1e-7) break;
   }
-  for (std::size_t k = 0; k < access.size(); ++k) {
+  for (std::size_t k = 0; k < params.size(); ++k) {
     fit.params[k].after = values[k];
-    const auto [a, b] = window(access[k], starts[k]);
+    const auto [a, b] = window(params[k], starts[k]);
     const double x = std::log10(values[k]);
     if (!fit.params[k].identifiable)
       fit.params[k].note = "no effect on the measured configurations; kept as it was";
     else if (std::fabs(x - a) < 1e-6 || std::fabs(x - b) < 1e-6)
       fit.params[k].note = "at the edge of its search range (within 4 decades of its start and its bounds)";
   }
-  fit.predictions = predict_all(pr.scs);
-  fit.after = stats_of(set, fit.predictions);
+  fit.after = stats_of(train, predict_all(bases, params, values));
   return fit;
+}
+
+std::vector<Scenario> apply_parameters(const std::vector<Scenario>& bases, const std::vector<SharedParameter>& params,
+                                       const FittedParameters& fitted) {
+  Values values;
+  for (const auto& p : fitted.params) values.push_back(p.after);
+  std::vector<Scenario> out;
+  out.reserve(bases.size());
+  for (const auto& b : bases) out.push_back(with_values(b, params, values));
+  return out;
+}
+
+const std::vector<std::string>& fit_parameter_names() {
+  static const std::vector<std::string> names = {"inter_bw", "inter_latency", "intra_bw", "intra_latency", "compute"};
+  return names;
 }
 
 EffectiveFit fit_effective(const MeasuredSet& set, const std::vector<Scenario>& scenarios,
@@ -178,8 +192,13 @@ EffectiveFit fit_effective(const MeasuredSet& set, const std::vector<Scenario>& 
         throw InputError(set.file + ": column for " + k + " sets it per row; --params " + n +
                          " needs one shared value (drop the column or the parameter)");
   }
-  std::vector<Scenario> scs = scenarios;
-  return fit_shared(set, scs, access);
+  EffectiveFit eff;
+  const FittedParameters fitted = fit_parameters(set, scenarios, access);
+  eff.params = fitted.params;
+  eff.before = fitted.before;
+  eff.after = fitted.after;
+  for (const auto& s : apply_parameters(scenarios, access, fitted)) eff.predictions.push_back(predict(s));
+  return eff;
 }
 
 std::string overlay_text(const EffectiveFit& fit, const std::string& measured_file, const std::string& scenario_file) {

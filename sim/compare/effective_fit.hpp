@@ -31,27 +31,45 @@ struct EffectiveFit {
   std::vector<Prediction> predictions;  // with the fitted parameters, one per configuration
 };
 
-// One parameter shared by every configuration, read and written in the unit of its key.
+// One parameter shared by every configuration, read and written in the unit of its key. `set`
+// writes a value into a fresh copy of a configuration's base scenario (it may look at that
+// scenario, e.g. change only multi-GPU ones, or scale the base's own value): nothing is
+// remembered between calls.
 struct SharedParameter {
   std::string name;
   std::string key;
-  std::function<double(const Scenario&)> get;
-  std::function<void(Scenario&, double)> set;  // may look at the scenario (e.g. only multi-GPU ones)
+  std::function<double(const Scenario&)> get;   // its value in a base scenario: the fit's start
+  std::function<void(Scenario&, double)> set;
   double lo = 0, hi = HUGE_VAL;                 // allowed range (0 / inf: four decades either side)
 };
 // The parameter behind a `--params` name; throws InputError for an unknown one.
 SharedParameter shared_parameter(const std::string& name, const std::vector<Scenario>& scenarios);
 
-// Fits `params` to `set` (configurations in the order of `scenarios`), leaves the fitted values in
-// `scenarios`, and reports before/after errors and the predictions.
-EffectiveFit fit_shared(const MeasuredSet& set, std::vector<Scenario>& scenarios,
-                        const std::vector<SharedParameter>& params);
+// Fit and score are separate steps:
+//   fitted = fit_parameters(train rows, their base scenarios, parameters)
+//   scenarios = apply_parameters(any rows' base scenarios, parameters, fitted)
+//   compare_predictions(those rows, scenarios)       (comparison.hpp: the score)
+// Scoring the rows a fit was made on gives an in-sample figure; say so where it is reported.
+struct FittedParameters {
+  std::vector<FitParameter> params;  // one per parameter, in order
+  ErrorStats before;                 // on the training rows, at the starting values
+  ErrorStats after;                  // on the training rows, at the fitted values
+};
+
+FittedParameters fit_parameters(const MeasuredSet& train, const std::vector<Scenario>& bases,
+                                const std::vector<SharedParameter>& params);
+
+// Every base scenario with the fitted values set (identifiable or not: a value that moved nothing is its start).
+std::vector<Scenario> apply_parameters(const std::vector<Scenario>& bases, const std::vector<SharedParameter>& params,
+                                       const FittedParameters& fitted);
 
 // Parameter names `fit --params` accepts.
 const std::vector<std::string>& fit_parameter_names();
 
-// Throws InputError for an unknown name, or for `compute` when the configurations disagree on
-// compute.throughput (a CSV column sets it) so one shared value cannot be written.
+// `ddlsim fit`: fits the named parameters on every configuration and reports the predictions with
+// them (an in-sample score). Throws InputError for an unknown name, or for `compute` when the
+// configurations disagree on compute.throughput (a CSV column sets it) so one shared value cannot
+// be written.
 EffectiveFit fit_effective(const MeasuredSet& set, const std::vector<Scenario>& scenarios,
                            const std::vector<std::string>& names);
 

@@ -2,8 +2,6 @@
 
 #include <cstdlib>
 
-#include <map>
-#include <memory>
 
 #include "core/error.hpp"
 #include "scenario/resolve.hpp"
@@ -78,27 +76,22 @@ void calibrate(MeasuredSet& set, const std::string& file) {
 }
 
 // Multi-GPU compute factor f: compute.throughput of each multi-GPU configuration := f x its 1-GPU
-// calibration; 1-GPU configurations keep theirs. `scs` must be the vector the fit works on (the
-// calibrated throughputs are remembered by address).
-SharedParameter multi_gpu_compute(const std::vector<Scenario>& scs) {
-  auto base = std::make_shared<std::map<const Scenario*, double>>();
-  for (const auto& s : scs) (*base)[&s] = s.system.compute.measured_samples_per_s;
-  auto factor = std::make_shared<double>(1.0);
+// calibration (the base scenario's own value); 1-GPU configurations keep theirs.
+SharedParameter multi_gpu_compute() {
   SharedParameter p;
   p.name = "multi_gpu_compute";
   p.key = "multi-GPU compute factor";
   p.lo = 0.5;
   p.hi = 1.5;
-  p.get = [factor](const Scenario&) { return *factor; };
-  p.set = [factor, base](Scenario& s, double v) {
-    *factor = v;
-    if (s.system.ranks() > 1) s.system.compute.measured_samples_per_s = v * base->at(&s);
+  p.get = [](const Scenario&) { return 1.0; };
+  p.set = [](Scenario& s, double v) {
+    if (s.system.ranks() > 1) s.system.compute.measured_samples_per_s *= v;
   };
   return p;
 }
 
 SharedParameter parameter_for(const std::string& name, const std::vector<Scenario>& scs) {
-  return name == "multi_gpu_compute" ? multi_gpu_compute(scs) : shared_parameter(name, scs);
+  return name == "multi_gpu_compute" ? multi_gpu_compute() : shared_parameter(name, scs);
 }
 
 bool synthetic(const MeasuredConfig& c) {
@@ -106,22 +99,22 @@ bool synthetic(const MeasuredConfig& c) {
   return f && *f == "synthetic";
 }
 
-// Fits the group's parameter on its synthetic rows, then sets it in every scenario.
+// Fits the group's parameter on its synthetic rows (the training rows), then sets it in every
+// scenario of the group. The synthetic rows are then scored in-sample, the real-data rows out of it.
 FitParameter fit_group(const ValidationGroup& g, const MeasuredSet& set, std::vector<Scenario>& scs) {
   if (g.parameter.empty()) return {};
-  MeasuredSet syn = set;
-  syn.configs.clear();
-  std::vector<Scenario> syn_scs;
+  MeasuredSet train = set;
+  train.configs.clear();
+  std::vector<Scenario> train_scs;
   for (std::size_t i = 0; i < set.configs.size(); ++i)
     if (synthetic(set.configs[i])) {
-      syn.configs.push_back(set.configs[i]);
-      syn_scs.push_back(scs[i]);
+      train.configs.push_back(set.configs[i]);
+      train_scs.push_back(scs[i]);
     }
-  const EffectiveFit fit = fit_shared(syn, syn_scs, {parameter_for(g.parameter, syn_scs)});
-  const FitParameter p = fit.params.front();
-  const SharedParameter all = parameter_for(g.parameter, scs);
-  for (auto& s : scs) all.set(s, p.after);
-  return p;
+  const std::vector<SharedParameter> params = {parameter_for(g.parameter, train_scs)};
+  const FittedParameters fitted = fit_parameters(train, train_scs, params);
+  scs = apply_parameters(scs, params, fitted);
+  return fitted.params.front();
 }
 
 // Errors of the rows that have a linear-scaling reference, split into synthetic and real data.
@@ -151,7 +144,8 @@ void split_stats(GroupResult& r) {
   e.store(r);
 }
 
-GroupResult run_group(const ValidationGroup& g, const CsvTable& all, const std::string& folder) {
+GroupResult run_group(const ValidationGroup& g, const CsvTable& all, const std::string& folder,
+                      const PlatformReader& read_platform) {
   GroupResult r;
   r.group = g;
   const CsvTable rows = rows_of_group(all, g.name);
@@ -160,7 +154,7 @@ GroupResult run_group(const ValidationGroup& g, const CsvTable& all, const std::
   calibrate(set, all.file);
   const std::string scenario = folder + "/" + g.scenario;
   const Settings base = read_scenario(scenario, {}).settings;
-  std::vector<Scenario> scs = resolve_configs(set, base, folder);
+  std::vector<Scenario> scs = resolve_configs(set, base, folder, read_platform);
   r.fitted = fit_group(g, set, scs);
   r.comparison = compare_predictions(set, scs);
   r.comparison.scenario_file = scenario;
@@ -170,13 +164,13 @@ GroupResult run_group(const ValidationGroup& g, const CsvTable& all, const std::
 
 }  // namespace
 
-ValidationResult run_validation(const std::string& folder) {
+ValidationResult run_validation(const std::string& folder, const PlatformReader& read_platform) {
   ValidationResult v;
   v.folder = folder;
   const CsvTable all = read_csv_file(folder + "/tf_cnn_benchmarks_2017.csv");
   SplitErrors e;
   for (const auto& g : validation_groups()) {
-    v.groups.push_back(run_group(g, all, folder));
+    v.groups.push_back(run_group(g, all, folder, read_platform));
     e.add(v.groups.back().comparison);
   }
   e.store(v);

@@ -3,7 +3,9 @@
 //  2. compute is calibrated from the 1-GPU row of the same group, model, batch and data
 //     (compute.throughput = that row's images/s, at that batch);
 //  3. one shared parameter per platform group, named below, is fitted by least squares on the
-//     group's synthetic-data rows; nothing is tuned per row;
+//     group's synthetic-data rows (fit_parameters), then set in every row (apply_parameters);
+//     nothing is tuned per row. The synthetic rows' figures are therefore in-sample; the real-data
+//     rows' are not (they only share the fitted value);
 //  4. every multi-GPU row is predicted from the platform and the strategy, beside the linear-scaling
 //     baseline (1-GPU throughput x GPUs).
 #pragma once
@@ -41,7 +43,7 @@ struct ValidationResult {
 };
 
 // Runs the set in `folder` (scenarios/validation of the source tree by default).
-ValidationResult run_validation(const std::string& folder);
+ValidationResult run_validation(const std::string& folder, const PlatformReader& read_platform);
 std::string default_validation_folder();
 
 }  // namespace ddlsim

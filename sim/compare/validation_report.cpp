@@ -97,8 +97,8 @@ std::string render_table(const ValidationResult& v) {
   for (const auto& g : v.groups) {
     out += fmt::format("\n== {} ({})\n", g.group.name, g.group.scenario);
     if (!g.fitted.name.empty())
-      out += fmt::format("   fitted: {} = {:.4g} (start {:.4g}): {}\n", g.fitted.name, g.fitted.after, g.fitted.before,
-                         g.group.why);
+      out += fmt::format("   fitted on this group's synthetic rows (their errors are in-sample): {} = {:.4g} "
+                         "(start {:.4g}): {}\n", g.fitted.name, g.fitted.after, g.fitted.before, g.group.why);
     out += fmt::format("   {:<13} {:<27} {:>5} {:>5} {:<9} {:>9} {:>9} {:>7} {:>9} {:>7}\n", "model", "framework",
                        "gpus", "batch", "data", "measured", "ddlsim", "error", "linear", "error");
     for (const auto& r : g.comparison.rows) {

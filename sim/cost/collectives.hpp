@@ -5,28 +5,9 @@
 #include <string>
 
 #include "core/units.hpp"
+#include "spec/comm.hpp"
 
 namespace ddlsim {
-
-enum class Algorithm { Ring, HalvingDoubling, Tree, Hierarchical, ParameterServer };
-
-Algorithm parse_algorithm(const std::string& text, const std::string& key);
-const char* to_string(Algorithm a);
-
-// One rank-to-rank route.
-struct Route {
-  Seconds latency_s = 0;
-  BytesPerSecond bw_Bps = 0;
-  // Fraction of bw_Bps each direction keeps while two ranks send to each other at once (a 2-rank
-  // ring step, a halving-doubling step). 1 = ideal full duplex; TCP over shaped or busy links
-  // measures less (`ddlsim netfit` fits it from netbench's `exchange` rows).
-  double exchange_factor = 1;
-  // Fraction of bw_Bps each direction keeps while every rank sends to one peer and receives from
-  // another at once (a ring step with p >= 3). 1 = ideal; netfit fits it from `shift` rows.
-  double duplex_factor = 1;
-  BytesPerSecond exchange_bw_Bps() const { return bw_Bps * exchange_factor; }
-  BytesPerSecond ring_bw_Bps() const { return bw_Bps * duplex_factor; }
-};
 
 // Ring allreduce: reduce-scatter then allgather, 2(p-1) steps of n/p bytes:
 //   2 (p-1) (alpha + n / (p B)); with p = 2 the two ranks send to each other: B x exchange_factor;
@@ -48,19 +29,6 @@ Seconds hierarchical_allreduce_s(int nodes, int gpus_per_node, Bytes n, Route in
 // A server's link carries w n/s bytes each way, a worker's link n bytes:
 //   2 (alpha + max(w/s, 1) n / B).
 Seconds parameter_server_s(int workers, int servers, Bytes n, Route r);
-
-// Where the ranks are: nodes x gpus_per_node, with the intra- and inter-node routes.
-struct CommTopology {
-  int nodes = 1;
-  int gpus_per_node = 1;
-  Route intra;
-  Route inter;
-  int ps_servers = 1;
-
-  int ranks() const { return nodes * gpus_per_node; }
-  // The route a flat (one-level) algorithm is limited by: inter-node when there are several nodes.
-  Route flat_route() const { return nodes > 1 ? inter : intra; }
-};
 
 // Time of one exchange of n gradient bytes with the given algorithm (0 for a single rank).
 Seconds collective_time_s(Algorithm a, const CommTopology& topo, Bytes n);

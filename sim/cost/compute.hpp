@@ -9,8 +9,9 @@
 
 #include "core/units.hpp"
 #include "model/model.hpp"
-#include "cost/optimizer.hpp"
-#include "scenario/scenario.hpp"
+#include "spec/optimizer.hpp"
+#include "spec/execution.hpp"
+#include "system/system.hpp"
 
 namespace ddlsim {
 

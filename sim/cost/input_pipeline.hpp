@@ -2,7 +2,8 @@
 // (prefetch), so a step only waits for it when it is slower than the rest of the step.
 #pragma once
 #include "core/units.hpp"
-#include "scenario/scenario.hpp"
+#include "spec/execution.hpp"
+#include "system/system.hpp"
 
 namespace ddlsim {
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "cost/compute.hpp"
-#include "cost/optimizer.hpp"
+#include "spec/optimizer.hpp"
 
 namespace ddlsim {
 

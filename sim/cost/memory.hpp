@@ -14,7 +14,7 @@
 
 #include "core/units.hpp"
 #include "model/model.hpp"
-#include "scenario/scenario.hpp"
+#include "spec/execution.hpp"
 
 namespace ddlsim {
 

@@ -3,7 +3,7 @@
 #pragma once
 #include <string>
 
-#include "backend/step_timing.hpp"
+#include "schedule/step_timing.hpp"
 #include "scenario/scenario.hpp"
 
 namespace ddlsim {

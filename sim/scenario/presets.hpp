@@ -3,7 +3,7 @@
 #include <string>
 #include <vector>
 
-#include "cost/collectives.hpp"
+#include "spec/comm.hpp"
 #include "core/units.hpp"
 
 namespace ddlsim {

@@ -7,7 +7,6 @@
 #include "calibration/calibration_file.hpp"
 #include "core/text.hpp"
 #include "scenario/presets.hpp"
-#include "simgrid/platform_reader.hpp"
 
 namespace ddlsim {
 
@@ -148,19 +147,19 @@ Execution resolve_execution(const Reader& r, int nodes) {
 }
 
 // A built-in name, or a SimGrid platform file (*.xml).
-ClusterDescription platform_of(const Reader& r, const std::string& base_dir) {
+ClusterDescription platform_of(const Reader& r, const std::string& base_dir, const PlatformReader& read_platform) {
   const std::string& name = r.text("cluster.platform");
   if (name.size() < 4 || to_lower(name.substr(name.size() - 4)) != ".xml")
     return find_cluster(name, r.where("cluster.platform"));
   try {
-    return read_platform_file(r.path("cluster.platform", base_dir));
+    return read_platform(r.path("cluster.platform", base_dir));
   } catch (const InputError& e) {
     throw InputError(r.where("cluster.platform") + ": " + e.what());
   }
 }
 
-ClusterDescription resolve_cluster(const Reader& r, const std::string& base_dir) {
-  ClusterDescription c = platform_of(r, base_dir);
+ClusterDescription resolve_cluster(const Reader& r, const std::string& base_dir, const PlatformReader& read_platform) {
+  ClusterDescription c = platform_of(r, base_dir, read_platform);
   if (r.given("cluster.gpus_per_node")) c.gpus_per_node = r.small_int("cluster.gpus_per_node", 1, kMaxGpusPerNode);
   if (r.given("cluster.intra")) c.intra = find_link_kind(r.text("cluster.intra"), r.where("cluster.intra"), LinkPlace::Intra);
   if (r.given("cluster.inter")) c.inter = find_link_kind(r.text("cluster.inter"), r.where("cluster.inter"), LinkPlace::Inter);
@@ -244,14 +243,14 @@ std::string dir_of(const std::string& path) {
   return slash == 0 ? "/" : path.substr(0, slash);
 }
 
-Scenario resolve_scenario(const Settings& settings, const std::string& base_dir) {
+Scenario resolve_scenario(const Settings& settings, const std::string& base_dir, const PlatformReader& read_platform) {
   const Reader r(settings);
   Scenario sc;
   sc.backend = r.choice<BackendKind>("simulation.backend", {{"analytic", BackendKind::Analytic},
                                                             {"simgrid", BackendKind::SimGrid}});
   sc.simgrid = resolve_simgrid(r);
   sc.model = resolve_model(r, base_dir);
-  sc.system.cluster = resolve_cluster(r, base_dir);
+  sc.system.cluster = resolve_cluster(r, base_dir, read_platform);
   if (sc.backend == BackendKind::SimGrid && !sc.system.cluster.xml_path.empty())
     check_no_link_overrides(r, sc.system.cluster);
   sc.system.nodes = r.small_int("cluster.nodes", 1, kMaxNodes);

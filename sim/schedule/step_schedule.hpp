@@ -7,7 +7,7 @@
 
 #include "core/units.hpp"
 #include "cost/compute.hpp"
-#include "scenario/scenario.hpp"
+#include "spec/execution.hpp"
 
 namespace ddlsim {
 

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "core/units.hpp"
-#include "cost/collectives.hpp"
+#include "spec/comm.hpp"
 
 namespace ddlsim {
 

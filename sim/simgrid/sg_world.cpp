@@ -7,7 +7,7 @@
 #include "core/files.hpp"
 #include "core/text.hpp"
 #include "simgrid/isolate.hpp"
-#include "simgrid/platform_xml.hpp"
+#include "system/platform_xml.hpp"
 
 namespace sg4 = simgrid::s4u;
 

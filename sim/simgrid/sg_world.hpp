@@ -5,7 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "scenario/scenario.hpp"
+#include "spec/simulation.hpp"
+#include "system/system.hpp"
 
 namespace ddlsim {
 

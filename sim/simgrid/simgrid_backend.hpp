@@ -10,14 +10,15 @@
 //         are alike (same routes inside and between nodes), else it runs full.
 // The simulation runs in a forked child (SimGrid allows one per process; see isolate.hpp).
 #pragma once
-#include "backend/step_timing.hpp"
-#include "cost/collectives.hpp"
-#include "scenario/scenario.hpp"
 #include "schedule/step_schedule.hpp"
+#include "schedule/step_timing.hpp"
+#include "spec/comm.hpp"
+#include "spec/simulation.hpp"
+#include "system/system.hpp"
 
 namespace ddlsim {
 
-// The sync step from SimGrid; the local step (no exchange) needs no network: analytic.
+// The sync step from SimGrid; the local step (no exchange) needs no network.
 StepPair simgrid_steps(const StepSchedule& s, const CommTopology& topo, Algorithm a, const System& sys,
                        const SimGridOptions& o);
 

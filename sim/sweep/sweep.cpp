@@ -32,10 +32,10 @@ std::vector<Settings> expand_sweep(const ScenarioInput& in) {
 }
 
 namespace {
-SweepResult run_one(const Settings& s, const std::string& base_dir) {
+SweepResult run_one(const Settings& s, const std::string& base_dir, const PlatformReader& read_platform) {
   SweepResult r{s, std::nullopt, ""};
   try {
-    r.prediction = predict(resolve_scenario(s, base_dir));
+    r.prediction = predict(resolve_scenario(s, base_dir, read_platform));
     prediction_record(*r.prediction);  // fails on a non-finite figure
   } catch (const std::exception& e) {
     r.prediction.reset();
@@ -46,13 +46,13 @@ SweepResult run_one(const Settings& s, const std::string& base_dir) {
 }  // namespace
 
 std::vector<SweepResult> run_sweep(const std::vector<Settings>& configs, const std::string& base_dir,
-                                   int jobs, const Progress& progress) {
+                                   int jobs, const Progress& progress, const PlatformReader& read_platform) {
   std::vector<SweepResult> results(configs.size());
   std::atomic<std::size_t> next{0}, done{0};
   std::mutex progress_mutex;
   auto worker = [&] {
     for (std::size_t i = next++; i < configs.size(); i = next++) {
-      results[i] = run_one(configs[i], base_dir);
+      results[i] = run_one(configs[i], base_dir, read_platform);
       const std::size_t d = ++done;
       if (progress) {
         std::lock_guard<std::mutex> lock(progress_mutex);

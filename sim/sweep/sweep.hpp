@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "predict/prediction.hpp"
+#include "scenario/resolve.hpp"
 #include "scenario/settings.hpp"
 
 namespace ddlsim {
@@ -28,7 +29,7 @@ using Progress = std::function<void(std::size_t done, std::size_t total)>;
 
 // Runs every configuration on up to `jobs` threads; results keep the configurations' order.
 std::vector<SweepResult> run_sweep(const std::vector<Settings>& configs, const std::string& base_dir,
-                                   int jobs, const Progress& progress);
+                                   int jobs, const Progress& progress, const PlatformReader& read_platform);
 
 // Tidy CSV: one row per configuration; one column per scenario key, per result, and `error`.
 std::string render_sweep_csv(const std::vector<SweepResult>& results);

@@ -4,13 +4,9 @@
 #include <vector>
 
 #include "core/units.hpp"
+#include "spec/precision.hpp"
 
 namespace ddlsim {
-
-enum class Precision { FP32, TF32, Mixed };  // Mixed = FP16 tensor-core math, FP16 gradients
-
-Precision parse_precision(const std::string& text, const std::string& key);
-const char* to_string(Precision p);
 
 struct Device {
   std::string name;

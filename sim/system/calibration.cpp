@@ -1,4 +1,4 @@
-#include "calibration/calibration.hpp"
+#include "system/calibration.hpp"
 
 #include <fmt/format.h>
 

@@ -1,4 +1,4 @@
-// Command-line parsing shared by the sub-commands: the command's own options through
+// Command-line parsing shared by the sub-commands (and the CUDA harness's main): the command's own options through
 // Boost.Program_options; every other `--section.key=value` is a scenario override.
 #pragma once
 #include <boost/program_options.hpp>
@@ -6,6 +6,8 @@
 #include <vector>
 
 namespace ddlsim {
+
+using Args = std::vector<std::string>;  // a command's arguments, after its name
 
 struct ParsedArgs {
   boost::program_options::variables_map vm;

@@ -1,11 +1,12 @@
-// `ddlsim calibrate`: the command body, parameterised by how a device name becomes a kernel
-// runner, so that the CUDA build's executable (kernels/cuda_main.cpp) runs the very same code.
+// The calibration entry point: `ddlsim calibrate`'s whole body, parameterised by how a device name
+// becomes a kernel runner, so that the CUDA build's executable (calibration/cuda_main.cpp) runs the
+// very same code.
 #pragma once
 #include <functional>
 #include <memory>
 #include <string>
 
-#include "cli/commands.hpp"
+#include "core/args.hpp"
 #include "kernels/runner.hpp"
 
 namespace ddlsim {

@@ -1,4 +1,4 @@
-#include "simgrid/platform_xml.hpp"
+#include "system/platform_xml.hpp"
 
 #include <fmt/format.h>
 

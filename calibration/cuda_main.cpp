@@ -4,7 +4,7 @@
 #include <cstring>
 #include <iostream>
 
-#include "cli/calibrate_cmd.hpp"
+#include "calibration/calibrate.hpp"
 #include "core/error.hpp"
 #include "kernels/cuda_runner.hpp"
 

@@ -1,4 +1,4 @@
-#include "cli/output.hpp"
+#include "core/output.hpp"
 
 #include <cerrno>
 #include <cstring>

@@ -8,7 +8,7 @@
 
 #include "core/units.hpp"
 #include "model/model.hpp"
-#include "system/device.hpp"
+#include "spec/precision.hpp"
 
 namespace ddlsim {
 

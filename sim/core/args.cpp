@@ -1,4 +1,4 @@
-#include "cli/cli_options.hpp"
+#include "core/args.hpp"
 
 #include <fmt/format.h>
 

@@ -1,0 +1,24 @@
+// Where the ranks run: the platform's hosts in rank order (built-in clusters in natural order; on
+// a platform file the first g hosts of each of the first `nodes` netzones), and whether every node
+// is alike so that fast fidelity applies. Runs inside the SimGrid child (isolate.hpp).
+#pragma once
+#include <simgrid/s4u.hpp>
+#include <vector>
+
+#include "simgrid/collective_plan.hpp"
+#include "spec/comm.hpp"
+#include "spec/simulation.hpp"
+#include "system/system.hpp"
+
+namespace ddlsim {
+
+struct World {
+  std::vector<simgrid::s4u::Host*> hosts;  // participants: ranks, then spare server hosts
+  Layout layout;
+  bool symmetric = true;                   // every node alike: fast fidelity applies
+};
+
+// Starts the engine, builds the platform and places the ranks.
+World make_world(const CommTopology& topo, Algorithm a, const System& sys, const SimGridOptions& o);
+
+}  // namespace ddlsim

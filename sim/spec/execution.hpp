@@ -1,0 +1,32 @@
+// Execution input: how training runs (framework preset, precision, batch, synchronisation,
+// gradient exchange, data loading), independent of the model and of the machine.
+#pragma once
+#include <string>
+
+#include "core/units.hpp"
+#include "spec/comm.hpp"
+#include "spec/optimizer.hpp"
+#include "spec/precision.hpp"
+
+namespace ddlsim {
+
+enum class DataFormat { Synthetic, Records, Files };  // Records: TFRecord-like shards
+
+struct Execution {
+  std::string framework;           // preset name, for the report
+  Precision precision = Precision::FP32;
+  int batch_per_gpu = 32;
+  int sync_period = 1;             // allreduce every k micro-batches (gradient accumulation)
+  Optimizer optimizer = Optimizer::Momentum;
+  long long samples = 0;           // training samples per epoch
+  int epochs = 1;
+  Algorithm algorithm = Algorithm::Ring;
+  Bytes bucket_bytes = 25 * kMiB;  // 0: one packed exchange of all gradients
+  bool overlap = true;             // buckets start as they fill during the backward pass
+  Seconds cycle_time_s = 0;        // framework coordination delay before each exchange
+  int ps_servers = 1;
+  DataFormat format = DataFormat::Synthetic;
+  int loader_workers = 4;
+};
+
+}  // namespace ddlsim

@@ -1,0 +1,45 @@
+// System input: the cluster, its node count, the device of every rank, how the device computes
+// (roofline tuning, a measured throughput or a calibration) and where the training data lives.
+#pragma once
+#include <memory>
+#include <string>
+
+#include "core/units.hpp"
+#include "system/calibration.hpp"
+#include "system/device.hpp"
+#include "system/platform.hpp"
+
+namespace ddlsim {
+
+enum class Storage { Memory, LocalSSD, NFS, Blob };
+
+struct ComputeTuning {
+  double max_efficiency = 0.6;        // best fraction of peak a large GEMM reaches
+  Seconds half_efficiency_work_s = 20e-6;  // kernel length (at peak) that reaches half of it
+  double memory_efficiency = 0.8;     // fraction of memory bandwidth a streaming kernel reaches
+  Seconds kernel_overhead_s = 5e-6;   // launch and framework cost per kernel
+  double jitter_cv = 0;               // per-rank compute variation (cost/stragglers.hpp); 0: none
+  double measured_samples_per_s = 0;  // single-GPU throughput measured by the user (0: none)
+  int measured_batch = 0;             // batch size of that measurement
+  // compute.calibration: per-layer times measured by `ddlsim calibrate` (null: none); the top tier.
+  std::shared_ptr<const Calibration> calibration;
+  std::string calibration_origin;     // the file, for messages
+};
+
+struct StorageSpec {
+  Storage storage = Storage::LocalSSD;
+  Bytes sample_bytes = 0;        // stored size of one sample
+  Seconds decode_s = 0;          // CPU decode + augment time of one sample on one worker
+};
+
+struct System {
+  ClusterDescription cluster;
+  int nodes = 1;
+  Device device;
+  ComputeTuning compute;
+  StorageSpec storage;
+
+  int ranks() const { return nodes * cluster.gpus_per_node; }
+};
+
+}  // namespace ddlsim
