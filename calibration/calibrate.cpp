@@ -11,6 +11,7 @@
 #include "calibration/calibration_file.hpp"
 #include "core/args.hpp"
 #include "core/output.hpp"
+#include "core/parse.hpp"
 #include "core/error.hpp"
 #include "core/text.hpp"
 #include "kernels/harness.hpp"
@@ -23,11 +24,8 @@ std::pair<std::string, int> parse_device(const std::string& text) {
   const std::string t = to_lower(text);
   if (t == "cpu") return {"cpu", 0};
   if (t == "cuda") return {"cuda", 0};
-  if (t.rfind("cuda:", 0) == 0) {
-    char* end = nullptr;
-    const long n = std::strtol(t.c_str() + 5, &end, 10);
-    if (t.size() > 5 && *end == '\0' && n >= 0 && n < 1024) return {"cuda", int(n)};
-  }
+  if (t.rfind("cuda:", 0) == 0)
+    if (const auto n = parse_integer(t.substr(5), 0, 1023)) return {"cuda", int(*n)};
   throw InputError("--device '" + text + "': expected cpu, cuda or cuda:N");
 }
 
@@ -37,15 +35,13 @@ constexpr long kMaxBatch = 65536;
 constexpr double kMinMinTime = 1e-4, kMaxSeconds = 60;
 
 std::vector<int> parse_batches(const std::string& text) {
-  std::vector<int> out;
-  for (const auto& p : split(text, ',')) {
-    const int b = int(integer_in_range(p, kMaxBatch));
-    if (b == 0)
-      throw InputError(fmt::format("--batch '{}': expected integers from 1 to {} separated by commas, e.g. 32,64",
-                                   clip(text), kMaxBatch));
-    if (std::find(out.begin(), out.end(), b) == out.end()) out.push_back(b);
-  }
+  auto batches = parse_list<long long>(text, [](const std::string& b) { return parse_integer(b, 1, kMaxBatch); });
+  if (!batches)
+    throw InputError(fmt::format("--batch '{}': expected integers from 1 to {} separated by commas, e.g. 32,64",
+                                 clip(text), kMaxBatch));
+  std::vector<int> out(batches->begin(), batches->end());
   std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
   return out;
 }
 

@@ -11,6 +11,7 @@
 
 #include "core/error.hpp"
 #include "core/files.hpp"
+#include "core/parse.hpp"
 #include "core/text.hpp"
 
 namespace ddlsim {
@@ -49,20 +50,13 @@ class Parser {
   }
 
   double number(const std::string& t, int line, const char* col, bool allow_zero = true) const {
-    char* end = nullptr;
-    errno = 0;
-    const double v = std::strtod(t.c_str(), &end);
-    if (t.empty() || *end != '\0' || !std::isfinite(v) || v < 0 || (!allow_zero && v == 0))
-      fail(line, fmt::format("{} = '{}': expected a number >= 0{}", col, t, allow_zero ? "" : " (not 0)"));
-    return v;
+    if (const auto v = parse_real(t, 0, HUGE_VAL, !allow_zero)) return *v;
+    fail(line, fmt::format("{} = '{}': expected a number >= 0{}", col, t, allow_zero ? "" : " (not 0)"));
   }
 
   int integer(const std::string& t, int line, const char* col, int min) const {
-    char* end = nullptr;
-    const long v = std::strtol(t.c_str(), &end, 10);
-    if (t.empty() || *end != '\0' || v < min || v > 100000000)
-      fail(line, fmt::format("{} = '{}': expected an integer >= {}", col, t, min));
-    return int(v);
+    if (const auto v = parse_integer(t, min, 100000000)) return int(*v);
+    fail(line, fmt::format("{} = '{}': expected an integer >= {}", col, t, min));
   }
 
   void header(const std::string& key, const std::string& value, int line, Calibration& c) {

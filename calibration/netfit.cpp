@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "core/error.hpp"
+#include "core/parse.hpp"
 #include "core/text.hpp"
 #include "system/platform_xml.hpp"
 #include "system/platform.hpp"
@@ -26,12 +27,9 @@ std::vector<NetSample> parse_netbench_csv(const std::string& text, const std::st
     if (line.empty() || line[0] == '#' || line.rfind("test,", 0) == 0) continue;
     const auto f = split(line, ',');
     auto num = [&](std::size_t i, const char* col) {
-      char* end = nullptr;
-      const double v = i < f.size() ? std::strtod(f[i].c_str(), &end) : 0;
-      if (i >= f.size() || f[i].empty() || *end != '\0' || !std::isfinite(v) || v < 0)
-        throw InputError(fmt::format("{}:{}: {} = '{}': expected a number >= 0", origin, n, col,
-                                     i < f.size() ? clip(f[i]) : ""));
-      return v;
+      if (const auto v = i < f.size() ? parse_real(f[i], 0, HUGE_VAL) : std::nullopt) return *v;
+      throw InputError(fmt::format("{}:{}: {} = '{}': expected a number >= 0", origin, n, col,
+                                   i < f.size() ? clip(f[i]) : ""));
     };
     if (f.size() < 4) throw InputError(fmt::format("{}:{}: expected test,ranks,bytes,time_s,...", origin, n));
     auto bad = [&](std::size_t i, const char* col, const char* expected) {

@@ -18,6 +18,7 @@
 #include "core/output.hpp"
 #include "core/error.hpp"
 #include "core/files.hpp"
+#include "core/parse.hpp"
 #include "core/text.hpp"
 
 namespace po = boost::program_options;
@@ -46,16 +47,7 @@ const char* const kTests[] = {"pingpong", "bw", "bibw", "exchange", "shift", "ri
 
 // "64K" -> 65536: a positive integer with an optional K, M or G suffix (powers of 1024), at most
 // 1G; 0 when it is not one.
-long byte_size(const std::string& item) {
-  std::size_t digits = 0;
-  while (digits < item.size() && std::isdigit((unsigned char)item[digits])) ++digits;
-  if (digits == 0 || digits > 10 || item.size() - digits > 1) return 0;
-  const std::string unit = to_lower(item.substr(digits));
-  const int shift = unit.empty() ? 0 : unit == "k" ? 10 : unit == "m" ? 20 : unit == "g" ? 30 : -1;
-  const long v = std::stol(item.substr(0, digits));
-  if (shift < 0 || v > (kMaxBytes >> shift)) return 0;
-  return v << shift;
-}
+long byte_size(const std::string& item) { return long(parse_byte_size(item, kMaxBytes).value_or(0)); }
 
 // --sizes / --lat-sizes: the byte counts, comma-separated, for ddlsim_netbench.
 std::string byte_sizes(const std::string& option, const std::string& text, long& largest) {

@@ -7,6 +7,7 @@
 
 #include "core/error.hpp"
 #include "core/files.hpp"
+#include "core/parse.hpp"
 #include "core/text.hpp"
 
 namespace ddlsim {
@@ -100,12 +101,8 @@ CsvTable read_csv_file(const std::string& path) {
 
 double csv_number(const CsvTable& t, const CsvRow& row, int column) {
   const std::string& cell = row.cells.at(column);
-  char* end = nullptr;
-  const double v = std::strtod(cell.c_str(), &end);
-  const bool hex = cell.find_first_of("xX") != std::string::npos;  // strtod reads 0x10 as 16
-  if (cell.empty() || *end != '\0' || !std::isfinite(v) || hex)
-    throw InputError(t.where(row, column) + " = '" + clip(cell) + "': expected a number");
-  return v;
+  if (const auto v = parse_real(cell, -HUGE_VAL, HUGE_VAL)) return *v;
+  throw InputError(t.where(row, column) + " = '" + clip(cell) + "': expected a number");
 }
 
 }  // namespace ddlsim

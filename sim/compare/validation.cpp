@@ -1,9 +1,8 @@
 #include "compare/validation.hpp"
 
-#include <cstdlib>
-
 
 #include "core/error.hpp"
+#include "core/parse.hpp"
 #include "scenario/resolve.hpp"
 
 namespace ddlsim {
@@ -40,11 +39,8 @@ CsvTable rows_of_group(const CsvTable& all, const std::string& group) {
 long long count_of(const MeasuredConfig& c, const std::string& key) {
   for (const auto& v : c.values) {
     if (v.key != key) continue;
-    char* end = nullptr;
-    const long long n = std::strtoll(v.value.c_str(), &end, 10);
-    if (v.value.empty() || *end != '\0' || n < 1 || n > 1000000)
-      throw InputError(v.origin + " = '" + v.value + "': expected a positive integer");
-    return n;
+    if (const auto n = parse_integer(v.value, 1, 1000000)) return *n;
+    throw InputError(v.origin + " = '" + v.value + "': expected a positive integer");
   }
   return 1;
 }

@@ -2,9 +2,8 @@
 
 #include <fmt/format.h>
 
-#include <cstdlib>
-
 #include "core/error.hpp"
+#include "core/parse.hpp"
 #include "core/text.hpp"
 
 namespace po = boost::program_options;
@@ -42,20 +41,12 @@ ParsedArgs parse_args(const std::vector<std::string>& args, const po::options_de
   return out;
 }
 
-long integer_in_range(const std::string& text, long hi) {
-  char* end = nullptr;
-  const long v = std::strtol(text.c_str(), &end, 10);
-  return text.empty() || *end != '\0' || v < 1 || v > hi ? 0 : v;
-}
+long integer_in_range(const std::string& text, long hi) { return long(parse_integer(text, 1, hi).value_or(0)); }
 
 std::pair<int, int> size_option(const std::string& name, const std::string& text, long hi) {
-  const auto parts = split(to_lower(text), 'x');
-  const int h = int(integer_in_range(parts[0], hi));
-  const int w = parts.size() == 2 ? int(integer_in_range(parts[1], hi)) : h;
-  if (parts.size() > 2 || h == 0 || w == 0)
-    throw InputError(fmt::format("--{} '{}': expected N or HxW with integers from 1 to {}, e.g. 224x224", name,
-                                 clip(text), hi));
-  return {h, w};
+  if (const auto v = parse_size(text, hi)) return *v;
+  throw InputError(fmt::format("--{} '{}': expected N or HxW with integers from 1 to {}, e.g. 224x224", name,
+                               clip(text), hi));
 }
 
 }  // namespace ddlsim

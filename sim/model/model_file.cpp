@@ -8,6 +8,7 @@
 
 #include "core/error.hpp"
 #include "core/files.hpp"
+#include "core/parse.hpp"
 #include "core/text.hpp"
 #include "model/builder.hpp"
 
@@ -52,11 +53,8 @@ Line tokenize(const std::string& text) {
 }
 
 int parse_positive(const Line& l, const std::string& text, const char* what) {
-  char* end = nullptr;
-  const long v = std::strtol(text.c_str(), &end, 10);
-  if (text.empty() || *end != '\0' || v < 1 || v > 1000000000)
-    fail(fmt::format("'{}' expects a positive integer {}, got '{}'", l.kind, what, text));
-  return int(v);
+  if (const auto v = parse_integer(text, 1, 1000000000)) return int(*v);
+  fail(fmt::format("'{}' expects a positive integer {}, got '{}'", l.kind, what, text));
 }
 
 int opt_positive(const Line& l, const std::string& key, int fallback, const char* what) {
@@ -163,12 +161,9 @@ Shape apply_global_pool(ModelBuilder& b, Shape x, const Line& l) {
 }
 
 Shape apply_dropout(ModelBuilder& b, Shape x, const Line& l) {
-  if (!l.args.empty()) {
-    char* end = nullptr;
-    const double rate = std::strtod(l.args[0].c_str(), &end);
-    if (*end != '\0' || !(rate >= 0 && rate < 1))
-      fail(fmt::format("'dropout' expects a rate in [0, 1), got '{}'", l.args[0]));
-  }
+  const auto rate = [](const std::string& t) { return parse_real(t, 0, 1).value_or(1); };
+  if (!l.args.empty() && !(rate(l.args[0]) < 1))
+    fail(fmt::format("'dropout' expects a rate in [0, 1), got '{}'", l.args[0]));
   return b.dropout(x);
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/error.hpp"
+#include "core/parse.hpp"
 #include "core/text.hpp"
 
 namespace ddlsim {
@@ -51,10 +52,9 @@ const FrameworkPreset& find_preset(const std::string& name, const std::string& k
   const std::string n = to_lower(name);
   const auto& all = framework_presets();
   auto it = std::find_if(all.begin(), all.end(), [&](const FrameworkPreset& p) { return p.name == n; });
-  if (it != all.end()) return *it;
-  std::string names;
-  for (const auto& p : all) names += (names.empty() ? "" : ", ") + p.name;
-  throw InputError(key + " = '" + clip(name) + "': unknown framework preset; expected one of " + names);
+  if (it == all.end())
+    throw_unknown(key, name, "framework preset", names_of(all, [](const FrameworkPreset& p) { return p.name; }));
+  return *it;
 }
 
 }  // namespace ddlsim

@@ -1,10 +1,9 @@
 #include "scenario/resolve.hpp"
 
-#include <cmath>
-#include <cstdlib>
 
-#include "core/error.hpp"
 #include "calibration/calibration_file.hpp"
+#include "core/error.hpp"
+#include "core/parse.hpp"
 #include "core/text.hpp"
 #include "scenario/presets.hpp"
 
@@ -34,27 +33,17 @@ class Reader {
 
   // An integer in [min, max]; the bounds keep every product of counts inside 64-bit arithmetic.
   long long integer(const std::string& key, long long min, long long max) const {
-    const std::string& t = text(key);
-    char* end = nullptr;
-    errno = 0;
-    const long long v = std::strtoll(t.c_str(), &end, 10);
-    if (t.empty() || *end != '\0' || errno == ERANGE || v < min || v > max)
-      fail(key, (min == 1 ? std::string("a positive integer") : "an integer >= " + std::to_string(min)) +
-                    " (at most " + std::to_string(max) + ")");
-    return v;
+    if (const auto v = parse_integer(text(key), min, max)) return *v;
+    fail(key, (min == 1 ? std::string("a positive integer") : "an integer >= " + std::to_string(min)) +
+                  " (at most " + std::to_string(max) + ")");
   }
   int small_int(const std::string& key, int min, int max) const { return int(integer(key, min, max)); }
 
   // A finite number above `min` (or at it when min_allowed) and at most `max`.
   double real(const std::string& key, double min, bool min_allowed, double max) const {
-    const std::string& t = text(key);
-    char* end = nullptr;
-    const double v = std::strtod(t.c_str(), &end);
-    const bool ok = !t.empty() && *end == '\0' && std::isfinite(v) && (min_allowed ? v >= min : v > min) && v <= max;
-    if (!ok)
-      fail(key, "a number " + std::string(min_allowed ? ">= " : "> ") + format_number(min) + " and <= " +
-                    format_number(max));
-    return v;
+    if (const auto v = parse_real(text(key), min, max, !min_allowed)) return *v;
+    fail(key, "a number " + std::string(min_allowed ? ">= " : "> ") + format_number(min) + " and <= " +
+                  format_number(max));
   }
 
   bool boolean(const std::string& key) const {
@@ -66,13 +55,7 @@ class Reader {
 
   template <class T>
   T choice(const std::string& key, const std::vector<std::pair<std::string, T>>& options) const {
-    const std::string t = to_lower(text(key));
-    std::string names;
-    for (const auto& [name, value] : options) {
-      if (name == t) return value;
-      names += (names.empty() ? "" : ", ") + name;
-    }
-    fail(key, "one of " + names);
+    return lookup(options, text(key), where(key));
   }
 
  private:
@@ -81,17 +64,9 @@ class Reader {
 
 // "64" or "64x48" (height x width).
 std::pair<int, int> input_size(const Reader& r, const std::string& key) {
-  const auto parts = split(to_lower(r.text(key)), 'x');
-  if (parts.size() > 2) r.fail(key, "N or HxW, e.g. 224 or 224x224");
-  int v[2] = {0, 0};
-  for (std::size_t i = 0; i < parts.size(); ++i) {
-    char* end = nullptr;
-    const long n = std::strtol(parts[i].c_str(), &end, 10);
-    if (parts[i].empty() || *end != '\0' || n < 1 || n > 100000)
-      r.fail(key, "N or HxW with integers from 1 to 100000");
-    v[i] = int(n);
-  }
-  return {v[0], parts.size() == 2 ? v[1] : v[0]};
+  if (const auto v = parse_size(r.text(key), 100000)) return *v;
+  if (split(to_lower(r.text(key)), 'x').size() > 2) r.fail(key, "N or HxW, e.g. 224 or 224x224");
+  r.fail(key, "N or HxW with integers from 1 to 100000");
 }
 
 Model resolve_model(const Reader& r, const std::string& base_dir) {
@@ -104,11 +79,8 @@ Model resolve_model(const Reader& r, const std::string& base_dir) {
     }
   }
   const std::string name = r.text("model.name");
-  if (!is_zoo_model(name)) {
-    std::string names;
-    for (const auto& n : zoo_model_names()) names += (names.empty() ? "" : ", ") + n;
-    r.fail("model.name", "a zoo model: " + names);
-  }
+  if (!is_zoo_model(name))
+    r.fail("model.name", "a zoo model: " + names_of(zoo_model_names(), [](const std::string& n) { return n; }));
   ModelOptions opts = default_model_options(name);
   if (r.given("model.input_size")) std::tie(opts.input_h, opts.input_w) = input_size(r, "model.input_size");
   if (r.given("model.channels")) opts.input_c = r.small_int("model.channels", 1, 4096);

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
+#include "core/parse.hpp"
 #include "core/text.hpp"
 #include "simgrid/isolate.hpp"
 #include "simgrid/sg_world.hpp"
@@ -63,12 +64,9 @@ Shape shape_of(const sg4::Engine& e, const std::string& path) {
 double factor_property(const sg4::Engine& e, const char* name, const std::string& path) {
   const char* text = e.get_netzone_root()->get_property(name);
   if (!text) return 1.0;
-  char* end = nullptr;
-  const double v = std::strtod(text, &end);
-  if (*text == '\0' || *end != '\0' || !(v >= 0.01 && v <= 1))
-    throw InputError(fmt::format("{}: property {} = '{}': expected a fraction of bandwidth from 0.01 to 1", path, name,
-                                 clip(text)));
-  return v;
+  if (const auto v = parse_real(text, 0.01, 1)) return *v;
+  throw InputError(fmt::format("{}: property {} = '{}': expected a fraction of bandwidth from 0.01 to 1", path, name,
+                               clip(text)));
 }
 
 std::string describe(const std::string& path) {

@@ -1,18 +1,19 @@
 #include "spec/comm.hpp"
 
-#include "core/error.hpp"
-#include "core/text.hpp"
+#include <utility>
+#include <vector>
+
+#include "core/parse.hpp"
 
 namespace ddlsim {
 
 Algorithm parse_algorithm(const std::string& text, const std::string& key) {
-  const std::string t = to_lower(text);
-  if (t == "ring") return Algorithm::Ring;
-  if (t == "rhd" || t == "halving_doubling") return Algorithm::HalvingDoubling;
-  if (t == "tree") return Algorithm::Tree;
-  if (t == "hierarchical") return Algorithm::Hierarchical;
-  if (t == "ps" || t == "parameter_server") return Algorithm::ParameterServer;
-  throw InputError(key + " = '" + clip(text) + "': expected one of ring, rhd, tree, hierarchical, ps");
+  static const std::vector<std::pair<std::string, Algorithm>> names = {
+      {"ring", Algorithm::Ring},         {"rhd", Algorithm::HalvingDoubling},
+      {"halving_doubling", Algorithm::HalvingDoubling}, {"tree", Algorithm::Tree},
+      {"hierarchical", Algorithm::Hierarchical},        {"ps", Algorithm::ParameterServer},
+      {"parameter_server", Algorithm::ParameterServer}};
+  return lookup(names, text, key, "", "ring, rhd, tree, hierarchical, ps");
 }
 
 const char* to_string(Algorithm a) {

@@ -1,16 +1,17 @@
 #include "spec/precision.hpp"
 
-#include "core/error.hpp"
-#include "core/text.hpp"
+#include <utility>
+#include <vector>
+
+#include "core/parse.hpp"
 
 namespace ddlsim {
 
 Precision parse_precision(const std::string& text, const std::string& key) {
-  const std::string t = to_lower(text);
-  if (t == "fp32") return Precision::FP32;
-  if (t == "tf32") return Precision::TF32;
-  if (t == "mixed" || t == "fp16" || t == "amp") return Precision::Mixed;
-  throw InputError(key + " = '" + clip(text) + "': expected one of fp32, tf32, mixed");
+  static const std::vector<std::pair<std::string, Precision>> names = {
+      {"fp32", Precision::FP32}, {"tf32", Precision::TF32}, {"mixed", Precision::Mixed},
+      {"fp16", Precision::Mixed}, {"amp", Precision::Mixed}};
+  return lookup(names, text, key, "", "fp32, tf32, mixed");
 }
 
 const char* to_string(Precision p) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/error.hpp"
+#include "core/parse.hpp"
 #include "core/text.hpp"
 
 namespace ddlsim {
@@ -41,11 +42,7 @@ const Device& find_device(const std::string& name, const std::string& key) {
   const std::string n = to_lower(name);
   const auto& table = device_table();
   auto it = std::find_if(table.begin(), table.end(), [&](const Device& d) { return d.name == n; });
-  if (it == table.end()) {
-    std::string names;
-    for (const auto& d : table) names += (names.empty() ? "" : ", ") + d.name;
-    throw InputError(key + " = '" + clip(name) + "': unknown device; expected one of " + names);
-  }
+  if (it == table.end()) throw_unknown(key, name, "device", names_of(table, [](const Device& d) { return d.name; }));
   return *it;
 }
 

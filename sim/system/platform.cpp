@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/error.hpp"
+#include "core/parse.hpp"
 #include "core/text.hpp"
 
 namespace ddlsim {
@@ -15,10 +16,8 @@ const T& find_by_name(const std::vector<T>& items, const std::string& name, cons
                       const char* what) {
   const std::string n = to_lower(name);
   auto it = std::find_if(items.begin(), items.end(), [&](const T& x) { return x.name == n; });
-  if (it != items.end()) return *it;
-  std::string names;
-  for (const auto& x : items) names += (names.empty() ? "" : ", ") + x.name;
-  throw InputError(key + " = '" + clip(name) + "': unknown " + what + "; expected one of " + names);
+  if (it == items.end()) throw_unknown(key, name, what, names_of(items, [](const T& x) { return x.name; }));
+  return *it;
 }
 }  // namespace
 
