@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "compare/effective_fit.hpp"
 #include "compare/regression.hpp"
 #include "core/text.hpp"
 #include "predict/prediction.hpp"
@@ -134,4 +135,35 @@ TEST(Fit, ParameterPushedToAnExtremeStopsAtTheEdgeOfItsRange) {
   EXPECT_TRUE(p["identifiable"].get<bool>()) << r.out;
   EXPECT_NEAR(p["after"].get<double>() / p["before"].get<double>(), 1e-4, 1e-9) << r.out;
   EXPECT_NE(p["note"].get<std::string>().find("edge of its search range"), std::string::npos) << r.out;
+}
+
+// Fit and score are separate steps: a fit on training rows only, applied to held-out rows that it
+// never saw (other scenario objects, other addresses), scores them out of sample.
+TEST(FitScore, FitOnTrainingRowsThenScoreHeldOutRows) {
+  std::vector<ddlsim::Scenario> train_scs, test_scs;
+  ddlsim::MeasuredSet train, test;
+  for (int nodes : {1, 2, 3, 4}) {
+    const auto in = ddlsim::read_scenario("", {fmt::format("--cluster.nodes={}", nodes), "--cluster.platform=poti",
+                                               "--model.input_size=64", "--training.samples=50000"});
+    ddlsim::Scenario sc = ddlsim::resolve_scenario(in.settings, ".", ddlsim::read_platform_file);
+    ddlsim::Scenario truth = sc;
+    truth.system.cluster.inter.bw_Bps = 0.05e9;  // the "real" network
+    const double measured = ddlsim::predict(truth).epoch_time_s;
+    auto& set = nodes % 2 ? train : test;  // nodes 1, 3 train; 2, 4 are held out
+    ddlsim::add_row(set, {{"cluster.nodes", std::to_string(nodes), ""}}, 0, measured);
+    (nodes % 2 ? train_scs : test_scs).push_back(sc);
+  }
+  ddlsim::finish_groups(train);
+  ddlsim::finish_groups(test);
+  const std::vector<ddlsim::SharedParameter> params = {ddlsim::shared_parameter("inter_bw", train_scs)};
+  const ddlsim::FittedParameters fitted = ddlsim::fit_parameters(train, train_scs, params);
+  ASSERT_EQ(fitted.params.size(), 1u);
+  EXPECT_NEAR(fitted.params[0].after, 0.05, 0.05 * 1e-6);  // in GB/s
+  EXPECT_LT(fitted.after.mape, 1e-6);
+  // The held-out rows, scored with the training rows' value: out of sample, and exact here too.
+  const auto scored = ddlsim::compare_predictions(test, ddlsim::apply_parameters(test_scs, params, fitted));
+  ASSERT_EQ(scored.rows.size(), 2u);
+  EXPECT_LT(scored.model.mape, 1e-6);
+  // The bases are left as they were: applying nothing gives the unfitted predictions back.
+  EXPECT_DOUBLE_EQ(test_scs[0].system.cluster.inter.bw_Bps, ddlsim::find_cluster("poti", "").inter.bw_Bps);
 }
