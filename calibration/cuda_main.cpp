@@ -15,16 +15,10 @@ int main(int argc, char** argv) {
     return 2;
   }
   const Args args(argv + 2, argv + argc);
-  try {
+  return exit_code_of([&] {
     return run_calibrate(args, [](const std::string& kind, int index) -> std::unique_ptr<KernelRunner> {
       if (kind == "cuda") return make_cuda_runner(index);
       return make_cpu_runner();
     });
-  } catch (const InputError& e) {
-    std::cerr << "ddlsim: error: " << e.what() << "\n";
-    return 2;
-  } catch (const std::exception& e) {
-    std::cerr << "ddlsim: internal error: " << e.what() << "\n";
-    return 1;
-  }
+  });
 }

@@ -1,5 +1,5 @@
 // ddlsim: predicts the epoch time of data-parallel deep-learning training.
-// The one place the process exits: input errors -> 2, internal errors -> 1.
+// The one place the process exits: input errors -> 2, internal errors -> 1 (core/error.hpp).
 #include <cstring>
 #include <iostream>
 
@@ -16,15 +16,7 @@ int main(int argc, char** argv) {
   const Args args(argv + 2, argv + argc);
   for (const auto& c : commands()) {
     if (name != c.name) continue;
-    try {
-      return c.run(args);
-    } catch (const InputError& e) {
-      std::cerr << "ddlsim: error: " << e.what() << "\n";
-      return 2;
-    } catch (const std::exception& e) {
-      std::cerr << "ddlsim: internal error: " << e.what() << "\n";
-      return 1;
-    }
+    return exit_code_of([&] { return c.run(args); });
   }
   std::cerr << "ddlsim: error: unknown command '" << name << "'\n" << usage();
   return 2;

@@ -28,14 +28,8 @@ std::vector<Golden> goldens() {
 // Runs `ddlsim ARGS` from the source root (the recorded paths are relative to it); stdout only, as
 // notes on stderr are not part of the output.
 testutil::RunResult run_in_source_dir(const std::string& args) {
-  const std::string cmd =
-      "cd '" + testutil::source_dir() + "' && timeout 300 " + std::string(DDLSIM_BINARY) + " " + args + " 2>/dev/null";
-  FILE* p = ::popen(cmd.c_str(), "r");
-  std::string out;
-  char buf[4096];
-  while (std::size_t n = std::fread(buf, 1, sizeof buf, p)) out.append(buf, n);
-  const int status = ::pclose(p);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+  return testutil::run_shell("cd '" + testutil::source_dir() + "' && timeout 300 " + std::string(DDLSIM_BINARY) + " " +
+                             args + " 2>/dev/null");
 }
 
 TEST(Golden, EveryBundledScenarioGivesTheRecordedBytes) {

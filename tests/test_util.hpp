@@ -42,17 +42,21 @@ struct RunResult {
   std::string out;  // stdout and stderr together
 };
 
-// Runs `ddlsim ARGS` in a shell; ARGS are passed as written. Under a time limit, so that a hang
-// fails the test instead of stalling the suite; `env` (e.g. "PATH=/nonexistent") is added to the
-// environment.
-inline RunResult run_ddlsim(const std::string& args, const std::string& env = "") {
-  const std::string cmd = "timeout 300 env " + env + " " + std::string(DDLSIM_BINARY) + " " + args + " 2>&1";
+// Runs a shell command; its exit code and its standard output.
+inline RunResult run_shell(const std::string& cmd) {
   FILE* p = ::popen(cmd.c_str(), "r");
   std::string out;
   char buf[4096];
   while (std::size_t n = std::fread(buf, 1, sizeof buf, p)) out.append(buf, n);
   const int status = ::pclose(p);
   return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+}
+
+// Runs `ddlsim ARGS` in a shell; ARGS are passed as written. Under a time limit, so that a hang
+// fails the test instead of stalling the suite; `env` (e.g. "PATH=/nonexistent") is added to the
+// environment. Standard output and error together.
+inline RunResult run_ddlsim(const std::string& args, const std::string& env = "") {
+  return run_shell("timeout 300 env " + env + " " + std::string(DDLSIM_BINARY) + " " + args + " 2>&1");
 }
 
 }  // namespace testutil

@@ -1,6 +1,7 @@
 // Errors that reach the user. Input problems are thrown as InputError at the edge
 // (file readers, CLI) and turned into one message and exit code 2 in main().
 #pragma once
+#include <functional>
 #include <stdexcept>
 #include <string>
 
@@ -11,5 +12,10 @@ class InputError : public std::runtime_error {
  public:
   explicit InputError(const std::string& what) : std::runtime_error(what) {}
 };
+
+// Runs a command and turns what escapes it into the process's exit code, with one line on stderr:
+// InputError -> "ddlsim: error: ..." and 2; any other exception -> "ddlsim: internal error: ..." and 1.
+// Both executables' main() exit through it.
+int exit_code_of(const std::function<int()>& command);
 
 }  // namespace ddlsim

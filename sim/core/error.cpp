@@ -1,0 +1,19 @@
+#include "core/error.hpp"
+
+#include <iostream>
+
+namespace ddlsim {
+
+int exit_code_of(const std::function<int()>& command) {
+  try {
+    return command();
+  } catch (const InputError& e) {
+    std::cerr << "ddlsim: error: " << e.what() << "\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "ddlsim: internal error: " << e.what() << "\n";
+    return 1;
+  }
+}
+
+}  // namespace ddlsim
