@@ -68,14 +68,14 @@ TEST(Compose, AnalyticBackendFeedsTheClosedForms) {
   topo.nodes = 4;
   topo.inter = Route{10e-6, 1e9};
   const StepSchedule s = schedule();
-  const auto d = analytic_exchange_s(s, topo, Algorithm::Ring);
+  const auto d = analytic_exchange_s(s, topo, {Library::Nccl, Algorithm::Ring});
   ASSERT_EQ(d.size(), 2u);
   // ring over 4 ranks of 1 MB: 2 x 3 x (10 us + 250 kB / 1 GB/s) = 1.56 ms
   EXPECT_DOUBLE_EQ(d[0], 2 * 3 * (10e-6 + 1e6 / 4 / 1e9));
   EXPECT_DOUBLE_EQ(d[1], ring_allreduce_s(4, 2e6, topo.inter));
-  const StepPair both = analytic_steps(s, topo, Algorithm::Ring);
+  const StepPair both = analytic_steps(s, topo, {Library::Nccl, Algorithm::Ring});
   EXPECT_DOUBLE_EQ(both.sync.step_s, compose_step(s, true, d, "ring").step_s);
   EXPECT_DOUBLE_EQ(both.local.step_s, compose_step(s, false, {}, "ring").step_s);
   CommTopology one;  // a single rank exchanges nothing
-  EXPECT_TRUE(analytic_exchange_s(s, one, Algorithm::Ring).empty());
+  EXPECT_TRUE(analytic_exchange_s(s, one, {Library::Nccl, Algorithm::Ring}).empty());
 }

@@ -1,19 +1,21 @@
 #include "backend/analytic.hpp"
 
 #include "cost/collectives.hpp"
+#include "cost/decision.hpp"
 #include "schedule/compose.hpp"
 
 namespace ddlsim {
 
-std::vector<Seconds> analytic_exchange_s(const StepSchedule& s, const CommTopology& topo, Algorithm a) {
+std::vector<Seconds> analytic_exchange_s(const StepSchedule& s, const CommTopology& topo, const CommMethod& m) {
   std::vector<Seconds> out;
   if (topo.ranks() <= 1) return out;
-  for (const Bucket& b : s.buckets) out.push_back(collective_time_s(a, topo, b.bytes));
+  for (const Bucket& b : s.buckets)
+    out.push_back(collective_time_s(concrete_algorithm(m, Collective::Allreduce, topo.ranks(), b.bytes), topo, b.bytes));
   return out;
 }
 
-StepPair analytic_steps(const StepSchedule& s, const CommTopology& topo, Algorithm a) {
-  return compose_steps(s, analytic_exchange_s(s, topo, a), to_string(a));
+StepPair analytic_steps(const StepSchedule& s, const CommTopology& topo, const CommMethod& m) {
+  return compose_steps(s, analytic_exchange_s(s, topo, m), to_string(m.algorithm));
 }
 
 }  // namespace ddlsim

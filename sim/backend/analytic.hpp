@@ -9,9 +9,10 @@
 
 namespace ddlsim {
 
-// One closed-form duration per bucket; none for a single rank.
-std::vector<Seconds> analytic_exchange_s(const StepSchedule& s, const CommTopology& topo, Algorithm a);
+// One closed-form duration per bucket (the library's choice of algorithm for its size with `auto`);
+// none for a single rank.
+std::vector<Seconds> analytic_exchange_s(const StepSchedule& s, const CommTopology& topo, const CommMethod& m);
 
-StepPair analytic_steps(const StepSchedule& s, const CommTopology& topo, Algorithm a);
+StepPair analytic_steps(const StepSchedule& s, const CommTopology& topo, const CommMethod& m);
 
 }  // namespace ddlsim

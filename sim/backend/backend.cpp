@@ -13,10 +13,10 @@ const char* to_string(BackendKind b) {
   return "?";
 }
 
-StepPair run_steps(BackendKind kind, const StepSchedule& schedule, const CommTopology& topo, Algorithm algorithm,
+StepPair run_steps(BackendKind kind, const StepSchedule& schedule, const CommTopology& topo, const CommMethod& method,
                    const System& sys, const SimGridOptions& simgrid) {
-  if (kind == BackendKind::SimGrid) return simgrid_steps(schedule, topo, algorithm, sys, simgrid);
-  return analytic_steps(schedule, topo, algorithm);
+  if (kind == BackendKind::SimGrid) return simgrid_steps(schedule, topo, method, sys, simgrid);
+  return analytic_steps(schedule, topo, method);
 }
 
 }  // namespace ddlsim

@@ -11,9 +11,9 @@ namespace ddlsim {
 
 const char* to_string(BackendKind b);
 
-// Runs both kinds of step (sync and local) of `schedule` on `topo`, exchanging with `algorithm`,
+// Runs both kinds of step (sync and local) of `schedule` on `topo`, exchanging with `method`,
 // on the chosen backend (`sys` and `simgrid` describe what SimGrid simulates).
-StepPair run_steps(BackendKind kind, const StepSchedule& schedule, const CommTopology& topo, Algorithm algorithm,
+StepPair run_steps(BackendKind kind, const StepSchedule& schedule, const CommTopology& topo, const CommMethod& method,
                    const System& sys, const SimGridOptions& simgrid);
 
 }  // namespace ddlsim

@@ -2,8 +2,7 @@
 
 #include <algorithm>
 
-#include "core/error.hpp"
-#include "core/text.hpp"
+#include "cost/collective_plan.hpp"
 
 namespace ddlsim {
 
@@ -52,6 +51,29 @@ Seconds parameter_server_s(int workers, int servers, Bytes n, Route r) {
   return 2.0 * (r.latency_s + load * n / r.bw_Bps);
 }
 
+Seconds rabenseifner_allreduce_s(int p, Bytes n, Route r) {
+  if (p <= 1) return 0;
+  const int l = floor_log2(p);
+  const int q = 1 << l;
+  Seconds t = 2.0 * l * r.latency_s + 2.0 * n * (q - 1) / (q * r.exchange_bw_Bps());
+  if (q != p) t += 3.0 * r.latency_s + n / (2.0 * r.exchange_bw_Bps()) + n / (2.0 * r.bw_Bps) + n / r.bw_Bps;
+  return t;
+}
+
+Seconds recursive_doubling_allreduce_s(int p, Bytes n, Route r) {
+  if (p <= 1) return 0;
+  const int l = floor_log2(p);
+  Seconds t = l * (r.latency_s + n / r.exchange_bw_Bps());
+  if ((1 << l) != p) t += 2.0 * (r.latency_s + n / r.bw_Bps);
+  return t;
+}
+
+Seconds ring_half_allreduce_s(int p, Bytes n, Route r) { return ring_allreduce_s(p, n, r) / 2; }
+
+Seconds binomial_tree_s(int p, Bytes n, Route r) { return tree_allreduce_s(p, n, r) / 2; }
+
+Seconds pairwise_alltoall_s(int p, Bytes n, Route r) { return ring_half_allreduce_s(p, n, r); }
+
 Seconds collective_time_s(Algorithm a, const CommTopology& topo, Bytes n) {
   const int p = topo.ranks();
   if (p <= 1 || n <= 0) return 0;
@@ -63,14 +85,54 @@ Seconds collective_time_s(Algorithm a, const CommTopology& topo, Bytes n) {
       return hierarchical_allreduce_s(topo.nodes, topo.gpus_per_node, n, topo.intra, topo.inter);
     case Algorithm::ParameterServer:
       return parameter_server_s(p, topo.ps_servers, n, topo.flat_route());
+    case Algorithm::Rabenseifner: return rabenseifner_allreduce_s(p, n, topo.flat_route());
+    case Algorithm::RecursiveDoubling: return recursive_doubling_allreduce_s(p, n, topo.flat_route());
+    case Algorithm::Pairwise:
+    case Algorithm::Auto: return 0;
   }
   return 0;
 }
 
+Seconds collective_time_s(Collective c, Algorithm a, const CommTopology& topo, Bytes n) {
+  const int p = topo.ranks();
+  if (p <= 1 || n <= 0 || !supports(c, a)) return 0;
+  const Route r = topo.flat_route();
+  switch (c) {
+    case Collective::Allreduce: return collective_time_s(a, topo, n);
+    case Collective::ReduceScatter:
+    case Collective::Allgather: return ring_half_allreduce_s(p, n, r);
+    case Collective::Broadcast:
+    case Collective::Reduce: return binomial_tree_s(p, n, r);
+    case Collective::Alltoall: return pairwise_alltoall_s(p, n, r);
+  }
+  return 0;
+}
+
+Seconds plan_time_s(const std::vector<Round>& plan, const CommTopology& topo) {
+  Seconds t = 0;
+  for (const Round& round : plan) {
+    const bool node = round.kind == RoundKind::NodeTreeUp || round.kind == RoundKind::NodeTreeDown;
+    const Route r = node ? topo.intra : round.kind == RoundKind::LeaderRingStep ? topo.inter : topo.flat_route();
+    t += round.repeat * (r.latency_s + round.bytes / r.bw_Bps);
+  }
+  return t;
+}
+
 BytesPerSecond algbw_Bps(Bytes n, Seconds t) { return t > 0 ? n / t : 0; }
 
-BytesPerSecond busbw_Bps(Bytes n, Seconds t, int p) {
-  return p > 1 ? algbw_Bps(n, t) * 2.0 * (p - 1) / p : 0;
+BytesPerSecond busbw_Bps(Bytes n, Seconds t, int p) { return busbw_Bps(Collective::Allreduce, n, t, p); }
+
+BytesPerSecond busbw_Bps(Collective c, Bytes n, Seconds t, int p) {
+  if (p <= 1) return 0;
+  switch (c) {
+    case Collective::Allreduce: return algbw_Bps(n, t) * 2.0 * (p - 1) / p;
+    case Collective::ReduceScatter:
+    case Collective::Allgather:
+    case Collective::Alltoall: return algbw_Bps(n, t) * (p - 1) / p;
+    case Collective::Broadcast:
+    case Collective::Reduce: return algbw_Bps(n, t);
+  }
+  return 0;
 }
 
 }  // namespace ddlsim

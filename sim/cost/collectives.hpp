@@ -3,6 +3,7 @@
 // Every formula assumes contention-free links; the SimGrid backend shows what contention adds.
 #pragma once
 #include <string>
+#include <vector>
 
 #include "core/units.hpp"
 #include "spec/comm.hpp"
@@ -30,11 +31,41 @@ Seconds hierarchical_allreduce_s(int nodes, int gpus_per_node, Bytes n, Route in
 //   2 (alpha + max(w/s, 1) n / B).
 Seconds parameter_server_s(int workers, int servers, Bytes n, Route r);
 
-// Time of one exchange of n gradient bytes with the given algorithm (0 for a single rank).
-Seconds collective_time_s(Algorithm a, const CommTopology& topo, Bytes n);
+// Open MPI 4.1's Rabenseifner (cost/collective_plan.cpp), q = 2^floor(log2 p), r = p - q, L = log2 q,
+// B_e = B x exchange_factor:
+//   2 L alpha + 2 n (q-1) / (q B_e)  +  [r > 0] (3 alpha + n / (2 B_e) + n / (2 B) + n / B)
+// (the pairs swap halves, the odd rank returns its half, the even rank sends the result back).
+Seconds rabenseifner_allreduce_s(int p, Bytes n, Route r);
+// Open MPI 4.1's recursive doubling: L (alpha + n / B_e) + [r > 0] 2 (alpha + n / B).
+Seconds recursive_doubling_allreduce_s(int p, Bytes n, Route r);
+// Ring reduce-scatter or allgather of n bytes (nccl-tests' size: the whole vector), p-1 steps of
+// n/p: (p-1) (alpha + n / (p B)), B as for the ring allreduce.
+Seconds ring_half_allreduce_s(int p, Bytes n, Route r);
+// Binomial broadcast or reduce of n bytes: ceil(log2 p) (alpha + n / B).
+Seconds binomial_tree_s(int p, Bytes n, Route r);
+// Pairwise all-to-all, n bytes sent by each rank in all, n/p to each peer:
+//   (p-1) (alpha + n / (p B)), B as for the ring allreduce (each rank sends and receives at once).
+Seconds pairwise_alltoall_s(int p, Bytes n, Route r);
 
-// nccl-tests' figures: algbw = n / t; busbw = algbw * 2 (p-1) / p (allreduce).
+// Time of one allreduce of n gradient bytes with the given algorithm (0 for a single rank).
+// `a` must be concrete: resolve Auto first (cost/decision.hpp).
+Seconds collective_time_s(Algorithm a, const CommTopology& topo, Bytes n);
+// Any collective; 0 when `a` does not run `c` (collective_plan.hpp: supports()).
+Seconds collective_time_s(Collective c, Algorithm a, const CommTopology& topo, Bytes n);
+
+// The alpha-beta time of a plan's rounds, each on its route (node-level rounds on the intra-node
+// route, leader rounds on the inter-node one, the others on the flat route): the sum of
+// repeat x (alpha + bytes / B). Every closed form above equals it for its plan (tested).
+struct Round;
+Seconds plan_time_s(const std::vector<Round>& plan, const CommTopology& topo);
+
+// nccl-tests' figures (its doc/PERFORMANCE.md), n its "size" in bytes, t the time of one operation:
+//   algbw = n / t
+//   busbw = algbw x 2 (p-1) / p   allreduce
+//           algbw x (p-1) / p     reduce_scatter, allgather, alltoall
+//           algbw                 broadcast, reduce
 BytesPerSecond algbw_Bps(Bytes n, Seconds t);
-BytesPerSecond busbw_Bps(Bytes n, Seconds t, int p);
+BytesPerSecond busbw_Bps(Bytes n, Seconds t, int p);  // allreduce
+BytesPerSecond busbw_Bps(Collective c, Bytes n, Seconds t, int p);
 
 }  // namespace ddlsim

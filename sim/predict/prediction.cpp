@@ -49,7 +49,7 @@ Run run(const Scenario& sc, const ComputeProfile& prof, int nodes, int gpus_per_
   const Seconds input_s = input_batch_s(sys.storage, e.format, e.loader_workers, e.batch_per_gpu,
                                         nodes, gpus_per_node);
   r.schedule = build_schedule(prof, e, input_s);
-  r.steps = run_steps(sc.backend, r.schedule, topology(sys, nodes, gpus_per_node, e.ps_servers), e.algorithm, sys,
+  r.steps = run_steps(sc.backend, r.schedule, topology(sys, nodes, gpus_per_node, e.ps_servers), e.comm(), sys,
                       sc.simgrid);
   r.shape = epoch_shape(e.samples, e.batch_per_gpu, nodes * gpus_per_node, e.sync_period);
   r.wait_s = straggler_wait_s(r.schedule.forward_s + r.schedule.backward_s, sys.compute.jitter_cv, e.sync_period,
@@ -95,6 +95,7 @@ Prediction predict(const Scenario& sc) {
   p.model = sc.model.name;
   p.framework = e.framework;
   p.algorithm = to_string(e.algorithm);
+  p.library = to_string(e.library);
   // With a calibration file the compute times are those of the device it measured.
   p.device = sys.compute.calibration ? sys.compute.calibration->device : sys.device.name;
   p.platform = sys.cluster.name;

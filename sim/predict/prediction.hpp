@@ -9,7 +9,7 @@
 namespace ddlsim {
 
 struct Prediction {
-  std::string model, framework, algorithm, device, platform, precision, backend;
+  std::string model, framework, library, algorithm, device, platform, precision, backend;
   long long params_total = 0;
   long long params_trainable = 0;
   Bytes gradient_bytes = 0;

@@ -31,6 +31,7 @@ ordered_json prediction_record(const Prediction& p) {
   ordered_json r;
   r["model"] = p.model;
   r["framework"] = p.framework;
+  r["library"] = p.library;
   r["algorithm"] = p.algorithm;
   r["precision"] = p.precision;
   r["platform"] = p.platform;

@@ -10,37 +10,37 @@ namespace ddlsim {
 
 const std::vector<FrameworkPreset>& framework_presets() {
   static const std::vector<FrameworkPreset> presets = {
-      {"horovod", Algorithm::Ring, 64, true, 5, 1,
+      {"horovod", Library::Nccl, Algorithm::Ring, 64, true, 5, 1,
        "Horovod: ring allreduce (NCCL/MPI), 64 MB tensor-fusion buffer, 5 ms cycle, overlapped "
        "with the backward pass"},
-      {"pytorch_ddp", Algorithm::Ring, 25, true, 0, 1,
+      {"pytorch_ddp", Library::Nccl, Algorithm::Ring, 25, true, 0, 1,
        "PyTorch DDP: 25 MB buckets allreduced as they fill during the backward pass"},
-      {"tf_mirrored", Algorithm::Ring, 0, false, 0, 1,
+      {"tf_mirrored", Library::Nccl, Algorithm::Ring, 0, false, 0, 1,
        "TF MultiWorkerMirroredStrategy with model.fit: one packed allreduce after the backward pass"},
-      {"tf_custom_accum", Algorithm::Ring, 0, false, 0, 4,
+      {"tf_custom_accum", Library::Nccl, Algorithm::Ring, 0, false, 0, 4,
        "TF custom training loop accumulating gradients, one packed allreduce every 4 batches"},
-      {"tf_ps", Algorithm::ParameterServer, 0, false, 0, 1,
+      {"tf_ps", Library::Grpc, Algorithm::ParameterServer, 0, false, 0, 1,
        "TF ParameterServerStrategy: push gradients to and pull weights from the servers"},
       // LBANN starts a non-blocking Aluminum allreduce (NCCL backend: ring) for each layer's
       // gradients as soon as that layer's backward step ends: no fusion (1-byte buckets: one a layer).
-      {"lbann", Algorithm::Ring, 1.0 / (1024 * 1024), true, 0, 1,
+      {"lbann", Library::Nccl, Algorithm::Ring, 1.0 / (1024 * 1024), true, 0, 1,
        "LBANN with Aluminum (NCCL): one non-blocking allreduce per layer, started as the layer's "
        "backward step ends"},
       // Tarantella fuses gradients into buffers of its fusion threshold (32 KiB by default) and
       // allreduces each with GPI-2 recursive halving as soon as its gradients are ready.
-      {"tarantella", Algorithm::HalvingDoubling, 32.0 / 1024, true, 0, 1,
+      {"tarantella", Library::Gpi2, Algorithm::HalvingDoubling, 32.0 / 1024, true, 0, 1,
        "Tarantella (GPI-2): 32 KiB fusion buffers, recursive halving-doubling allreduce, overlapped "
        "with the backward pass"},
       // TensorFlow 1 tf_cnn_benchmarks (2017), used by `ddlsim validate`: every variable is its own
       // transfer (1 KiB buckets ~ one per layer). parameter_server pushes each gradient as it is
       // ready; the replicated modes sum the towers' gradients first, after the whole backward pass.
-      {"tf1_ps", Algorithm::ParameterServer, 1.0 / 1024, true, 0, 1,
+      {"tf1_ps", Library::Grpc, Algorithm::ParameterServer, 1.0 / 1024, true, 0, 1,
        "TF1 tf_cnn_benchmarks variable_update=parameter_server: per-variable push and pull through "
        "the parameter server (one per node), overlapped with the backward pass"},
-      {"tf1_replicated", Algorithm::Ring, 1.0 / 1024, false, 0, 1,
+      {"tf1_replicated", Library::Nccl, Algorithm::Ring, 1.0 / 1024, false, 0, 1,
        "TF1 tf_cnn_benchmarks variable_update=replicated: per-variable allreduce of the summed tower "
        "gradients once every tower has finished its backward pass (not overlapped)"},
-      {"tf1_distributed_replicated", Algorithm::Hierarchical, 1.0 / 1024, false, 0, 1,
+      {"tf1_distributed_replicated", Library::Grpc, Algorithm::Hierarchical, 1.0 / 1024, false, 0, 1,
        "TF1 tf_cnn_benchmarks distributed_replicated: gradients summed inside each node, then "
        "exchanged between nodes through parameter servers on every node (ring-equivalent traffic), "
        "after the backward pass (not overlapped)"},

@@ -10,6 +10,7 @@ namespace ddlsim {
 
 struct FrameworkPreset {
   std::string name;
+  Library library;
   Algorithm algorithm;
   double bucket_mib;     // 0: one packed exchange of all gradients
   bool overlap;

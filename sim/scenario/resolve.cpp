@@ -105,8 +105,11 @@ Execution resolve_execution(const Reader& r, int nodes) {
   e.optimizer = r.choice<Optimizer>("training.optimizer", {{"sgd", Optimizer::Sgd},
                                                           {"momentum", Optimizer::Momentum},
                                                           {"adam", Optimizer::Adam}});
+  e.library = r.given("comm.library") ? parse_library(r.text("comm.library"), r.where("comm.library")) : preset.library;
   e.algorithm = r.given("comm.algorithm") ? parse_algorithm(r.text("comm.algorithm"), r.where("comm.algorithm"))
                                           : preset.algorithm;
+  if (e.algorithm == Algorithm::Pairwise)
+    r.fail("comm.algorithm", "an allreduce algorithm (pairwise runs all-to-all; see `ddlsim collective`)");
   e.bucket_bytes = (r.given("comm.bucket_mb") ? r.real("comm.bucket_mb", 0, true, 1e6) : preset.bucket_mib) * kMiB;
   e.overlap = r.given("comm.overlap") ? r.boolean("comm.overlap") : preset.overlap;
   e.cycle_time_s = (r.given("comm.cycle_time_ms") ? r.real("comm.cycle_time_ms", 0, true, 1e6) : preset.cycle_time_ms) * 1e-3;

@@ -5,7 +5,7 @@
 #include <simgrid/s4u.hpp>
 #include <vector>
 
-#include "simgrid/collective_plan.hpp"
+#include "cost/collective_plan.hpp"
 #include "spec/comm.hpp"
 #include "spec/simulation.hpp"
 #include "system/system.hpp"

@@ -4,7 +4,7 @@
 #pragma once
 #include <vector>
 
-#include "simgrid/collective_plan.hpp"
+#include "cost/collective_plan.hpp"
 
 namespace ddlsim {
 

@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cost/decision.hpp"
 #include "schedule/compose.hpp"
 #include "simgrid/fast_fidelity.hpp"
 #include "simgrid/full_fidelity.hpp"
@@ -12,9 +13,10 @@ namespace ddlsim {
 
 namespace {
 
-Plans bucket_plans(const StepSchedule& s, Algorithm a, const Layout& l) {
+// One plan per bucket; with `auto`, the library's algorithm for the bucket's size.
+Plans bucket_plans(const StepSchedule& s, Collective c, const CommMethod& m, const Layout& l) {
   Plans plans;
-  for (const auto& b : s.buckets) plans.push_back(collective_plan(a, l, b.bytes));
+  for (const auto& b : s.buckets) plans.push_back(collective_plan(c, concrete_algorithm(m, c, l.ranks, b.bytes), l, b.bytes));
   return plans;
 }
 
@@ -37,11 +39,11 @@ StepTiming from_json(const nlohmann::json& j) {
   return t;
 }
 
-std::string simulate_sync_step(const StepSchedule& s, const CommTopology& topo, Algorithm a, const System& sys,
-                               const SimGridOptions& o) {
-  const World w = make_world(topo, a, sys, o);
-  const Plans plans = bucket_plans(s, a, w.layout);
-  const std::string label = to_string(a);
+std::string simulate_sync_step(const StepSchedule& s, const CommTopology& topo, Collective c, const CommMethod& m,
+                               const System& sys, const SimGridOptions& o) {
+  const World w = make_world(topo, m.algorithm, sys, o);
+  const Plans plans = bucket_plans(s, c, m, w.layout);
+  const std::string label = to_string(m.algorithm);
   const bool fast = o.fidelity == Fidelity::Fast && w.symmetric;
   const StepTiming t =
       fast ? compose_step(s, true, fast_bucket_times(w, plans), label) : run_full(s, w, plans, label);
@@ -52,16 +54,20 @@ std::string platform_label(const System& sys) {
   return sys.cluster.xml_path.empty() ? sys.cluster.name : sys.cluster.xml_path;
 }
 
+StepTiming simgrid_sync_step(const StepSchedule& s, const CommTopology& topo, Collective c, const CommMethod& m,
+                             const System& sys, const SimGridOptions& o) {
+  const std::string answer =
+      run_isolated([&] { return simulate_sync_step(s, topo, c, m, sys, o); }, platform_label(sys));
+  return from_json(nlohmann::json::parse(answer));
+}
+
 }  // namespace
 
-StepPair simgrid_steps(const StepSchedule& s, const CommTopology& topo, Algorithm a, const System& sys,
+StepPair simgrid_steps(const StepSchedule& s, const CommTopology& topo, const CommMethod& m, const System& sys,
                        const SimGridOptions& o) {
   // The local step exchanges nothing, and one rank needs no network: no simulation for them.
-  StepPair out = compose_steps(s, {}, to_string(a));
-  if (topo.ranks() <= 1) return out;
-  const std::string answer =
-      run_isolated([&] { return simulate_sync_step(s, topo, a, sys, o); }, platform_label(sys));
-  out.sync = from_json(nlohmann::json::parse(answer));
+  StepPair out = compose_steps(s, {}, to_string(m.algorithm));
+  if (topo.ranks() > 1) out.sync = simgrid_sync_step(s, topo, Collective::Allreduce, m, sys, o);
   return out;
 }
 
@@ -70,12 +76,18 @@ bool simgrid_fast_applies(const CommTopology& topo, const System& sys) {
                       platform_label(sys)) == "1";
 }
 
-Seconds simgrid_collective_s(Algorithm a, const CommTopology& topo, Bytes bytes, const System& sys,
+Seconds simgrid_collective_s(Collective c, Algorithm a, const CommTopology& topo, Bytes bytes, const System& sys,
                              const SimGridOptions& o) {
-  StepSchedule s;
+  if (topo.ranks() <= 1) return 0;
+  StepSchedule s;  // no compute: one exchange alone
   s.buckets = {Bucket{bytes, 0, 0, 0}};
   s.overlap = false;
-  return simgrid_steps(s, topo, a, sys, o).sync.comm_s;
+  return simgrid_sync_step(s, topo, c, {Library::Nccl, a}, sys, o).comm_s;
+}
+
+Seconds simgrid_collective_s(Algorithm a, const CommTopology& topo, Bytes bytes, const System& sys,
+                             const SimGridOptions& o) {
+  return simgrid_collective_s(Collective::Allreduce, a, topo, bytes, sys, o);
 }
 
 }  // namespace ddlsim

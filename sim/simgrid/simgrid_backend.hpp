@@ -19,13 +19,17 @@
 namespace ddlsim {
 
 // The sync step from SimGrid; the local step (no exchange) needs no network.
-StepPair simgrid_steps(const StepSchedule& s, const CommTopology& topo, Algorithm a, const System& sys,
+StepPair simgrid_steps(const StepSchedule& s, const CommTopology& topo, const CommMethod& m, const System& sys,
                        const SimGridOptions& o);
 
 // Whether fast fidelity applies to this platform (else it runs full).
 bool simgrid_fast_applies(const CommTopology& topo, const System& sys);
 
-// One exchange of `bytes` alone (no compute), as SimGrid times it: for tests and benchmarks.
+// One collective of `bytes` (nccl-tests' size) alone, no compute, as SimGrid times it: `ddlsim
+// collective`, tests and benchmarks. `a` must run `c` (cost/collective_plan.hpp: supports).
+Seconds simgrid_collective_s(Collective c, Algorithm a, const CommTopology& topo, Bytes bytes, const System& sys,
+                             const SimGridOptions& o);
+// One allreduce.
 Seconds simgrid_collective_s(Algorithm a, const CommTopology& topo, Bytes bytes, const System& sys,
                              const SimGridOptions& o);
 

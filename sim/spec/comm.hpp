@@ -1,5 +1,6 @@
-// Communication vocabulary shared by every layer: which allreduce algorithm, one rank-to-rank
-// route as an effective alpha-beta pair, and where the ranks are (nodes x GPUs per node).
+// Communication vocabulary shared by every layer: which collective, which library runs it with
+// which algorithm, one rank-to-rank route as an effective alpha-beta pair, and where the ranks are
+// (nodes x GPUs per node).
 // alpha = route latency per message, B = route bandwidth per direction (full duplex).
 #pragma once
 #include <string>
@@ -8,10 +9,44 @@
 
 namespace ddlsim {
 
-enum class Algorithm { Ring, HalvingDoubling, Tree, Hierarchical, ParameterServer };
+// The collectives `ddlsim collective` predicts; training steps exchange gradients by allreduce.
+enum class Collective { Allreduce, ReduceScatter, Allgather, Broadcast, Reduce, Alltoall };
+
+Collective parse_collective(const std::string& text, const std::string& key);
+const char* to_string(Collective c);
+
+// How a collective is run, as the rounds of messages it sends (cost/collective_plan.hpp):
+//   ring           ring: reduce-scatter + allgather, 2(p-1) steps of n/p (NCCL ring, gloo ring,
+//                  Open MPI ring and segmented ring)
+//   rhd            textbook recursive halving-doubling (Thakur et al. 2005), extra ranks folded in
+//                  and out whole (GPI-2/Tarantella)
+//   rabenseifner   Open MPI 4.1 `redscat_allgather`: pairs of extra ranks swap halves, the odd one
+//                  returns its reduced half, recursive halving-doubling, the result sent back
+//   rd             Open MPI 4.1 recursive doubling: the whole vector at distances 1, 2, 4, ...
+//   tree           binomial reduce then binomial broadcast of the whole vector
+//   hierarchical   binomial reduce inside each node, ring among node leaders, broadcast in nodes
+//   ps             parameter server push and pull
+//   pairwise       all-to-all: p-1 rounds, rank r sends to r+k and receives from r-k
+//   auto           the library's own choice by collective, ranks and size (cost/decision.hpp)
+enum class Algorithm {
+  Ring, HalvingDoubling, Tree, Hierarchical, ParameterServer, Rabenseifner, RecursiveDoubling, Pairwise, Auto
+};
 
 Algorithm parse_algorithm(const std::string& text, const std::string& key);
 const char* to_string(Algorithm a);
+
+// The communication library: its decision rules for `auto` (and, later, its costs on the step).
+// gpi2: GPI-2 (Tarantella); grpc: TensorFlow's gRPC transfers (parameter servers, TF collectives).
+enum class Library { Nccl, Mpi, Gloo, Gpi2, Grpc };
+
+Library parse_library(const std::string& text, const std::string& key);
+const char* to_string(Library l);
+
+// A library and the algorithm asked of it.
+struct CommMethod {
+  Library library = Library::Nccl;
+  Algorithm algorithm = Algorithm::Ring;
+};
 
 // One rank-to-rank route.
 struct Route {

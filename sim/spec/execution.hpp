@@ -20,13 +20,16 @@ struct Execution {
   Optimizer optimizer = Optimizer::Momentum;
   long long samples = 0;           // training samples per epoch
   int epochs = 1;
-  Algorithm algorithm = Algorithm::Ring;
+  Library library = Library::Nccl;
+  Algorithm algorithm = Algorithm::Ring;  // Auto: the library's choice per exchange (cost/decision.hpp)
   Bytes bucket_bytes = 25 * kMiB;  // 0: one packed exchange of all gradients
   bool overlap = true;             // buckets start as they fill during the backward pass
   Seconds cycle_time_s = 0;        // framework coordination delay before each exchange
   int ps_servers = 1;
   DataFormat format = DataFormat::Synthetic;
   int loader_workers = 4;
+
+  CommMethod comm() const { return {library, algorithm}; }
 };
 
 }  // namespace ddlsim

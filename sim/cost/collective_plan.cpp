@@ -1,0 +1,275 @@
+#include "cost/collective_plan.hpp"
+
+#include <algorithm>
+
+namespace ddlsim {
+
+namespace {
+int floor_pow2(int p) {
+  int q = 1;
+  while (2 * q <= p) q *= 2;
+  return q;
+}
+int ceil_log2(int p) {
+  int l = 0;
+  while ((1 << l) < p) ++l;
+  return l;
+}
+
+// The factor of a ring-like round on p ranks: two ranks send to each other, more send and receive at once.
+double ring_factor(int p, const Layout& l) { return p == 2 ? l.exchange_factor : l.duplex_factor; }
+
+std::vector<Round> ring_plan(int p, Bytes n, const Layout& l, int steps) {
+  if (p <= 1) return {};
+  return {{RoundKind::RingStep, 0, n / p / ring_factor(p, l), steps}};
+}
+
+std::vector<Round> rhd_plan(int p, Bytes n, const Layout& l) {
+  std::vector<Round> plan;
+  const int q = floor_pow2(p);
+  if (q != p) plan.push_back({RoundKind::FoldIn, 0, n, 1});
+  Bytes size = n;
+  std::vector<Round> halving;
+  for (int mask = q / 2; mask >= 1; mask /= 2) {
+    size /= 2;
+    halving.push_back({RoundKind::XorExchange, mask, size / l.exchange_factor, 1});
+  }
+  plan.insert(plan.end(), halving.begin(), halving.end());
+  plan.insert(plan.end(), halving.rbegin(), halving.rend());
+  if (q != p) plan.push_back({RoundKind::FoldOut, 0, n, 1});
+  return plan;
+}
+
+// Open MPI 4.1 ompi_coll_base_allreduce_intra_redscat_allgather (coll_base_allreduce.c): the first
+// 2r ranks swap halves, the odd one sends its reduced half to the even one; the q remaining ranks
+// run a reduce-scatter by recursive vector halving and distance doubling (masks 1, 2, 4, ...) and an
+// allgather in the reverse order; each even rank sends the whole result to its odd partner.
+std::vector<Round> rabenseifner_plan(int p, Bytes n, const Layout& l) {
+  std::vector<Round> plan;
+  const int q = floor_pow2(p);
+  if (q != p) {
+    plan.push_back({RoundKind::PairExchange, 0, n / 2 / l.exchange_factor, 1});
+    plan.push_back({RoundKind::PairToEven, 0, n / 2, 1});
+  }
+  std::vector<Round> halving;
+  Bytes size = n;
+  for (int mask = 1; mask < q; mask *= 2) {
+    size /= 2;
+    halving.push_back({RoundKind::VirtualXorEven, mask, size / l.exchange_factor, 1});
+  }
+  plan.insert(plan.end(), halving.begin(), halving.end());
+  plan.insert(plan.end(), halving.rbegin(), halving.rend());
+  if (q != p) plan.push_back({RoundKind::PairToOdd, 0, n, 1});
+  return plan;
+}
+
+// Open MPI 4.1 ompi_coll_base_allreduce_intra_recursivedoubling: each even rank of the first 2r
+// sends its vector to its odd partner; the q remaining ranks exchange the whole vector at
+// distances 1, 2, 4, ...; each odd rank sends the result back.
+std::vector<Round> rd_plan(int p, Bytes n, const Layout& l) {
+  std::vector<Round> plan;
+  const int q = floor_pow2(p);
+  if (q != p) plan.push_back({RoundKind::PairToOdd, 0, n, 1});
+  for (int mask = 1; mask < q; mask *= 2) plan.push_back({RoundKind::VirtualXorOdd, mask, n / l.exchange_factor, 1});
+  if (q != p) plan.push_back({RoundKind::PairToEven, 0, n, 1});
+  return plan;
+}
+
+std::vector<Round> tree_rounds(int p, Bytes n, RoundKind kind, bool up) {
+  std::vector<Round> plan;
+  const int levels = ceil_log2(p);
+  for (int k = 0; k < levels; ++k) plan.push_back({kind, up ? k : levels - 1 - k, n, 1});
+  return plan;
+}
+
+std::vector<Round> tree_plan(int p, Bytes n, RoundKind up, RoundKind down) {
+  std::vector<Round> plan = tree_rounds(p, n, up, true);
+  const std::vector<Round> bcast = tree_rounds(p, n, down, false);
+  plan.insert(plan.end(), bcast.begin(), bcast.end());
+  return plan;
+}
+
+std::vector<Round> hierarchical_plan(const Layout& l, Bytes n) {
+  const int g = l.gpus_per_node, nodes = l.ranks / g;
+  std::vector<Round> plan = tree_plan(g, n, RoundKind::NodeTreeUp, RoundKind::NodeTreeDown);
+  const auto mid = plan.begin() + ceil_log2(g);
+  if (nodes > 1)
+    plan.insert(mid, {RoundKind::LeaderRingStep, 0, n / nodes / ring_factor(nodes, l), 2 * (nodes - 1)});
+  return plan;
+}
+
+std::vector<Round> pairwise_plan(int p, Bytes n, const Layout& l) {
+  std::vector<Round> plan;
+  for (int k = 1; k < p; ++k) plan.push_back({RoundKind::Pairwise, k, n / p / ring_factor(p, l), 1});
+  return plan;
+}
+
+std::vector<Round> allreduce_plan(Algorithm a, const Layout& l, Bytes n) {
+  const int p = l.ranks;
+  switch (a) {
+    case Algorithm::Ring: return ring_plan(p, n, l, 2 * (p - 1));
+    case Algorithm::HalvingDoubling: return rhd_plan(p, n, l);
+    case Algorithm::Rabenseifner: return rabenseifner_plan(p, n, l);
+    case Algorithm::RecursiveDoubling: return rd_plan(p, n, l);
+    case Algorithm::Tree: return tree_plan(p, n, RoundKind::TreeUp, RoundKind::TreeDown);
+    case Algorithm::Hierarchical: return hierarchical_plan(l, n);
+    case Algorithm::ParameterServer:
+      return {{RoundKind::PsPush, 0, n / l.ps_servers, 1}, {RoundKind::PsPull, 0, n / l.ps_servers, 1}};
+    default: return {};
+  }
+}
+
+// Binomial tree over positions 0..size-1 (position = index - base).
+void binomial(RoundOps& ops, int pos, int size, int k, bool up, int base) {
+  const int d = 1 << k;
+  const bool sender_up = pos % (2 * d) == d;
+  const bool receiver_up = pos % (2 * d) == 0 && pos + d < size;
+  if (up) {
+    if (sender_up) ops.sends.push_back({base + pos - d, 0});
+    if (receiver_up) ops.recvs.push_back(base + pos + d);
+  } else {
+    if (receiver_up) ops.sends.push_back({base + pos + d, 0});
+    if (sender_up) ops.recvs.push_back(base + pos - d);
+  }
+}
+
+// Open MPI's numbering of the q active ranks: the even (or odd) rank of each of the first r pairs,
+// then the ranks from 2r on. -1: not active.
+int virtual_rank(int me, int r, bool odd_active) {
+  if (me >= 2 * r) return me - r;
+  return (me % 2 == 1) == odd_active ? me / 2 : -1;
+}
+int real_rank(int v, int r, bool odd_active) { return v < r ? 2 * v + (odd_active ? 1 : 0) : v + r; }
+
+void pair_ops(RoundOps& ops, RoundKind kind, int me, int r) {
+  if (me >= 2 * r) return;
+  const bool even = me % 2 == 0;
+  const int partner = even ? me + 1 : me - 1;
+  const bool sends = kind == RoundKind::PairExchange || (kind == RoundKind::PairToEven) != even;
+  const bool recvs = kind == RoundKind::PairExchange || (kind == RoundKind::PairToEven) == even;
+  if (sends) ops.sends.push_back({partner, 0});
+  if (recvs) ops.recvs.push_back(partner);
+}
+}  // namespace
+
+int Layout::server_participant(int j) const {
+  return spare_server_hosts ? ranks + j : int((long long)j * ranks / ps_servers);
+}
+
+bool supports(Collective c, Algorithm a) {
+  switch (c) {
+    case Collective::Allreduce: return a != Algorithm::Pairwise && a != Algorithm::Auto;
+    case Collective::ReduceScatter:
+    case Collective::Allgather: return a == Algorithm::Ring;
+    case Collective::Broadcast:
+    case Collective::Reduce: return a == Algorithm::Tree;
+    case Collective::Alltoall: return a == Algorithm::Pairwise;
+  }
+  return false;
+}
+
+std::vector<Algorithm> algorithms_for(Collective c) {
+  std::vector<Algorithm> out;
+  for (Algorithm a : {Algorithm::Ring, Algorithm::HalvingDoubling, Algorithm::Tree, Algorithm::Hierarchical,
+                      Algorithm::ParameterServer, Algorithm::Rabenseifner, Algorithm::RecursiveDoubling,
+                      Algorithm::Pairwise})
+    if (supports(c, a)) out.push_back(a);
+  return out;
+}
+
+std::vector<Round> collective_plan(Collective c, Algorithm a, const Layout& l, Bytes n) {
+  const int p = l.ranks;
+  if (p <= 1 || n <= 0 || !supports(c, a)) return {};
+  switch (c) {
+    case Collective::Allreduce: return allreduce_plan(a, l, n);
+    case Collective::ReduceScatter:
+    case Collective::Allgather: return ring_plan(p, n, l, p - 1);
+    case Collective::Broadcast: return tree_rounds(p, n, RoundKind::TreeDown, false);
+    case Collective::Reduce: return tree_rounds(p, n, RoundKind::TreeUp, true);
+    case Collective::Alltoall: return pairwise_plan(p, n, l);
+  }
+  return {};
+}
+
+RoundOps round_ops(const Round& r, const Layout& l, int me) {
+  RoundOps ops;
+  const int p = l.ranks, g = l.gpus_per_node;
+  const bool rank = me < p;
+  const int extra = p - floor_pow2(p);
+  switch (r.kind) {
+    case RoundKind::RingStep:
+      if (rank) {
+        ops.sends.push_back({(me + 1) % p, 0});
+        ops.recvs.push_back((me + p - 1) % p);
+      }
+      break;
+    case RoundKind::XorExchange:
+      if (me < floor_pow2(p)) {
+        ops.sends.push_back({me ^ r.param, 0});
+        ops.recvs.push_back(me ^ r.param);
+      }
+      break;
+    case RoundKind::FoldIn:
+    case RoundKind::FoldOut: {
+      const int q = floor_pow2(p);
+      const bool extra_rank = rank && me >= q, partner = me < p - q;
+      const bool in = r.kind == RoundKind::FoldIn;
+      if (extra_rank) (in ? ops.sends.push_back({me - q, 0}) : ops.recvs.push_back(me - q));
+      if (partner) (in ? ops.recvs.push_back(me + q) : ops.sends.push_back({me + q, 0}));
+      break;
+    }
+    case RoundKind::TreeUp:
+    case RoundKind::TreeDown:
+      if (rank) binomial(ops, me, p, r.param, r.kind == RoundKind::TreeUp, 0);
+      break;
+    case RoundKind::NodeTreeUp:
+    case RoundKind::NodeTreeDown:
+      if (rank) binomial(ops, me % g, g, r.param, r.kind == RoundKind::NodeTreeUp, me - me % g);
+      break;
+    case RoundKind::LeaderRingStep:
+      if (rank && me % g == 0) {
+        const int nodes = p / g, node = me / g;
+        ops.sends.push_back({((node + 1) % nodes) * g, 0});
+        ops.recvs.push_back(((node + nodes - 1) % nodes) * g);
+      }
+      break;
+    case RoundKind::PsPush:
+    case RoundKind::PsPull: {
+      const bool push = r.kind == RoundKind::PsPush;
+      for (int j = 0; j < l.ps_servers; ++j) {
+        const int s = l.server_participant(j);
+        if (rank && s != me) (push ? ops.sends.push_back({s, 0}) : ops.recvs.push_back(s));
+        if (s == me)
+          for (int w = 0; w < p; ++w)
+            if (w != me) (push ? ops.recvs.push_back(w) : ops.sends.push_back({w, 0}));
+      }
+      break;
+    }
+    case RoundKind::PairExchange:
+    case RoundKind::PairToEven:
+    case RoundKind::PairToOdd:
+      if (rank) pair_ops(ops, r.kind, me, extra);
+      break;
+    case RoundKind::VirtualXorEven:
+    case RoundKind::VirtualXorOdd: {
+      const bool odd = r.kind == RoundKind::VirtualXorOdd;
+      const int v = rank ? virtual_rank(me, extra, odd) : -1;
+      if (v >= 0) {
+        const int peer = real_rank(v ^ r.param, extra, odd);
+        ops.sends.push_back({peer, 0});
+        ops.recvs.push_back(peer);
+      }
+      break;
+    }
+    case RoundKind::Pairwise:
+      if (rank) {
+        ops.sends.push_back({(me + r.param) % p, 0});
+        ops.recvs.push_back((me + p - r.param) % p);
+      }
+      break;
+  }
+  for (auto& t : ops.sends) t.bytes = r.bytes;
+  return ops;
+}
+
+}  // namespace ddlsim

@@ -1,0 +1,85 @@
+// A collective as the rounds of point-to-point messages it sends: the one definition of every
+// algorithm. The closed forms (cost/collectives.hpp) count exactly these rounds, and the SimGrid
+// backend simulates exactly these rounds, so the two can be checked against each other.
+// A participant is a rank (0..ranks-1) or, for the parameter server on a platform with spare
+// hosts, a server host (ranks..ranks+servers-1). No SimGrid here: plain data.
+#pragma once
+#include <vector>
+
+#include "core/units.hpp"
+#include "spec/comm.hpp"
+
+namespace ddlsim {
+
+enum class RoundKind {
+  RingStep,        // every rank sends to rank+1, receives from rank-1
+  XorExchange,     // ranks < q swap with rank ^ param (textbook halving-doubling)
+  FoldIn,          // ranks >= q send to rank - q (textbook, p not a power of two)
+  FoldOut,         // rank - q sends back to ranks >= q
+  TreeUp,          // binomial reduce, distance 2^param
+  TreeDown,        // binomial broadcast, distance 2^param
+  NodeTreeUp,      // binomial reduce inside each node (hierarchical)
+  NodeTreeDown,    // binomial broadcast inside each node
+  LeaderRingStep,  // ring among the node leaders (local rank 0)
+  PsPush,          // every worker sends bytes to every server
+  PsPull,          // every server sends bytes to every worker
+  // Open MPI's handling of r = p - q extra ranks: pairs (2i, 2i+1), i < r.
+  PairExchange,    // the two ranks of each pair swap bytes
+  PairToEven,      // 2i+1 sends to 2i
+  PairToOdd,       // 2i sends to 2i+1
+  VirtualXorEven,  // the q active ranks (the even rank of each pair, then ranks >= 2r), numbered
+  VirtualXorOdd,   //   0..q-1, swap with virtual rank ^ param (Odd: the odd rank of each pair)
+  Pairwise,        // all-to-all round param: rank sends to rank + param, receives from rank - param
+};
+
+struct Round {
+  RoundKind kind = RoundKind::RingStep;
+  int param = 0;
+  Bytes bytes = 0;  // per message, already divided by the route's two-way factor where it applies
+  int repeat = 1;   // consecutive identical rounds
+};
+
+struct Layout {
+  int ranks = 1;
+  int gpus_per_node = 1;
+  int ps_servers = 1;
+  bool spare_server_hosts = false;  // servers on hosts after the ranks; else on ranks
+  // Measured bidirectional losses of the flat route (spec/comm.hpp, `ddlsim netfit`): a message of
+  // a round where two ranks send to each other (2-rank ring step, pairwise exchanges) carries
+  // bytes / exchange_factor, one of a ring step with 3 or more ranks bytes / duplex_factor, so the
+  // fluid network model shows the same effective bandwidth.
+  double exchange_factor = 1;
+  double duplex_factor = 1;
+
+  int participants() const { return ranks + (spare_server_hosts ? ps_servers : 0); }
+  int server_participant(int j) const;  // where server j runs
+};
+
+// Whether `a` runs collective `c` (Auto is not an algorithm: cost/decision.hpp resolves it).
+bool supports(Collective c, Algorithm a);
+// The algorithms that run `c`, for messages.
+std::vector<Algorithm> algorithms_for(Collective c);
+
+// The rounds of one collective `c` with algorithm `a` (supported, not Auto). n is nccl-tests' size:
+// the vector per rank (allreduce, reduce_scatter's input, allgather's output, broadcast, reduce),
+// or all a rank sends (alltoall).
+std::vector<Round> collective_plan(Collective c, Algorithm a, const Layout& l, Bytes n);
+
+// The allreduce of the gradient exchange.
+inline std::vector<Round> collective_plan(Algorithm a, const Layout& l, Bytes n) {
+  return collective_plan(Collective::Allreduce, a, l, n);
+}
+
+struct Transfer {
+  int peer = 0;
+  Bytes bytes = 0;
+};
+struct RoundOps {
+  std::vector<Transfer> sends;
+  std::vector<int> recvs;  // peers, one message each
+};
+
+// What participant `me` sends and receives in one round.
+RoundOps round_ops(const Round& r, const Layout& l, int me);
+
+}  // namespace ddlsim
