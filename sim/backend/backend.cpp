@@ -1,6 +1,7 @@
 #include "backend/backend.hpp"
 
 #include "backend/analytic.hpp"
+#include "cost/collectives.hpp"
 #include "simgrid/simgrid_backend.hpp"
 
 namespace ddlsim {
@@ -11,6 +12,12 @@ const char* to_string(BackendKind b) {
     case BackendKind::SimGrid: return "simgrid";
   }
   return "?";
+}
+
+Seconds collective_s(BackendKind kind, Collective c, Algorithm a, const CommTopology& topo, Bytes bytes,
+                     const System& sys, const SimGridOptions& simgrid) {
+  if (kind == BackendKind::SimGrid) return simgrid_collective_s(c, a, topo, bytes, sys, simgrid);
+  return collective_time_s(c, a, topo, bytes);
 }
 
 StepPair run_steps(BackendKind kind, const StepSchedule& schedule, const CommTopology& topo, const CommMethod& method,

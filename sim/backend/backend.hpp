@@ -13,6 +13,10 @@ const char* to_string(BackendKind b);
 
 // Runs both kinds of step (sync and local) of `schedule` on `topo`, exchanging with `method`,
 // on the chosen backend (`sys` and `simgrid` describe what SimGrid simulates).
+// One collective `c` of `bytes` alone (no compute) with the concrete algorithm `a`.
+Seconds collective_s(BackendKind kind, Collective c, Algorithm a, const CommTopology& topo, Bytes bytes,
+                     const System& sys, const SimGridOptions& simgrid);
+
 StepPair run_steps(BackendKind kind, const StepSchedule& schedule, const CommTopology& topo, const CommMethod& method,
                    const System& sys, const SimGridOptions& simgrid);
 

@@ -10,6 +10,7 @@ namespace ddlsim {
 
 int cmd_simulate(const Args& args);
 int cmd_sweep(const Args& args);
+int cmd_collective(const Args& args);
 int cmd_models(const Args& args);
 int cmd_keys(const Args& args);
 int cmd_calibrate(const Args& args);

@@ -24,16 +24,6 @@ EpochShape epoch_shape(long long samples, int batch, int ranks, int sync_period)
 
 namespace {
 
-CommTopology topology(const System& sys, int nodes, int gpus_per_node, int ps_servers) {
-  CommTopology t;
-  t.nodes = nodes;
-  t.gpus_per_node = gpus_per_node;
-  t.intra = sys.cluster.intra_route();
-  t.inter = sys.cluster.inter_route();
-  t.ps_servers = ps_servers;
-  return t;
-}
-
 struct Run {
   StepSchedule schedule;
   StepPair steps;
@@ -49,7 +39,7 @@ Run run(const Scenario& sc, const ComputeProfile& prof, int nodes, int gpus_per_
   const Seconds input_s = input_batch_s(sys.storage, e.format, e.loader_workers, e.batch_per_gpu,
                                         nodes, gpus_per_node);
   r.schedule = build_schedule(prof, e, input_s);
-  r.steps = run_steps(sc.backend, r.schedule, topology(sys, nodes, gpus_per_node, e.ps_servers), e.comm(), sys,
+  r.steps = run_steps(sc.backend, r.schedule, comm_topology(sys, nodes, gpus_per_node, e.ps_servers), e.comm(), sys,
                       sc.simgrid);
   r.shape = epoch_shape(e.samples, e.batch_per_gpu, nodes * gpus_per_node, e.sync_period);
   r.wait_s = straggler_wait_s(r.schedule.forward_s + r.schedule.backward_s, sys.compute.jitter_cv, e.sync_period,

@@ -42,4 +42,7 @@ struct System {
   int ranks() const { return nodes * cluster.gpus_per_node; }
 };
 
+// Where the ranks of `sys` are, with the cluster's routes, on `nodes` nodes of `gpus_per_node`.
+CommTopology comm_topology(const System& sys, int nodes, int gpus_per_node, int ps_servers);
+
 }  // namespace ddlsim

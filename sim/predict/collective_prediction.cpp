@@ -1,0 +1,55 @@
+#include "predict/collective_prediction.hpp"
+
+#include <cmath>
+
+#include "backend/backend.hpp"
+#include "core/error.hpp"
+#include "cost/collective_plan.hpp"
+#include "cost/collectives.hpp"
+#include "cost/decision.hpp"
+
+namespace ddlsim {
+
+namespace {
+
+void check_supported(Collective op, Algorithm a) {
+  if (a == Algorithm::Auto || supports(op, a)) return;
+  std::string names;
+  for (Algorithm x : algorithms_for(op)) names += std::string(names.empty() ? "" : ", ") + to_string(x);
+  throw InputError(std::string("algorithm '") + to_string(a) + "' does not run " + to_string(op) +
+                   "; expected " + names + " or auto");
+}
+
+}  // namespace
+
+CollectivePrediction predict_collective(const Scenario& sc, Collective op, const std::vector<Bytes>& sizes) {
+  const Execution& e = sc.execution;
+  const System& sys = sc.system;
+  check_supported(op, e.algorithm);
+  CollectivePrediction out;
+  out.op = op;
+  out.platform = sys.cluster.name;
+  out.library = to_string(e.library);
+  out.backend = to_string(sc.backend);
+  out.nodes = sys.nodes;
+  out.gpus_per_node = sys.cluster.gpus_per_node;
+  out.ranks = sys.ranks();
+  const CommTopology topo = comm_topology(sys, sys.nodes, sys.cluster.gpus_per_node, e.ps_servers);
+  for (Bytes n : sizes) {
+    CollectiveRow r;
+    r.bytes = n;
+    r.count = (long long)(n / 4);
+    const Algorithm a = concrete_algorithm(e.comm(), op, out.ranks, n);
+    r.algorithm = to_string(a);
+    r.time_s = collective_s(sc.backend, op, a, topo, n, sys, sc.simgrid);
+    r.algbw_Bps = algbw_Bps(n, r.time_s);
+    r.busbw_Bps = busbw_Bps(op, n, r.time_s, out.ranks);
+    if (!std::isfinite(r.time_s) || !std::isfinite(r.busbw_Bps))
+      throw InputError("the scenario's values give a non-finite collective time; check for extreme bandwidths or "
+                       "latencies");
+    out.rows.push_back(r);
+  }
+  return out;
+}
+
+}  // namespace ddlsim

@@ -1,0 +1,31 @@
+// `ddlsim collective`: one collective over a range of sizes on the scenario's platform, with the
+// scenario's library and algorithm (`auto`: the library's choice per size), on its backend.
+// Sizes are nccl-tests' "size" (collectives.hpp), data 4-byte floats.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "scenario/scenario.hpp"
+
+namespace ddlsim {
+
+struct CollectiveRow {
+  Bytes bytes = 0;
+  long long count = 0;        // float elements
+  std::string algorithm;      // the one that ran (the library's choice with auto)
+  Seconds time_s = 0;
+  BytesPerSecond algbw_Bps = 0;
+  BytesPerSecond busbw_Bps = 0;
+};
+
+struct CollectivePrediction {
+  Collective op = Collective::Allreduce;
+  std::string platform, library, backend;
+  int ranks = 0, nodes = 0, gpus_per_node = 0;
+  std::vector<CollectiveRow> rows;
+};
+
+// Throws InputError when the scenario's algorithm does not run `op` (naming the ones that do).
+CollectivePrediction predict_collective(const Scenario& sc, Collective op, const std::vector<Bytes>& sizes);
+
+}  // namespace ddlsim

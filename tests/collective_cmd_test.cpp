@@ -1,0 +1,57 @@
+// `ddlsim collective`: nccl-tests' and OSU's outputs, the bus bandwidth a ring reaches on a plain
+// link, and clear errors for bad options.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "system/platform.hpp"
+#include "test_util.hpp"
+
+using testutil::run_ddlsim;
+
+TEST(CollectiveCmd, LargeRingAllreduceReachesTheLinkBandwidthAsBusBandwidth) {
+  // busbw = 2 (p-1)/p x n / t with t = 2 (p-1) (alpha + n / (p B)) -> B as n grows: 1 GiB on 4 Tupi
+  // nodes (1 GbE) is within 0.1 % of the route's bandwidth.
+  const auto r = run_ddlsim("collective --cluster.platform=tupi --cluster.nodes=4 --sizes 1G --format json");
+  ASSERT_EQ(r.code, 0) << r.out;
+  const auto j = nlohmann::json::parse(r.out);
+  const double route_GBps = ddlsim::find_cluster("tupi", "").inter_route().bw_Bps / 1e9;
+  EXPECT_NEAR(j[0]["busbw_GBps"].get<double>(), route_GBps, 1e-3 * route_GBps) << r.out;
+  EXPECT_EQ(j[0]["algorithm"], "ring");
+  EXPECT_EQ(j[0]["count"], 268435456);
+}
+
+TEST(CollectiveCmd, NcclTestsAndOsuLayouts) {
+  const auto nccl = run_ddlsim("collective --cluster.nodes=2 -b 8 -e 1K -f 4");
+  ASSERT_EQ(nccl.code, 0) << nccl.out;
+  EXPECT_NE(nccl.out.find("(B)    (elements)"), std::string::npos) << nccl.out;
+  EXPECT_NE(nccl.out.find("(GB/s)"), std::string::npos) << nccl.out;
+  // 8, 32, 128, 512 bytes
+  EXPECT_NE(nccl.out.find("\n         512           128     float     sum      -1"), std::string::npos) << nccl.out;
+  const auto osu = run_ddlsim("collective --cluster.nodes=2 --op broadcast --sizes 4,8 --format osu");
+  ASSERT_EQ(osu.code, 0) << osu.out;
+  EXPECT_NE(osu.out.find("Avg Latency(us)"), std::string::npos) << osu.out;
+  EXPECT_NE(osu.out.find("\n8  "), std::string::npos) << osu.out;
+}
+
+TEST(CollectiveCmd, BadOptionsExit2WithTheOptionNamed) {
+  const struct {
+    const char* args;
+    const char* says;
+  } cases[] = {
+      {"--op gather", "--op = 'gather': unknown collective"},
+      {"--sizes 0", "--sizes '0'"},
+      {"--sizes 1Q", "--sizes '1Q'"},
+      {"-f 1", "--step-factor '1'"},
+      {"-b 1M -e 1K", "--max-bytes is below --min-bytes"},
+      {"--algorithm pairwise", "algorithm 'pairwise' does not run allreduce"},
+      {"--op alltoall --algorithm ring", "algorithm 'ring' does not run alltoall; expected pairwise or auto"},
+      {"--format xml", "--format = 'xml'"},
+      {"--comm.library=psm", "comm.library = 'psm': unknown communication library"},
+  };
+  for (const auto& c : cases) {
+    const auto r = run_ddlsim(std::string("collective --cluster.nodes=2 ") + c.args);
+    EXPECT_EQ(r.code, 2) << c.args << "\n" << r.out;
+    EXPECT_NE(r.out.find(c.says), std::string::npos) << c.args << "\n" << r.out;
+  }
+}
