@@ -55,3 +55,36 @@ TEST(CollectiveCmd, BadOptionsExit2WithTheOptionNamed) {
     EXPECT_NE(r.out.find(c.says), std::string::npos) << c.args << "\n" << r.out;
   }
 }
+
+// The built-in systems users rent or own: a large allreduce reaches, as bus bandwidth, the
+// effective figure of the link that bounds it (docs/design.md "Link kinds" derives each figure):
+// inside a DGX the NVLink kind; across nodes the NICs aggregated (rails) or the NVLink, whichever
+// is lower.
+TEST(CollectiveCmd, BuiltInSystemsReachTheirBoundingLinkAsBusBandwidth) {
+  const struct {
+    const char* platform;
+    int nodes;
+    double expected_GBps;
+  } cases[] = {
+      {"dgx-a100", 1, 230.0},          // nvlink3
+      {"dgx-a100", 4, 8 * 24.0},       // 8 x ib-hdr (192 GB/s) < nvlink3
+      {"dgx-h100", 1, 345.0},          // nvlink4
+      {"dgx-h100", 2, 345.0},          // 8 x ib-ndr (384 GB/s) > nvlink4
+      {"aws-p4d-24xlarge", 2, 46.0},   // 4 x 100gbe (4 x 11.5)
+      {"aws-p3-16xlarge", 2, 2.9},     // 25gbe
+      {"workstation-4x3090", 1, 24.0}, // pcie4
+  };
+  for (const auto& c : cases) {
+    const auto r = run_ddlsim(std::string("collective --cluster.platform=") + c.platform +
+                              " --cluster.nodes=" + std::to_string(c.nodes) + " --sizes 16G --format json");
+    ASSERT_EQ(r.code, 0) << c.platform << "\n" << r.out;
+    const double busbw = nlohmann::json::parse(r.out)[0]["busbw_GBps"].get<double>();
+    EXPECT_NEAR(busbw, c.expected_GBps, 0.01 * c.expected_GBps) << c.platform << " x " << c.nodes;
+  }
+  const auto bad = run_ddlsim("collective --cluster.platform=dgx-a100 --cluster.nodes=2 --cluster.nics=0");
+  EXPECT_EQ(bad.code, 2) << bad.out;
+  EXPECT_NE(bad.out.find("cluster.nics = '0': expected a positive integer"), std::string::npos) << bad.out;
+  const auto list = run_ddlsim("platform list");
+  EXPECT_EQ(list.code, 0);
+  EXPECT_NE(list.out.find("dgx-h100"), std::string::npos);
+}

@@ -15,7 +15,7 @@ const std::vector<Command>& commands() {
       {"calibrate-input", cmd_calibrate_input, "calibrate-input [--images DIR] [--input-size 224] [--out FILE.ini]   time JPEG decode and augmentation per sample"},
       {"netbench", cmd_netbench, "netbench --np N [--hosts a,b,..] [--sizes ...] [--csv FILE]   MPI latency, bandwidth, allreduce"},
       {"netfit", cmd_netfit, "netfit MEASURED.csv --out PLATFORM.xml   fit latency, bandwidth, duplex factor"},
-      {"platform", cmd_platform, "platform generate|show   write a SimGrid platform XML for N nodes x G GPUs; summarise one"},
+      {"platform", cmd_platform, "platform generate|show|list   write a SimGrid platform XML for N nodes x G GPUs; summarise one; list the built-in ones"},
       {"compare", cmd_compare, "compare MEASURED.csv --scenario BASE.ini [--map column=section.key ...] [--format table|csv|json] [--output FILE] [--plot FILE.svg]"},
       {"fit", cmd_fit, "fit MEASURED.csv --scenario BASE.ini [--map ...] [--params LIST] [--overlay-out FILE.ini] [--format table|json]"},
       {"validate", cmd_validate, "validate [--data DIR] [--format table|csv|json] [--output FILE] [--plot FILE.svg]   the bundled tf_cnn_benchmarks 2017 set (or DIR)"},

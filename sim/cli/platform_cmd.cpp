@@ -32,6 +32,7 @@ int generate(const Args& args) {
       "gpus-per-node", po::value<int>()->default_value(1), "GPUs per node")(
       "intra", po::value<std::string>()->default_value("pcie4"), "GPU-node link kind")(
       "inter", po::value<std::string>()->default_value("1gbe"), "node-switch link kind")(
+      "nics", po::value<int>()->default_value(1), "inter-node NICs per node (rails), aggregated")(
       "device", po::value<std::string>()->default_value("v100"), "GPU model")(
       "name", po::value<std::string>()->default_value("cluster"), "zone name")(
       "from", po::value<std::string>()->default_value(""), "start from a built-in platform (its links, device, GPUs)")(
@@ -48,6 +49,7 @@ int generate(const Args& args) {
   if (from.empty() || !vm["gpus-per-node"].defaulted()) c.gpus_per_node = bounded(vm, "gpus-per-node", kMaxGpusPerNode);
   if (from.empty() || !vm["intra"].defaulted()) c.intra = find_link_kind(vm["intra"].as<std::string>(), "--intra", LinkPlace::Intra);
   if (from.empty() || !vm["inter"].defaulted()) c.inter = find_link_kind(vm["inter"].as<std::string>(), "--inter", LinkPlace::Inter);
+  if (from.empty() || !vm["nics"].defaulted()) c.nics = bounded(vm, "nics", 64);
   if (from.empty()) c.note = "Generated two-level cluster";
   const int nodes = bounded(vm, "nodes", kMaxGeneratedNodes);
   static_assert(long(kMaxGeneratedNodes) * kMaxGpusPerNode <= kMaxRanks, "a generated platform fits kMaxRanks");
@@ -66,24 +68,45 @@ int show(const Args& args) {
   return 0;
 }
 
-const char* kUsage =
-    "usage: ddlsim platform generate [--nodes N] [--gpus-per-node G] [--intra KIND] [--inter KIND]\n"
-    "                                [--device GPU] [--name NAME] [--from BUILTIN] [--output FILE.xml]\n"
-    "       ddlsim platform show FILE.xml [--from RANK] [--to RANK]\n"
-    "link kinds: 1gbe 10gbe 25gbe 100gbe ib-fdr ib-edr pcie3 pcie4 nvlink1 nvlink2 nvlink3\n"
-    "limits: --nodes 1..512, --gpus-per-node 1..64. The file routes every pair of nodes (nodes^2\n"
-    "lines): for more nodes simulate the built-in name with --cluster.nodes instead (built in memory).\n";
+std::string usage_text() {
+  std::string kinds;
+  for (const auto& k : link_kinds()) kinds += " " + k.name;
+  return "usage: ddlsim platform generate [--nodes N] [--gpus-per-node G] [--intra KIND] [--inter KIND] [--nics N]\n"
+         "                                [--device GPU] [--name NAME] [--from BUILTIN] [--output FILE.xml]\n"
+         "       ddlsim platform show FILE.xml [--from RANK] [--to RANK]\n"
+         "       ddlsim platform list      built-in platforms and link kinds, with their sources\n"
+         "link kinds:" + kinds + "\n"
+         "limits: --nodes 1..512, --gpus-per-node 1..64, --nics 1..64. The file routes every pair of nodes\n"
+         "(nodes^2 lines): for more nodes simulate the built-in name with --cluster.nodes instead (built in memory).\n";
+}
+
+// Every built-in platform and link kind, with the figures and where they come from.
+std::string list_text() {
+  std::string out = "built-in platforms (cluster.platform):\n";
+  for (const auto& c : builtin_clusters())
+    out += fmt::format("  {:<20} {:>2} x {:<10} intra {:<13} inter {} x {:<10} nodes {}\n      {}\n", c.name,
+                       c.gpus_per_node, c.device, c.intra.name, c.nics, c.inter.name,
+                       c.max_nodes > 0 ? std::to_string(c.max_nodes) : std::string("any"), c.note);
+  out += "link kinds (cluster.intra, cluster.inter): effective bandwidth per direction, one-hop latency\n";
+  for (const auto& k : link_kinds())
+    out += fmt::format("  {:<14} {:>8.3f} GB/s {:>5.1f} us  {}\n", k.name, k.bw_Bps / 1e9, k.latency_s * 1e6, k.note);
+  return out;
+}
 }  // namespace
 
 int cmd_platform(const Args& args) {
   if (args.empty() || args[0] == "--help" || args[0] == "-h") {
-    write_output("", kUsage);
+    write_output("", usage_text());
     return args.empty() ? 2 : 0;
   }
   const Args rest(args.begin() + 1, args.end());
   if (args[0] == "generate") return generate(rest);
   if (args[0] == "show") return show(rest);
-  throw InputError("ddlsim platform: unknown action '" + args[0] + "'; expected generate or show");
+  if (args[0] == "list") {
+    write_output("", list_text());
+    return 0;
+  }
+  throw InputError("ddlsim platform: unknown action '" + args[0] + "'; expected generate, show or list");
 }
 
 }  // namespace ddlsim

@@ -136,6 +136,7 @@ ClusterDescription platform_of(const Reader& r, const std::string& base_dir, con
 ClusterDescription resolve_cluster(const Reader& r, const std::string& base_dir, const PlatformReader& read_platform) {
   ClusterDescription c = platform_of(r, base_dir, read_platform);
   if (r.given("cluster.gpus_per_node")) c.gpus_per_node = r.small_int("cluster.gpus_per_node", 1, kMaxGpusPerNode);
+  if (r.given("cluster.nics")) c.nics = r.small_int("cluster.nics", 1, 64);
   if (r.given("cluster.intra")) c.intra = find_link_kind(r.text("cluster.intra"), r.where("cluster.intra"), LinkPlace::Intra);
   if (r.given("cluster.inter")) c.inter = find_link_kind(r.text("cluster.inter"), r.where("cluster.inter"), LinkPlace::Inter);
   if (r.given("cluster.inter_bw_GBps")) c.inter.bw_Bps = r.real("cluster.inter_bw_GBps", 1e-6, true, 1e6) * kGB;
@@ -149,7 +150,7 @@ ClusterDescription resolve_cluster(const Reader& r, const std::string& base_dir,
 
 // SimGrid simulates a platform file's own links, so link overrides would be silently ignored there.
 void check_no_link_overrides(const Reader& r, const ClusterDescription& c) {
-  for (const char* key : {"cluster.intra", "cluster.inter", "cluster.inter_bw_GBps", "cluster.inter_latency_us",
+  for (const char* key : {"cluster.nics", "cluster.intra", "cluster.inter", "cluster.inter_bw_GBps", "cluster.inter_latency_us",
                           "cluster.intra_bw_GBps", "cluster.intra_latency_us"})
     if (r.given(key))
       throw InputError(r.where(key) + ": cannot override the links of platform file " + c.xml_path +

@@ -28,12 +28,13 @@ const std::vector<KeySpec>& scenario_keys() {
       {"training.batch_per_gpu", "64", "samples per GPU per step (micro-batch)"},
       {"training.sync_period", "", "allreduce every k micro-batches (gradient accumulation); preset"},
       {"training.optimizer", "momentum", "sgd, momentum or adam: update time and optimizer memory"},
-      {"cluster.platform", "poti", "built-in platform (tupi, poti, dgx1, dgx1-p100, k80-pcie, cluster4x25g) "
-                                   "or a SimGrid platform file NAME.xml"},
+      {"cluster.platform", "poti", "built-in platform (`ddlsim platform list`: tupi, poti, dgx1, dgx-a100, "
+                                   "dgx-h100, aws-p4d-24xlarge, ...) or a SimGrid platform file NAME.xml"},
       {"cluster.nodes", "1", "nodes used"},
       {"cluster.gpus_per_node", "", "GPUs used per node; default: all of the platform's"},
-      {"cluster.intra", "", "intra-node link kind override (pcie3, pcie4, nvlink1..3)"},
-      {"cluster.inter", "", "inter-node link kind override (1gbe, 10gbe, 25gbe, 100gbe, ib-fdr, ib-edr)"},
+      {"cluster.nics", "", "inter-node NICs (rails) per node, aggregated into its uplink; platform"},
+      {"cluster.intra", "", "intra-node link kind override (pcie3..5, nvlink1..4, nvlink-bridge)"},
+      {"cluster.inter", "", "inter-node link kind override (1gbe .. 400gbe, 100gbe-tcp, ib-fdr .. ib-ndr)"},
       {"cluster.inter_bw_GBps", "", "inter-node effective bandwidth per direction, GB/s (decimal)"},
       {"cluster.inter_latency_us", "", "inter-node one-hop latency, microseconds"},
       {"cluster.intra_bw_GBps", "", "intra-node (GPU to node) effective bandwidth per direction, GB/s (decimal)"},

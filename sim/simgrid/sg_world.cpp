@@ -40,7 +40,7 @@ using Dir = sg4::LinkInRoute::Direction;
 // only. The routes are those of platform_xml(): 2 intra hops inside a node, intra, inter,
 // inter, intra across nodes.
 void build_node(sg4::NetZone* top, const ClusterDescription& c, int n) {
-  auto* up = top->create_split_duplex_link("node" + std::to_string(n) + "-uplink", c.inter.bw_Bps)
+  auto* up = top->create_split_duplex_link("node" + std::to_string(n) + "-uplink", c.uplink_Bps())
                  ->set_latency(c.inter.latency_s);
   std::vector<sg4::Host*> gpus;
   std::vector<sg4::Link*> links;

@@ -27,6 +27,8 @@ FlopsPerSecond Device::peak(Precision p) const {
 const std::vector<Device>& device_table() {
   static const std::vector<Device> table = {
       {"rtx4090", 82.6 * T, 82.6 * T, 165.2 * T, 1008 * G, 24 * kGiB, "NVIDIA Ada whitepaper, RTX 4090"},
+      {"rtx3090", 35.6 * T, 35.6 * T, 71 * T, 936 * G, 24 * kGiB,
+       "NVIDIA Ampere GA102 whitepaper, RTX 3090 (tensor FP16 with FP32 accumulate, dense)"},
       {"rtx4070", 29.1 * T, 29.1 * T, 58.3 * T, 504 * G, 12 * kGiB, "NVIDIA Ada whitepaper, RTX 4070"},
       {"v100", 15.7 * T, 15.7 * T, 125 * T, 900 * G, 16 * kGiB, "V100 SXM2 16GB datasheet"},
       {"a100", 19.5 * T, 156 * T, 312 * T, 1555 * G, 40 * kGiB, "A100 SXM4 40GB datasheet"},

@@ -36,6 +36,23 @@ const std::vector<LinkKind>& link_kinds() {
       {"nvlink1", 36.0e9, 1 * us, "NVLink 1 (P100 DGX-1), ring bus bandwidth"},
       {"nvlink2", 130.0e9, 1 * us, "NVLink 2 (V100 DGX-1/DGX-2), NCCL bus bandwidth"},
       {"nvlink3", 230.0e9, 1 * us, "NVLink 3 (A100), NCCL bus bandwidth"},
+      // Added with their derivation (docs/design.md, "Link kinds"): line rate from the standard or
+      // datasheet, times the share of it the kinds above already use for the same technology.
+      {"40gbe", 4.7e9, 5 * us,
+       "40 Gb/s Ethernet, TCP goodput 94 % of line rate (1448 payload bytes per 1538 on the wire, MTU 1500)"},
+      {"100gbe-tcp", 11.75e9, 10 * us,
+       "100 Gb/s Ethernet over TCP sockets (NCCL's socket transport): 94 % header bound; a single stream is "
+       "CPU-bound below it"},
+      {"200gbe", 23.0e9, 3 * us, "200 Gb/s Ethernet (RoCE): the 100gbe kind's 92 % of line rate"},
+      {"400gbe", 46.0e9, 3 * us, "400 Gb/s Ethernet (RoCE): the 100gbe kind's 92 % of line rate"},
+      {"ib-hdr", 24.0e9, 1 * us, "InfiniBand HDR 200 Gb/s (4x 50G PAM4, 25 GB/s of data): EDR's 96 % of the data rate"},
+      {"ib-ndr", 48.0e9, 1 * us, "InfiniBand NDR 400 Gb/s (4x 100G PAM4, 50 GB/s of data): EDR's 96 % of the data rate"},
+      {"pcie5", 48.0e9, 2 * us, "PCIe 5.0 x16 (32 GT/s x 16, 128b/130b: 63 GB/s raw): pcie4's 76 % of raw"},
+      {"nvlink4", 345.0e9, 1 * us,
+       "NVLink 4 (H100 SXM: 18 links, 450 GB/s per direction): NVLink 3's 77 % of line rate; NVLink SHARP "
+       "(in-switch reduction) not modelled"},
+      {"nvlink-bridge", 43.0e9, 1 * us,
+       "NVLink bridge between two RTX 3090 (112.5 GB/s both directions, 56.25 one way): NVLink 3's 77 %"},
   };
   return kinds;
 }
@@ -58,7 +75,7 @@ Route ClusterDescription::intra_route() const {
 }
 
 Route ClusterDescription::inter_route() const {
-  return {2 * intra.latency_s + 2 * inter.latency_s, std::min(intra.bw_Bps, inter.bw_Bps),
+  return {2 * intra.latency_s + 2 * inter.latency_s, std::min(intra.bw_Bps, uplink_Bps()),
           std::min(intra.exchange_factor, inter.exchange_factor), std::min(intra.duplex_factor, inter.duplex_factor)};
 }
 
@@ -83,6 +100,25 @@ const std::vector<ClusterDescription>& builtin_clusters() {
        "Cloud servers with 4 K80 boards (8 dies) on PCIe 3, 10 GbE between servers", ""},
       {"cluster4x25g", "v100", 0, 4, intra_kind("pcie3"), inter_kind("25gbe"),
        "Nodes with 4 V100 PCIe GPUs, 25 GbE to one switch", ""},
+      // NVIDIA DGX A100 datasheet: 8 A100 SXM4 40 GB, NVSwitch (600 GB/s GPU-GPU both ways),
+      // 8 single-port ConnectX-6 HDR 200 Gb/s compute NICs (one per GPU, "rails").
+      {"dgx-a100", "a100", 0, 8, intra_kind("nvlink3"), inter_kind("ib-hdr"),
+       "DGX A100: 8 A100 SXM4 on NVSwitch (NVLink 3), 8 HDR 200 Gb/s NICs (rails) aggregated into the node's "
+       "uplink", "", 8},
+      // NVIDIA DGX H100 datasheet: 8 H100 SXM5 80 GB, NVLink 4 through NVSwitch (900 GB/s GPU-GPU
+      // both ways), 8 ConnectX-7 NDR 400 Gb/s compute ports.
+      {"dgx-h100", "h100", 0, 8, intra_kind("nvlink4"), inter_kind("ib-ndr"),
+       "DGX H100: 8 H100 SXM5 on NVSwitch (NVLink 4), 8 NDR 400 Gb/s NICs (rails) aggregated into the node's "
+       "uplink; NVLink SHARP not modelled", "", 8},
+      // AWS p3.16xlarge (instance type page): 8 V100 16 GB with NVLink, 25 Gbps networking (TCP, ENA).
+      {"aws-p3-16xlarge", "v100", 0, 8, intra_kind("nvlink2"), inter_kind("25gbe"),
+       "AWS p3.16xlarge: 8 V100 16 GB on NVLink 2 (hybrid cube mesh), 25 Gb/s ENA networking (TCP)", ""},
+      // AWS p4d.24xlarge (instance type page): 8 A100 40 GB on NVSwitch, 400 Gbps EFA (4 x 100 Gb/s).
+      {"aws-p4d-24xlarge", "a100", 0, 8, intra_kind("nvlink3"), inter_kind("100gbe"),
+       "AWS p4d.24xlarge: 8 A100 40 GB on NVSwitch (NVLink 3), 4 x 100 Gb/s EFA (RDMA, SRD) aggregated", "", 4},
+      // A 4-GPU PCIe 4.0 workstation (e.g. 4 RTX 3090 on x16 slots, no NVLink bridge): one node.
+      {"workstation-4x3090", "rtx3090", 1, 4, intra_kind("pcie4"), inter_kind("10gbe"),
+       "Workstation with 4 RTX 3090 on PCIe 4.0 x16, no NVLink bridges; one node", ""},
   };
   return clusters;
 }

@@ -1,7 +1,7 @@
 // System input: the cluster. A two-level description (nodes of G GPUs; an intra-node link class
 // between GPU and node, an inter-node link class between node and the one switch), built in by
 // name or generated. Every GPU is a host with a private link to its node's router; each node has
-// one uplink to the switch (the NIC all of its GPUs share).
+// one uplink to the switch (its NICs, aggregated, that all of its GPUs share).
 #pragma once
 #include <string>
 #include <vector>
@@ -41,11 +41,14 @@ struct ClusterDescription {
   LinkKind inter;          // node <-> switch (Ethernet, InfiniBand)
   std::string note;        // assumptions, shown by `ddlsim platform show`
   std::string xml_path;    // SimGrid platform file it was read from ("" = built in / generated)
+  int nics = 1;            // inter-node NICs per node ("rails"), aggregated into the node's uplink
+                           // (NCCL spreads its rings' channels over them): uplink = nics x inter
 
   // GPU to GPU inside a node: two intra hops.
   Route intra_route() const;
-  // GPU to GPU across nodes: intra, inter, inter, intra; limited by the slowest hop.
+  // GPU to GPU across nodes: intra, uplink, uplink, intra; limited by the slowest hop.
   Route inter_route() const;
+  BytesPerSecond uplink_Bps() const { return nics * inter.bw_Bps; }
 };
 
 const std::vector<ClusterDescription>& builtin_clusters();

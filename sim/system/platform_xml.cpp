@@ -28,13 +28,13 @@ std::string header(const ClusterDescription& c, int nodes) {
       "     * every GPU is a host gpu-NODE-GPU with a private link to its node's router\n"
       "       ({}: {}); figures are effective (achieved) rates per direction, not line rates.\n"
       "     * each node has ONE uplink to one switch ({}: {}), shared by all of its GPUs\n"
-      "       (one NIC per node); links are split-duplex (full duplex).\n"
+      "       ({} NIC(s) per node, aggregated); links are split-duplex (full duplex).\n"
       "     * routes: GPU-GPU in a node = 2 intra hops; across nodes = intra, inter, inter, intra\n"
       "       (the analytic model's routes); the switch itself is not a bottleneck.\n"
       "     * host speed is nominal: compute times come from ddlsim's cost model, not from here.\n"
       "     * the property `device` names the GPU model for ddlsim. -->\n",
       c.name, nodes, c.gpus_per_node, c.device, xml_escape_comment(c.note), c.intra.name,
-      xml_escape_comment(c.intra.note), c.inter.name, xml_escape_comment(c.inter.note));
+      xml_escape_comment(c.intra.note), c.inter.name, xml_escape_comment(c.inter.note), c.nics);
   return out;
 }
 }  // namespace
@@ -53,7 +53,7 @@ std::string platform_xml(const ClusterDescription& c, int nodes) {
   for (int n = 0; n < nodes; ++n)
     out += fmt::format(
         "  <link id=\"node{}-uplink\" bandwidth=\"{}\" latency=\"{}\" sharing_policy=\"SPLITDUPLEX\"/>\n", n,
-        bw(c.inter.bw_Bps), lat(c.inter.latency_s));
+        bw(c.uplink_Bps()), lat(c.inter.latency_s));
   for (int a = 0; a < nodes; ++a)
     for (int b = a + 1; b < nodes; ++b)
       out += fmt::format(
