@@ -88,3 +88,47 @@ TEST(CollectiveCmd, BuiltInSystemsReachTheirBoundingLinkAsBusBandwidth) {
   EXPECT_EQ(list.code, 0);
   EXPECT_NE(list.out.find("dgx-h100"), std::string::npos);
 }
+
+// compare reads nccl-tests' and OSU's own output: measured times 1.1 x (nccl-tests) and 1.25 x (OSU)
+// ddlsim's own prediction give errors of exactly -1/11 and -20 %.
+TEST(CollectiveCmd, CompareReadsNcclTestsAndOsuOutput) {
+  testutil::TempFile scenario("s.ini", "[cluster]\nplatform = dgx-a100\nnodes = 2\n[comm]\nlibrary = mpi\nalgorithm = auto\n");
+  const auto pred = run_ddlsim("collective " + scenario.path() + " --sizes 1M,16M,64M --format json");
+  ASSERT_EQ(pred.code, 0) << pred.out;
+  const auto rows = nlohmann::json::parse(pred.out);
+  std::string nccl =
+      "# nThread 1 nGpus 1 minBytes 1048576 maxBytes 67108864 step: 4(factor) warmup iters: 5 iters: 20\n"
+      "#\n# Using devices\n#\n"
+      "#                                                              out-of-place                       in-place\n"
+      "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n"
+      "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)            (us)  (GB/s)  (GB/s)\n";
+  std::string osu = "# OSU MPI Allreduce Latency Test v7.1\n# Size       Avg Latency(us)\n";
+  for (const auto& r : rows) {
+    const double us = r["time_s"].get<double>() * 1e6;
+    nccl += "  " + std::to_string(r["size_bytes"].get<long long>()) + "  " + std::to_string(r["count"].get<long long>()) +
+            "  float  sum  -1  " + std::to_string(us * 1.1) + "  1.0  1.0  0  " + std::to_string(us) + "  1.0  1.0  0\n";
+    osu += std::to_string(r["size_bytes"].get<long long>()) + "  " + std::to_string(us / 0.8) + "\n";
+  }
+  nccl += "# Out of bounds values : 0 OK\n# Avg bus bandwidth    : 1.0\n";
+  testutil::TempFile nccl_file("all_reduce_perf.txt", nccl), osu_file("osu.txt", osu);
+  const auto a = run_ddlsim("compare " + nccl_file.path() + " --scenario " + scenario.path() + " --format json");
+  ASSERT_EQ(a.code, 0) << a.out;
+  const auto ja = nlohmann::json::parse(a.out);
+  EXPECT_EQ(ja["tool"], "nccl-tests");
+  EXPECT_EQ(ja["rows"].size(), 3u);
+  EXPECT_NEAR(ja["mape"].get<double>(), 1 - 1 / 1.1, 1e-5) << a.out;
+  EXPECT_NEAR(ja["mape_10MB_and_more"].get<double>(), 1 - 1 / 1.1, 1e-5) << a.out;
+  const auto b = run_ddlsim("compare " + osu_file.path() + " --scenario " + scenario.path() + " --format json");
+  ASSERT_EQ(b.code, 0) << b.out;
+  EXPECT_NEAR(nlohmann::json::parse(b.out)["mape"].get<double>(), 0.2, 1e-5) << b.out;  // (p - p/0.8) / (p/0.8)
+  // No collective named anywhere: --op is asked for.
+  testutil::TempFile anon("times.txt", nccl.substr(nccl.find("#       size")));
+  const auto c = run_ddlsim("compare " + anon.path() + " --scenario " + scenario.path());
+  EXPECT_EQ(c.code, 2);
+  EXPECT_NE(c.out.find("give --op"), std::string::npos) << c.out;
+  EXPECT_EQ(run_ddlsim("compare " + anon.path() + " --scenario " + scenario.path() + " --op allreduce").code, 0);
+  testutil::TempFile broken("osu_bcast.txt", "# OSU MPI Broadcast Latency Test\n# Size Avg Latency(us)\n4 abc\n");
+  const auto d = run_ddlsim("compare " + broken.path() + " --scenario " + scenario.path());
+  EXPECT_EQ(d.code, 2);
+  EXPECT_NE(d.out.find("osu_bcast.txt:3: time = 'abc'"), std::string::npos) << d.out;
+}

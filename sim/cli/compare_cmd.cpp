@@ -1,9 +1,12 @@
 // ddlsim compare MEASURED.csv --scenario BASE.ini [--map column=section.key ...]
+// ddlsim compare NCCL_TESTS_OR_OSU_OUTPUT.txt --scenario BASE.ini [--op allreduce]
 #include "core/args.hpp"
 #include "cli/commands.hpp"
 #include "cli/compare_options.hpp"
 #include "core/output.hpp"
+#include "compare/collective_comparison.hpp"
 #include "compare/compare_report.hpp"
+#include "core/files.hpp"
 #include "core/error.hpp"
 #include "report/plot_svg.hpp"
 #include "scenario/resolve.hpp"
@@ -37,13 +40,38 @@ MeasuredInput read_measured_input(const ParsedArgs& pa, const std::string& comma
   return in;
 }
 
+namespace {
+
+// nccl-tests or OSU output: the measured collective beside its prediction on the scenario.
+int compare_bench_output(const ParsedArgs& pa, const std::string& text, Format format) {
+  if (!pa.vm.count("scenario")) throw InputError("ddlsim compare: --scenario BASE.ini is required");
+  const std::string& file = pa.positional.front();
+  const BenchOutput measured = parse_bench_output(text, file);
+  std::optional<Collective> op = measured.op;
+  if (pa.vm.count("op")) op = parse_collective(pa.vm["op"].as<std::string>(), "--op");
+  if (!op) throw InputError(file + ": neither the text nor the file name says which collective it measured; give --op");
+  const std::string scenario_file = pa.vm["scenario"].as<std::string>();
+  const ScenarioInput in = read_scenario(scenario_file, {}, pa.overrides);
+  const Scenario sc = resolve_scenario(in.settings, dir_of(scenario_file), read_platform_file);
+  write_output(pa.vm["output"].as<std::string>(),
+               render_collective_comparison(compare_collective(measured, sc, *op), format));
+  return 0;
+}
+
+}  // namespace
+
 int cmd_compare(const Args& args) {
   po::options_description own = measured_options("compare");
-  own.add_options()("format", po::value<std::string>()->default_value("table"), "table, csv or json")(
+  own.add_options()("op", po::value<std::string>(), "the collective of nccl-tests or OSU output (else from its text)")(
+      "format", po::value<std::string>()->default_value("table"), "table, csv or json")(
       "output,o", po::value<std::string>()->default_value(""), "write the report to FILE")(
       "plot", po::value<std::string>()->default_value(""), "write the predicted-vs-measured plot (SVG) to FILE");
   const ParsedArgs pa = parse_args(args, own, "compare");
   const Format format = parse_format(pa.vm["format"].as<std::string>());
+  if (pa.positional.size() == 1) {
+    const std::string text = read_text_file(pa.positional.front(), "measured file");
+    if (is_bench_output(text)) return compare_bench_output(pa, text, format);
+  }
   const MeasuredInput in = read_measured_input(pa, "compare");
   Comparison c = compare_predictions(in.set, in.scenarios);
   c.scenario_file = in.scenario_file;

@@ -1,0 +1,82 @@
+#include "compare/bench_output.hpp"
+
+#include <sstream>
+
+#include "core/error.hpp"
+#include "core/parse.hpp"
+#include "core/text.hpp"
+
+namespace ddlsim {
+
+namespace {
+
+std::vector<std::string> words(const std::string& line) {
+  std::istringstream in(line);
+  std::vector<std::string> out;
+  for (std::string w; in >> w;) out.push_back(w);
+  return out;
+}
+
+// all_reduce_perf, osu_allgather, "Allreduce Latency Test" ...: the collective a name mentions.
+std::optional<Collective> collective_in(std::string text) {
+  text = to_lower(text);
+  const struct {
+    const char* needle;
+    Collective c;
+  } names[] = {{"reduce_scatter", Collective::ReduceScatter}, {"reducescatter", Collective::ReduceScatter},
+               {"reduce-scatter", Collective::ReduceScatter}, {"all_reduce", Collective::Allreduce},
+               {"allreduce", Collective::Allreduce},          {"all_gather", Collective::Allgather},
+               {"allgather", Collective::Allgather},          {"alltoall", Collective::Alltoall},
+               {"bcast", Collective::Broadcast},              {"broadcast", Collective::Broadcast},
+               {"reduce", Collective::Reduce}};
+  for (const auto& n : names)
+    if (text.find(n.needle) != std::string::npos) return n.c;
+  return std::nullopt;
+}
+
+[[noreturn]] void fail(const std::string& file, int line, const std::string& what) {
+  throw InputError(file + ":" + std::to_string(line) + ": " + what);
+}
+
+}  // namespace
+
+bool is_bench_output(const std::string& text) {
+  return text.find("# OSU MPI") != std::string::npos || text.find("# nThread") != std::string::npos ||
+         (text.find("algbw") != std::string::npos && text.find("busbw") != std::string::npos);
+}
+
+BenchOutput parse_bench_output(const std::string& text, const std::string& file) {
+  BenchOutput out;
+  out.file = file;
+  const bool osu = text.find("# OSU MPI") != std::string::npos;
+  out.tool = osu ? "osu" : "nccl-tests";
+  out.op = collective_in(file.substr(file.find_last_of('/') + 1));
+  std::istringstream in(text);
+  std::string line;
+  int n = 0, time_col = osu ? 1 : -1;
+  while (std::getline(in, line)) {
+    ++n;
+    const auto w = words(line);
+    if (w.empty()) continue;
+    if (w[0][0] == '#') {
+      if (line.find("Collective test starting") != std::string::npos || line.find("# OSU MPI") != std::string::npos)
+        if (auto op = collective_in(line)) out.op = op;
+      // nccl-tests' column header: "#  size  count  type  redop  root  time  algbw ..."
+      if (!osu && w.size() > 2 && w[0] == "#" && w[1] == "size")
+        for (std::size_t i = 1; i < w.size() && time_col < 0; ++i)
+          if (w[i] == "time") time_col = int(i) - 1;
+      continue;
+    }
+    if (time_col < 0) fail(file, n, "a data line before nccl-tests' column header (#  size  count  type ...  time)");
+    if (int(w.size()) <= time_col) fail(file, n, "expected at least " + std::to_string(time_col + 1) + " columns");
+    const auto bytes = parse_real(w[0], 1, 1e15);
+    const auto us = parse_real(w[time_col], 0, 1e15, true);
+    if (!bytes) fail(file, n, "size = '" + clip(w[0]) + "': expected a size in bytes");
+    if (!us) fail(file, n, "time = '" + clip(w[time_col]) + "': expected a time in microseconds > 0");
+    out.points.push_back({*bytes, *us * 1e-6, n});
+  }
+  if (out.points.empty()) throw InputError(file + ": no measurement lines (size and time) found");
+  return out;
+}
+
+}  // namespace ddlsim

@@ -1,0 +1,36 @@
+// Measured collectives as users have them: the text nccl-tests (all_reduce_perf ...) and the OSU
+// micro-benchmarks (osu_allreduce ...) print, read directly. Sizes in bytes, times per operation.
+//   nccl-tests: the header line "#  size  count  type  [redop  root]  time  algbw  busbw ..." gives
+//               the columns; each data line's out-of-place time (us) is taken. The collective comes
+//               from "Collective test starting: all_reduce_perf" or the file's name.
+//   OSU:        "# OSU MPI Allreduce Latency Test ...", then "SIZE  AVG_LATENCY_US [...]" lines.
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/units.hpp"
+#include "spec/comm.hpp"
+
+namespace ddlsim {
+
+struct BenchPoint {
+  Bytes bytes = 0;
+  Seconds time_s = 0;
+  int line = 0;
+};
+
+struct BenchOutput {
+  std::string file;
+  std::string tool;                    // "nccl-tests" or "osu"
+  std::optional<Collective> op;        // when the text or the file name says
+  std::vector<BenchPoint> points;
+};
+
+// Whether `text` looks like nccl-tests or OSU output (so `compare` reads it as such).
+bool is_bench_output(const std::string& text);
+
+// Throws InputError naming the file and line for a line it cannot read, or when no point is found.
+BenchOutput parse_bench_output(const std::string& text, const std::string& file);
+
+}  // namespace ddlsim
