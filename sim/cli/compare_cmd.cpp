@@ -69,7 +69,7 @@ int cmd_compare(const Args& args) {
   const ParsedArgs pa = parse_args(args, own, "compare");
   const Format format = parse_format(pa.vm["format"].as<std::string>());
   if (pa.positional.size() == 1) {
-    const std::string text = read_text_file(pa.positional.front(), "measured file");
+    const std::string text = read_text_file(pa.positional.front(), "CSV file (or nccl-tests / OSU output)");
     if (is_bench_output(text)) return compare_bench_output(pa, text, format);
   }
   const MeasuredInput in = read_measured_input(pa, "compare");
