@@ -26,7 +26,7 @@ std::pair<std::string, int> parse_device(const std::string& text) {
   if (t == "cuda") return {"cuda", 0};
   if (t.rfind("cuda:", 0) == 0)
     if (const auto n = parse_integer(t.substr(5), 0, 1023)) return {"cuda", int(*n)};
-  throw InputError("--device '" + text + "': expected cpu, cuda or cuda:N");
+  throw InputError("--device '" + clip(text) + "': expected cpu, cuda or cuda:N");
 }
 
 namespace {
@@ -72,7 +72,7 @@ Model calibration_model(const po::variables_map& vm) {
       throw InputError("--model: " + std::string(e.what()));
     }
   }
-  if (!is_zoo_model(name)) throw InputError("--model '" + name + "': not a zoo model (see `ddlsim models`) or a .model file");
+  if (!is_zoo_model(name)) throw InputError("--model '" + clip(name) + "': not a zoo model (see `ddlsim models`) or a .model file");
   ModelOptions o = default_model_options(name);
   if (vm.count("input-size"))
     std::tie(o.input_h, o.input_w) = size_option("input-size", vm["input-size"].as<std::string>(), 100000);

@@ -53,11 +53,13 @@ class Collector : public benchmark::BenchmarkReporter {
 };
 
 void init_benchmark() {
-  std::vector<std::string> args = {"ddlsim-calibrate", "--benchmark_enable_random_interleaving=true"};
-  std::vector<char*> argv;
-  for (auto& a : args) argv.push_back(a.data());
-  int argc = int(argv.size());
-  benchmark::Initialize(&argc, argv.data());
+  // Google Benchmark keeps argv[0] for its reports (the JSON "executable" field): the strings must
+  // outlive this call, hence static storage (a local vector was read after it died).
+  static char name[] = "ddlsim-calibrate";
+  static char interleave[] = "--benchmark_enable_random_interleaving=true";
+  char* argv[] = {name, interleave, nullptr};
+  int argc = 2;
+  benchmark::Initialize(&argc, argv);
 }
 
 // Times each distinct kernel once; returns seconds by KernelSpec::key().

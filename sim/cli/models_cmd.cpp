@@ -3,6 +3,7 @@
 #include "core/args.hpp"
 #include "cli/commands.hpp"
 #include "core/output.hpp"
+#include "core/text.hpp"
 #include "core/error.hpp"
 #include "report/report.hpp"
 #include "scenario/settings.hpp"
@@ -35,7 +36,7 @@ int cmd_models(const Args& args) {
     return 0;
   }
   const std::string& name = pa.positional.front();
-  if (!is_zoo_model(name)) throw InputError("ddlsim models: unknown model '" + name + "'; `ddlsim models` lists them");
+  if (!is_zoo_model(name)) throw InputError("ddlsim models: unknown model '" + clip(name) + "'; `ddlsim models` lists them");
   ModelOptions o = default_model_options(name);
   auto positive = [&](const char* opt, int& target) {
     if (!pa.vm.count(opt)) return;

@@ -162,7 +162,7 @@ int cmd_netbench(const Args& args) {
   } else if (launcher == "srun") {
     cmd = "srun -n " + std::to_string(np);
   } else {
-    throw InputError("--launcher '" + launcher + "': expected mpirun or srun");
+    throw InputError("--launcher '" + clip(launcher) + "': expected mpirun or srun");
   }
   cmd += launcher_extra;
   cmd += " " + quote(exe) + bench_args;

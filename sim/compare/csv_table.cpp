@@ -80,7 +80,7 @@ CsvTable parse_csv(const std::string& text, const std::string& file) {
     const std::string name = trim(h);
     const std::string place = file + ":" + std::to_string(records.front().line) + ": ";
     if (name.empty()) throw InputError(place + "empty column name in the header");
-    if (t.column(name) >= 0) throw InputError(place + "column '" + name + "' appears twice");
+    if (t.column(name) >= 0) throw InputError(place + "column '" + clip(name) + "' appears twice");
     t.header.push_back(name);
   }
   for (std::size_t i = 1; i < records.size(); ++i) {

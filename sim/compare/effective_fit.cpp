@@ -25,7 +25,7 @@ SharedParameter shared_parameter(const std::string& name, const std::vector<Scen
     return {name, "cluster.intra_latency_us", [](const Scenario& s) { return s.system.cluster.intra.latency_s * 1e6; },
             [](Scenario& s, double v) { s.system.cluster.intra.latency_s = v * 1e-6; }, 0, inf};
   if (name != "compute")
-    throw InputError("--params: unknown parameter '" + name + "'; expected inter_bw, inter_latency, intra_bw, "
+    throw InputError("--params: unknown parameter '" + clip(name) + "'; expected inter_bw, inter_latency, intra_bw, "
                      "intra_latency or compute");
   const bool measured = scs.front().system.compute.measured_samples_per_s > 0;
   if (!measured)

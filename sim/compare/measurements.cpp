@@ -52,10 +52,10 @@ std::map<int, std::string> column_keys(const CsvTable& t, const std::vector<std:
     const std::string col = trim(m.substr(0, eq)), key = eq == std::string::npos ? "" : trim(m.substr(eq + 1));
     if (col.empty() || key.empty()) throw InputError("--map " + m + ": expected column=section.key");
     if (!is_scenario_key(key))
-      throw InputError("--map " + m + ": unknown scenario key '" + key + "' (see `ddlsim keys`)");
+      throw InputError("--map " + m + ": unknown scenario key '" + clip(key) + "' (see `ddlsim keys`)");
     const int c = t.column(col);
-    if (c < 0) throw InputError(t.file + ":1: missing column '" + col + "' (named in --map " + m + ")");
-    if (keys.count(c)) throw InputError("--map " + m + ": column '" + col + "' is already mapped to " + keys[c]);
+    if (c < 0) throw InputError(t.file + ":1: missing column '" + clip(col) + "' (named in --map " + m + ")");
+    if (keys.count(c)) throw InputError("--map " + m + ": column '" + clip(col) + "' is already mapped to " + keys[c]);
     keys[c] = key;
   }
   for (std::size_t c = 0; c < t.header.size(); ++c)

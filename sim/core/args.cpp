@@ -21,10 +21,10 @@ ParsedArgs parse_args(const std::vector<std::string>& args, const po::options_de
       mine.push_back(a);
     } else if (a.find('=') != std::string::npos) {
       out.overrides.push_back(a);
-    } else if (i + 1 < args.size()) {  // --section.key VALUE
+    } else if (i + 1 < args.size() && args[i + 1].rfind("--", 0) != 0) {  // --section.key VALUE
       out.overrides.push_back(a + "=" + args[++i]);
-    } else {
-      throw InputError("command line: " + a + " needs a value (" + a + "=VALUE)");
+    } else {  // last, or followed by another option: no value
+      throw InputError("command line: " + clip(a) + " needs a value (" + clip(a) + "=VALUE)");
     }
   }
   try {

@@ -20,8 +20,17 @@ std::string trim(const std::string& s) {
 
 std::string clip(const std::string& s) {
   constexpr std::size_t kShown = 60;
-  if (s.size() <= kShown) return s;
-  return s.substr(0, kShown) + "... (" + std::to_string(s.size()) + " characters)";
+  std::string out;
+  for (std::size_t i = 0; i < s.size() && i < kShown; ++i) {
+    const unsigned char c = static_cast<unsigned char>(s[i]);
+    if (c == '\r') out += "\\r";
+    else if (c == '\n') out += "\\n";
+    else if (c == '\t') out += "\\t";
+    else if (c < 0x20 || c == 0x7f) out += fmt::format("\\x{:02x}", c);
+    else out += s[i];
+  }
+  if (s.size() > kShown) out += "... (" + std::to_string(s.size()) + " characters)";
+  return out;
 }
 
 std::vector<std::string> split(const std::string& s, char sep) {

@@ -12,7 +12,8 @@ std::vector<std::string> split(const std::string& s, char sep);  // trims each p
 bool natural_less(const std::string& a, const std::string& b);
 // Shortest round-trip text for a double, locale-independent ("0.1", "1e-05", "25").
 std::string format_number(double v);
-// `s` as quoted in a message: at most 60 characters, with the length when clipped.
+// `s` as quoted in a message: at most 60 characters, with the length when clipped; control
+// characters shown escaped (\r, \n, \t, \xHH), never echoed raw.
 std::string clip(const std::string& s);
 
 }  // namespace ddlsim

@@ -16,7 +16,7 @@ Format parse_format(const std::string& text) {
   if (t == "table") return Format::Table;
   if (t == "csv") return Format::Csv;
   if (t == "json") return Format::Json;
-  throw InputError("--format = '" + text + "': expected table, csv or json");
+  throw InputError("--format = '" + clip(text) + "': expected table, csv or json");
 }
 
 namespace {

@@ -208,6 +208,7 @@ SimGridOptions resolve_simgrid(const Reader& r) {
   o.tcp_gamma_bytes = r.real("network.tcp_gamma", 0, true, 1e15);
   if (r.given("network.latency_factor")) o.latency_factor = r.real("network.latency_factor", 1e-6, true, 1e6);
   if (r.given("network.bandwidth_factor")) o.bandwidth_factor = r.real("network.bandwidth_factor", 1e-6, true, 1e6);
+  if (r.given("simulation.timeout_s")) o.timeout_s = r.real("simulation.timeout_s", 0, false, 1e7);
   return o;
 }
 

@@ -67,6 +67,7 @@ const std::vector<KeySpec>& scenario_keys() {
       {"simulation.fidelity", "fast",
        "simgrid backend: fast (simulate each distinct round of a collective once and scale) or full "
        "(every message); fast falls back to full on a platform file whose nodes differ"},
+      {"simulation.timeout_s", "", "simgrid backend: deadline of one simulation, s; default: 60 s + 20 us per message"},
       {"network.model", "cm02",
        "simgrid backend network model: cm02 (max-min sharing, latency and bandwidth as written: "
        "link figures are already effective) or lv08 (SimGrid's TCP factors on top)"},
@@ -102,7 +103,7 @@ std::map<std::string, int> index_lines(const std::string& text, const std::strin
     if (line.empty() || line[0] == ';') continue;
     const std::string where = file + ":" + std::to_string(n) + ": ";
     if (line.front() == '[') {
-      if (line.back() != ']' || line.size() < 3) throw InputError(where + "expected [section], got '" + line + "'");
+      if (line.back() != ']' || line.size() < 3) throw InputError(where + "expected [section], got '" + clip(line) + "'");
       section = line.substr(1, line.size() - 2);
       if (section != trim(section) || section.empty())
         throw InputError(where + "expected [section] with no spaces inside the brackets, got '" + clip(line) + "'");
@@ -110,7 +111,7 @@ std::map<std::string, int> index_lines(const std::string& text, const std::strin
     }
     const auto eq = line.find('=');
     if (eq == std::string::npos || trim(line.substr(0, eq)).empty())
-      throw InputError(where + "expected 'key = value', got '" + line + "'");
+      throw InputError(where + "expected 'key = value', got '" + clip(line) + "'");
     const std::string key = (section.empty() ? "" : section + ".") + trim(line.substr(0, eq));
     if (lines.count(key)) throw InputError(where + key + " is set twice (first on line " +
                                            std::to_string(lines[key]) + ")");
@@ -133,7 +134,7 @@ po::parsed_options parse_or_throw(ParseFn parse, const std::map<std::string, int
     return parse();
   } catch (const po::unknown_option& e) {
     const auto [key, place] = place_of(e);
-    throw InputError(place + ": unknown key '" + key + "' (see `ddlsim keys` for the scenario schema)");
+    throw InputError(place + ": unknown key '" + clip(key) + "' (see `ddlsim keys` for the scenario schema)");
   } catch (const po::error_with_option_name& e) {
     const auto [key, place] = place_of(e);
     const std::string form = origin == "command line" ? "--" + key + "=VALUE" : key + " = VALUE";

@@ -1,9 +1,14 @@
 #include "simgrid/isolate.hpp"
 
-#include <cstdio>
-#include <stdexcept>
+#include <poll.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <stdexcept>
 
 #include "core/error.hpp"
 #include "core/text.hpp"
@@ -27,14 +32,29 @@ void write_all(int fd, const std::string& s) {
   }
 }
 
-std::string read_all(int fd) {
-  std::string out;
+// Reads until end of file or until `deadline_s` has passed (false: the deadline passed first).
+bool read_all(int fd, std::string& out, Seconds deadline_s) {
+  const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(deadline_s);
   char buf[65536];
-  for (ssize_t n; (n = ::read(fd, buf, sizeof buf)) != 0;) {
-    if (n < 0) break;
+  while (true) {
+    const double left_ms = std::chrono::duration<double, std::milli>(end - std::chrono::steady_clock::now()).count();
+    if (left_ms <= 0) return false;
+    pollfd p{fd, POLLIN, 0};
+    const int ready = ::poll(&p, 1, int(std::min(left_ms, 1e9)) + 1);
+    if (ready < 0 && errno == EINTR) continue;
+    if (ready == 0) continue;  // re-check the clock
+    const ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return true;
     out.append(buf, std::size_t(n));
   }
-  return out;
+}
+
+// Reaps the child; false when it cannot be (SIGCHLD ignored: the kernel reaped it already).
+bool reap(pid_t pid, int& status) {
+  while (::waitpid(pid, &status, 0) < 0)
+    if (errno != EINTR) return false;
+  return true;
 }
 
 std::string read_file(std::FILE* f) {
@@ -80,6 +100,14 @@ std::string simgrid_reason(const std::string& err) {
 }
 
 
+// The child's last line on stderr that is not a stage note ("" if none).
+std::string last_line(const std::string& err) {
+  std::string last;
+  for (const auto& line : split(err, '\n'))
+    if (!line.empty() && line.rfind(kStageTag, 0) != 0) last = line;
+  return last;
+}
+
 // The last stage the child noted before it stopped ("" if none).
 std::string last_stage(const std::string& err) {
   std::string stage;
@@ -97,7 +125,7 @@ void note_stage(const std::string& doing) {
   if (in_child) std::fprintf(stderr, "%s%s\n", kStageTag, doing.c_str());
 }
 
-std::string run_isolated(const std::function<std::string()>& work, const std::string& platform) {
+std::string run_isolated(const std::function<std::string()>& work, const std::string& platform, Seconds deadline_s) {
   int fds[2];
   if (::pipe(fds) != 0) throw std::runtime_error("SimGrid backend: cannot create a pipe");
   std::FILE* err = std::tmpfile();
@@ -120,25 +148,34 @@ std::string run_isolated(const std::function<std::string()>& work, const std::st
     child(fds[1], err, work);
   }
   ::close(fds[1]);
-  const std::string answer = read_all(fds[0]);
+  std::string answer;
+  const bool in_time = read_all(fds[0], answer, deadline_s);
   ::close(fds[0]);
+  if (!in_time) ::kill(pid, SIGKILL);
   int status = 0;
-  while (::waitpid(pid, &status, 0) < 0) {
-  }
+  const bool reaped = reap(pid, status);
   const std::string stderr_text = read_file(err);
   std::fclose(err);
+  if (!in_time)
+    throw InputError("SimGrid on " + platform + " did not finish within its deadline of " + format_number(deadline_s) +
+                     " s and was stopped; simulation.timeout_s sets the deadline (or try simulation.fidelity = fast, "
+                     "fewer ranks or larger buckets)");
 
   const auto nl = answer.find('\n');
   const std::string kind = answer.substr(0, nl);
   const std::string body = nl == std::string::npos ? "" : answer.substr(nl + 1);
-  if (kind == "ok" && WIFEXITED(status) && WEXITSTATUS(status) == 0) return body;
+  // Without the exit status (SIGCHLD ignored by whoever started ddlsim), the answer alone tells.
+  if (kind == "ok" && (!reaped || (WIFEXITED(status) && WEXITSTATUS(status) == 0))) return body;
   if (kind == "input") throw InputError(body);
   std::string reason = kind == "error" ? body : simgrid_reason(stderr_text);
   if (reason.empty()) {
-    reason = WIFSIGNALED(status) ? "SimGrid stopped with signal " + std::to_string(WTERMSIG(status))
-                                 : "SimGrid exited with code " + std::to_string(WEXITSTATUS(status));
+    reason = !reaped              ? std::string("SimGrid ended without an answer")
+             : WIFSIGNALED(status) ? "SimGrid stopped with signal " + std::to_string(WTERMSIG(status))
+                                   : "SimGrid exited with code " + std::to_string(WEXITSTATUS(status));
     const std::string stage = last_stage(stderr_text);
     if (!stage.empty()) reason += " while " + stage;
+    const std::string said = last_line(stderr_text);
+    if (!said.empty()) reason += " (it said: " + clip(said) + ")";
   }
   if (is_file(platform)) {
     if (reason.find(platform) == std::string::npos) reason = platform + ": " + reason;

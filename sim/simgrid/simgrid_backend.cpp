@@ -54,10 +54,26 @@ std::string platform_label(const System& sys) {
   return sys.cluster.xml_path.empty() ? sys.cluster.name : sys.cluster.xml_path;
 }
 
+// The deadline of one simulation: simulation.timeout_s, else 60 s plus 20 us per message simulated
+// (about 6 times what the benchmarks measure: bench/simgrid_bench.cpp, 3.4 us per message at full
+// fidelity), so a run that would take far longer than its size warrants is stopped, not awaited.
+Seconds deadline_s(const StepSchedule& s, const CommTopology& topo, Collective c, const CommMethod& m,
+                   const SimGridOptions& o) {
+  if (o.timeout_s > 0) return o.timeout_s;
+  Layout l;
+  l.ranks = topo.ranks();
+  l.gpus_per_node = topo.gpus_per_node;
+  l.ps_servers = topo.ps_servers;
+  double messages = 0;
+  for (const auto& plan : bucket_plans(s, c, m, l))
+    for (const Round& r : plan) messages += double(o.fidelity == Fidelity::Fast ? 1 : r.repeat) * l.ranks;
+  return 60 + 20e-6 * messages;
+}
+
 StepTiming simgrid_sync_step(const StepSchedule& s, const CommTopology& topo, Collective c, const CommMethod& m,
                              const System& sys, const SimGridOptions& o) {
-  const std::string answer =
-      run_isolated([&] { return simulate_sync_step(s, topo, c, m, sys, o); }, platform_label(sys));
+  const std::string answer = run_isolated([&] { return simulate_sync_step(s, topo, c, m, sys, o); },
+                                          platform_label(sys), deadline_s(s, topo, c, m, o));
   return from_json(nlohmann::json::parse(answer));
 }
 

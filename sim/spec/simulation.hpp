@@ -17,6 +17,7 @@ struct SimGridOptions {
   Bytes tcp_gamma_bytes = 0;           // network/TCP-gamma: TCP window cap; 0 = none
   double latency_factor = 0;           // network/latency-factor; 0 = the model's own
   double bandwidth_factor = 0;         // network/bandwidth-factor; 0 = the model's own
+  Seconds timeout_s = 0;               // deadline of one SimGrid run; 0 = derived from its size
 };
 
 }  // namespace ddlsim

@@ -1,0 +1,87 @@
+// Regression tests of the adversarial review (issue 14): each failed before its fix.
+#include <gtest/gtest.h>
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+
+#include "test_util.hpp"
+
+using testutil::run_ddlsim;
+using testutil::TempFile;
+
+// Google Benchmark kept a pointer to an argument string that died when the harness returned:
+// the JSON report's "executable" was whatever reused that memory.
+TEST(Hardening, BenchmarkJsonNamesTheHarness) {
+  TempFile out("s.cal");
+  const std::string json = out.dir() + "/b.json";
+  const auto r = run_ddlsim("calibrate --model small_cnn --batch 2 --min-time 0.001 --warmup 0 --out " + out.path() +
+                            " --benchmark-json " + json);
+  ASSERT_EQ(r.code, 0) << r.out;
+  const auto j = nlohmann::json::parse(testutil::slurp(json));
+  EXPECT_EQ(j["context"]["executable"], "ddlsim-calibrate");
+}
+
+// A process that ignores SIGCHLD makes waitpid fail with ECHILD (the kernel reaps the child): the
+// SimGrid hand-off used to retry forever at 100 % CPU. Now the child's answer tells.
+TEST(Hardening, SimGridRunsWhenTheCallerIgnoresSigchld) {
+  const pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    ::signal(SIGCHLD, SIG_IGN);  // inherited across exec
+    ::alarm(120);                // a hang ends the process with SIGALRM instead of the suite
+    const std::string scenario = testutil::source_dir() + "/scenarios/default.ini";
+    std::freopen("/dev/null", "w", stdout);
+    ::execl(DDLSIM_BINARY, DDLSIM_BINARY, "simulate", scenario.c_str(), "--simulation.backend=simgrid", nullptr);
+    ::_exit(127);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status)) << "ended by signal " << WTERMSIG(status) << " (SIGALRM = " << SIGALRM << ": a hang)";
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+}
+
+// A simulation past its deadline is stopped and reported, not awaited.
+TEST(Hardening, SimGridRunPastItsDeadlineIsStopped) {
+  const auto r = run_ddlsim("simulate " + testutil::source_dir() + "/scenarios/default.ini --cluster.platform=dgx1 "
+                            "--cluster.nodes=64 --simulation.backend=simgrid --simulation.fidelity=full "
+                            "--simulation.timeout_s=0.2");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("did not finish within its deadline of 0.2 s"), std::string::npos) << r.out;
+}
+
+// Thousands of nested zones crashed SimGrid's lexer; the child's reason was lost. Now refused
+// before SimGrid reads the file, with the line.
+TEST(Hardening, DeeplyNestedZonesAreRefusedWithTheLine) {
+  std::string xml = "<?xml version='1.0'?>\n<platform version=\"4.1\">\n";
+  for (int i = 0; i < 2000; ++i) xml += "<zone id=\"z" + std::to_string(i) + "\" routing=\"Full\">\n";
+  xml += "<host id=\"h\" speed=\"1Gf\"/>\n";
+  for (int i = 0; i < 2000; ++i) xml += "</zone>\n";
+  xml += "</platform>\n";
+  TempFile f("deep.xml", xml);
+  const auto r = run_ddlsim("simulate --cluster.platform=" + f.path() + " --compute.device=v100");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("deep.xml:67: zones nested more than 64 deep"), std::string::npos) << r.out;
+}
+
+// Control characters were echoed raw into messages (a carriage return rewrote the terminal line).
+TEST(Hardening, ControlCharactersAreEscapedInMessages) {
+  TempFile f("cr.ini", "[cluster\r]\nnodes = 2\n");
+  const auto r = run_ddlsim("simulate " + f.path());
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.out.find("got '[cluster\\r]'"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find('\r'), std::string::npos);
+}
+
+// A scenario key followed by another option took that option as its value, and the message then
+// spoke of scenario files.
+TEST(Hardening, KeyWithoutValueIsNamed) {
+  TempFile out("f.json");
+  const auto r = run_ddlsim("simulate " + testutil::source_dir() + "/scenarios/default.ini --cluster.nodes --output " +
+                            out.path());
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.out.find("command line: --cluster.nodes needs a value (--cluster.nodes=VALUE)"), std::string::npos)
+      << r.out;
+}
