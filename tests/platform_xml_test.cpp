@@ -153,11 +153,11 @@ TEST(SimGridSweep, FailingConfigurationKeepsItsRow) {
   for (std::size_t i = 0; i < results.size(); ++i) {
     EXPECT_EQ(results[i].settings.at("cluster.nodes").value, configs[i].at("cluster.nodes").value);
     EXPECT_EQ(results[i].settings.at("comm.algorithm").value, configs[i].at("comm.algorithm").value);
-    if (!results[i].prediction) {
+    if (!results[i].record) {
       ++failed;
       EXPECT_NE(results[i].error.find("two.xml"), std::string::npos) << results[i].error;
     } else {
-      EXPECT_EQ(results[i].prediction->backend, "simgrid");
+      EXPECT_EQ((*results[i].record)["backend"], "simgrid");
     }
   }
   EXPECT_EQ(failed, 2);  // nodes = 3, for both algorithms
@@ -225,9 +225,9 @@ TEST(SimGridSweep, ManyParallelConfigurationsKeepOrder) {
   const auto results = run_sweep(configs, ".", 8, nullptr, read_platform_file);
   ASSERT_EQ(results.size(), 40u);
   for (std::size_t i = 0; i < results.size(); ++i) {
-    ASSERT_TRUE(results[i].prediction) << results[i].error;
-    EXPECT_EQ(results[i].prediction->nodes, std::stoi(configs[i].at("cluster.nodes").value));
-    EXPECT_EQ(results[i].prediction->algorithm, configs[i].at("comm.algorithm").value);
+    ASSERT_TRUE(results[i].record) << results[i].error;
+    EXPECT_EQ((*results[i].record)["nodes"], std::stoi(configs[i].at("cluster.nodes").value));
+    EXPECT_EQ((*results[i].record)["algorithm"], configs[i].at("comm.algorithm").value);
   }
 }
 

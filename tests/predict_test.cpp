@@ -116,9 +116,8 @@ class PcadStudy : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     const ScenarioInput in = read_scenario(testutil::source_dir() + "/scenarios/pcad_factorial.ini", {});
-    for (const auto& r : run_sweep(expand_sweep(in), ".", 2, nullptr, read_platform_file)) {
-      ASSERT_TRUE(r.prediction) << r.error;
-      const Prediction& p = *r.prediction;
+    for (const auto& config : expand_sweep(in)) {
+      const Prediction p = predict(resolve_scenario(config, ".", read_platform_file));
       epoch()[{p.model, p.framework, p.batch_per_gpu, p.nodes}] = p;
     }
   }

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "core/error.hpp"
+#include "predict/prediction.hpp"
 #include "scenario/resolve.hpp"
 #include "scenario/settings.hpp"
 #include "sweep/sweep.hpp"

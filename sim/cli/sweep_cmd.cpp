@@ -1,15 +1,25 @@
-#include <cstdio>
-#include <iostream>
-#include <thread>
+// `ddlsim sweep FILE.ini [--jobs N] [--output FILE.csv] [--resume]`: rows are written as they are
+// ready, in configuration order. With --output, FILE.csv.sweep-state (the sweep's fingerprint and
+// size) marks the file as unfinished until the last row is written; an interrupted sweep leaves
+// complete rows, and --resume checks the fingerprint, drops a partly written last line, and runs
+// the remaining configurations.
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
-#include "core/args.hpp"
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <thread>
+
 #include "cli/commands.hpp"
-#include "core/output.hpp"
+#include "core/args.hpp"
 #include "core/error.hpp"
+#include "core/files.hpp"
 #include "scenario/resolve.hpp"
-#include "sweep/sweep.hpp"
 #include "simgrid/platform_reader.hpp"
+#include "sweep/sweep.hpp"
 
 namespace po = boost::program_options;
 
@@ -27,13 +37,53 @@ Progress terminal_progress() {
     if (done == total) std::fprintf(stderr, "\n");
   };
 }
+
+void write_fd(int fd, const std::string& text, const std::string& path) {
+  for (std::size_t done = 0; done < text.size();) {
+    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n <= 0) throw InputError(path + ": cannot write the sweep's rows");
+    done += std::size_t(n);
+  }
+}
+
+std::string state_text(const std::string& fingerprint, std::size_t size) {
+  return "ddlsim sweep state 1\nfingerprint " + fingerprint + "\nconfigurations " + std::to_string(size) + "\n";
+}
+
+// --resume: the rows FILE already holds (a partly written last line is cut off).
+std::size_t resumable_rows(const std::string& path, const std::string& expected_state) {
+  const std::string state_path = path + ".sweep-state";
+  std::ifstream state(state_path);
+  if (!state) throw InputError(path + ": no interrupted sweep to resume (" + state_path + " is missing)");
+  std::stringstream ss;
+  ss << state.rdbuf();
+  if (ss.str() != expected_state)
+    throw InputError(state_path + ": the file was written by a different sweep (scenario, values or lists changed); "
+                     "run without --resume to start over");
+  const std::string text = read_text_file(path, "sweep CSV");
+  const std::string header = sweep_csv_header();
+  if (text.compare(0, header.size(), header) != 0)
+    throw InputError(path + ": its header is not this sweep's; run without --resume to start over");
+  const std::size_t complete = text.rfind('\n') + 1;
+  if (complete < text.size() && ::truncate(path.c_str(), off_t(complete)) != 0)
+    throw InputError(path + ": cannot cut off the partly written last row");
+  std::size_t lines = 0;
+  for (std::size_t i = 0; i < complete; ++i) lines += text[i] == '\n';
+  return lines - 1;
+}
+
+bool regular_or_missing(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) != 0 || S_ISREG(st.st_mode);
+}
 }  // namespace
 
 int cmd_sweep(const Args& args) {
   po::options_description own("sweep options");
   own.add_options()("jobs,j", po::value<int>()->default_value(int(std::max(1u, std::thread::hardware_concurrency()))),
                     "configurations run in parallel")(
-      "output,o", po::value<std::string>()->default_value(""), "write the CSV to FILE");
+      "output,o", po::value<std::string>()->default_value(""), "write the CSV to FILE")(
+      "resume", po::bool_switch(), "finish an interrupted sweep of --output FILE");
   const ParsedArgs pa = parse_args(args, own, "sweep");
   if (pa.positional.size() != 1) throw InputError("ddlsim sweep: expected one scenario file");
   const int jobs = pa.vm["jobs"].as<int>();
@@ -48,19 +98,38 @@ int cmd_sweep(const Args& args) {
     if (in.settings.at(key).origin == "command line")
       throw InputError("command line: --" + key + " is swept by " + in.sweep_origin.at(key) +
                        "; expected either the sweep or one value (change the list with --sweep." + key + "=V1,V2)");
-  const auto results = run_sweep(expand_sweep(in), dir_of(file), jobs, terminal_progress(), read_platform_file);
-  write_output(pa.vm["output"].as<std::string>(), render_sweep_csv(results));
-  std::size_t failed = 0;
-  for (const auto& r : results)
-    if (!r.prediction) ++failed;
-  if (failed == 0) return 0;
-  std::cerr << "ddlsim sweep: " << failed << " of " << results.size()
-            << " configurations failed; their rows say why (error column)\n";
-  for (const auto& r : results)
-    if (!r.prediction) {
-      std::cerr << "  first failure: " << r.error << "\n";
-      break;
+  const SweepDesign design(in);
+  const std::string output = pa.vm["output"].as<std::string>();
+  const bool resume = pa.vm["resume"].as<bool>();
+  const bool to_file = !output.empty() && output != "-";
+  if (resume && !to_file) throw InputError("ddlsim sweep: --resume needs --output FILE (the sweep to finish)");
+  const bool with_state = to_file && regular_or_missing(output);
+  const std::string state = state_text(sweep_fingerprint(in), design.size());
+
+  SweepOptions opts{dir_of(file), jobs, read_platform_file, terminal_progress(), 0};
+  int fd = STDOUT_FILENO;
+  if (to_file) {
+    if (resume) opts.first = resumable_rows(output, state);
+    fd = ::open(output.c_str(), resume ? (O_WRONLY | O_APPEND) : (O_WRONLY | O_CREAT | O_TRUNC), 0644);
+    if (fd < 0) throw InputError(output + ": cannot open for writing");
+    if (with_state && !resume) {
+      std::ofstream(output + ".sweep-state") << state;
     }
+  }
+  if (!resume) write_fd(fd, sweep_csv_header(), output);
+  std::string first_failure;
+  const std::size_t failed = run_sweep(design, opts, [&](std::size_t, const SweepRow& r) {
+    write_fd(fd, sweep_csv_row(r), output);
+    if (!r.record && first_failure.empty()) first_failure = r.error;
+  });
+  if (to_file) {
+    ::close(fd);
+    if (with_state) std::remove((output + ".sweep-state").c_str());
+  }
+  if (failed == 0) return 0;
+  std::cerr << "ddlsim sweep: " << failed << " of " << design.size() - opts.first
+            << " configurations failed; their rows say why (error column)\n";
+  if (!first_failure.empty()) std::cerr << "  first failure: " << first_failure << "\n";
   return 2;
 }
 

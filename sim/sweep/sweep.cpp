@@ -1,92 +1,227 @@
 #include "sweep/sweep.hpp"
 
+#include <fmt/format.h>
+#include <poll.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <atomic>
-#include <mutex>
+#include <cerrno>
+#include <map>
 #include <thread>
 
 #include "core/error.hpp"
+#include "core/text.hpp"
 #include "report/report.hpp"
-#include "scenario/resolve.hpp"
 
 namespace ddlsim {
 
-std::vector<Settings> expand_sweep(const ScenarioInput& in) {
-  std::vector<Settings> configs{in.settings};
+SweepDesign::SweepDesign(const ScenarioInput& in) : base_(in.settings), size_(1) {
   for (const auto& [key, values] : in.sweep) {
     const auto given = in.sweep_origin.find(key);
     const std::string origin = given != in.sweep_origin.end() ? given->second : "[sweep] " + key;
-    if (configs.size() * values.size() > kMaxSweepConfigs)
+    if (size_ * values.size() > kMaxSweepConfigs)
       throw InputError(origin + ": the sweep would run more than " + std::to_string(kMaxSweepConfigs) +
                        " configurations (the product of the lengths of its lists); split it into several sweeps");
-    std::vector<Settings> next;
-    for (const auto& base : configs)
-      for (const auto& v : values) {
-        Settings s = base;
-        s[key] = Setting{v, origin, false};
-        next.push_back(std::move(s));
-      }
-    configs = std::move(next);
+    size_ *= values.size();
+    factors_.emplace_back(key, values);
+    origins_.push_back(origin);
   }
-  return configs;
+}
+
+SweepDesign::SweepDesign(std::vector<Settings> configs) : list_(std::move(configs)), size_(list_.size()) {}
+
+Settings SweepDesign::config(std::size_t i) const {
+  if (!list_.empty()) return list_.at(i);
+  Settings s = base_;
+  for (std::size_t f = factors_.size(); f-- > 0;) {  // the last key varies fastest
+    const auto& [key, values] = factors_[f];
+    s[key] = Setting{values[i % values.size()], origins_[f], false};
+    i /= values.size();
+  }
+  return s;
+}
+
+std::vector<Settings> expand_sweep(const ScenarioInput& in) {
+  const SweepDesign d(in);
+  std::vector<Settings> out;
+  out.reserve(d.size());
+  for (std::size_t i = 0; i < d.size(); ++i) out.push_back(d.config(i));
+  return out;
 }
 
 namespace {
-SweepResult run_one(const Settings& s, const std::string& base_dir, const PlatformReader& read_platform) {
-  SweepResult r{s, std::nullopt, ""};
+
+// Whether the configuration forks (SimGrid runs in a child): never from a thread pool.
+bool needs_fork(const Settings& s) {
+  const std::string backend = to_lower(s.at("simulation.backend").value);
+  const std::string platform = to_lower(s.at("cluster.platform").value);
+  return backend == "simgrid" || (platform.size() > 4 && platform.substr(platform.size() - 4) == ".xml");
+}
+
+SweepRow run_one(Settings s, const SweepOptions& o) {
+  SweepRow r{std::move(s), std::nullopt, ""};
   try {
-    r.prediction = predict(resolve_scenario(s, base_dir, read_platform));
-    prediction_record(*r.prediction);  // fails on a non-finite figure
+    r.record = prediction_record(predict(resolve_scenario(r.settings, o.base_dir, o.read_platform)));
   } catch (const std::exception& e) {
-    r.prediction.reset();
+    r.record.reset();
     r.error = e.what();
   }
   return r;
 }
-}  // namespace
 
-std::vector<SweepResult> run_sweep(const std::vector<Settings>& configs, const std::string& base_dir,
-                                   int jobs, const Progress& progress, const PlatformReader& read_platform) {
-  std::vector<SweepResult> results(configs.size());
-  std::atomic<std::size_t> next{0}, done{0};
-  std::mutex progress_mutex;
+void run_on_threads(std::vector<SweepRow>& rows, const std::vector<std::size_t>& which, const SweepOptions& o) {
+  std::atomic<std::size_t> next{0};
   auto worker = [&] {
-    for (std::size_t i = next++; i < configs.size(); i = next++) {
-      results[i] = run_one(configs[i], base_dir, read_platform);
-      const std::size_t d = ++done;
-      if (progress) {
-        std::lock_guard<std::mutex> lock(progress_mutex);
-        progress(d, configs.size());
-      }
-    }
+    for (std::size_t k = next++; k < which.size(); k = next++) rows[which[k]] = run_one(rows[which[k]].settings, o);
   };
   std::vector<std::thread> pool;
-  const int threads = int(std::min<std::size_t>(std::max(jobs, 1), configs.size()));
+  const int threads = int(std::min<std::size_t>(std::max(o.jobs, 1), which.size()));
   for (int j = 1; j < threads; ++j) pool.emplace_back(worker);
   worker();
   for (auto& t : pool) t.join();
-  return results;
 }
 
-std::string render_sweep_csv(const std::vector<SweepResult>& results) {
-  std::vector<std::string> result_columns;
-  for (const auto& r : results)
-    if (r.prediction) {
-      const nlohmann::ordered_json rec = prediction_record(*r.prediction);
-      for (const auto& [k, v] : rec.items()) result_columns.push_back(k);
-      break;
+// ---- child processes, started from the single-threaded parent ------------------------------
+
+struct Child {
+  pid_t pid = -1;
+  int fd = -1;
+  std::size_t row = 0;
+  std::string answer;
+};
+
+Child start_child(const Settings& s, std::size_t row, const SweepOptions& o) {
+  int fds[2];
+  if (::pipe(fds) != 0) throw std::runtime_error("sweep: cannot create a pipe");
+  std::fflush(stdout);
+  std::fflush(stderr);
+  const pid_t pid = ::fork();
+  if (pid < 0) {
+    ::close(fds[0]);
+    ::close(fds[1]);
+    throw std::runtime_error("sweep: cannot fork");
+  }
+  if (pid == 0) {
+    ::close(fds[0]);
+    const SweepRow r = run_one(s, o);
+    const std::string out = r.record ? "ok\n" + r.record->dump() : "error\n" + r.error;
+    for (std::size_t done = 0; done < out.size();) {
+      const ssize_t n = ::write(fds[1], out.data() + done, out.size() - done);
+      if (n <= 0) break;
+      done += std::size_t(n);
     }
+    ::_exit(0);
+  }
+  ::close(fds[1]);
+  return {pid, fds[0], row, ""};
+}
+
+void finish_child(Child& c, SweepRow& row) {
+  ::close(c.fd);
+  int status = 0;
+  while (::waitpid(c.pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  const auto nl = c.answer.find('\n');
+  const std::string kind = c.answer.substr(0, nl), body = nl == std::string::npos ? "" : c.answer.substr(nl + 1);
+  if (kind == "ok") {
+    row.record = nlohmann::ordered_json::parse(body);
+  } else if (kind == "error") {
+    row.error = body;
+  } else {
+    row.error = WIFSIGNALED(status) ? "the configuration's process stopped with signal " + std::to_string(WTERMSIG(status))
+                                    : "the configuration's process ended without an answer";
+  }
+}
+
+// At most `jobs` children at once, their pipes read as answers arrive.
+void run_in_children(std::vector<SweepRow>& rows, const std::vector<std::size_t>& which, const SweepOptions& o) {
+  std::vector<Child> running;
+  std::size_t next = 0;
+  while (next < which.size() || !running.empty()) {
+    while (next < which.size() && int(running.size()) < std::max(o.jobs, 1)) {
+      running.push_back(start_child(rows[which[next]].settings, which[next], o));
+      ++next;
+    }
+    std::vector<pollfd> fds;
+    for (const auto& c : running) fds.push_back({c.fd, POLLIN, 0});
+    if (::poll(fds.data(), fds.size(), -1) < 0 && errno != EINTR) throw std::runtime_error("sweep: poll failed");
+    for (std::size_t k = running.size(); k-- > 0;) {
+      if (!(fds[k].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+      char buf[65536];
+      const ssize_t n = ::read(running[k].fd, buf, sizeof buf);
+      if (n > 0) {
+        running[k].answer.append(buf, std::size_t(n));
+        continue;
+      }
+      if (n < 0 && errno == EINTR) continue;
+      finish_child(running[k], rows[running[k].row]);
+      running.erase(running.begin() + long(k));
+    }
+  }
+}
+
+}  // namespace
+
+std::size_t run_sweep(const SweepDesign& design, const SweepOptions& opts, const RowSink& sink) {
+  // A window of rows at a time: threads, then (with no thread left) children, then the rows in order.
+  const std::size_t window = std::max<std::size_t>(256, 16 * std::size_t(std::max(opts.jobs, 1)));
+  std::size_t failed = 0;
+  for (std::size_t start = opts.first; start < design.size(); start += window) {
+    const std::size_t end = std::min(design.size(), start + window);
+    std::vector<SweepRow> rows(end - start);
+    std::vector<std::size_t> threaded, forked;
+    for (std::size_t i = start; i < end; ++i) {
+      rows[i - start].settings = design.config(i);
+      (needs_fork(rows[i - start].settings) ? forked : threaded).push_back(i - start);
+    }
+    run_on_threads(rows, threaded, opts);
+    run_in_children(rows, forked, opts);
+    for (std::size_t i = start; i < end; ++i) {
+      if (!rows[i - start].record) ++failed;
+      sink(i, rows[i - start]);
+      if (opts.progress) opts.progress(i + 1, design.size());
+    }
+  }
+  return failed;
+}
+
+std::vector<SweepRow> run_sweep(const std::vector<Settings>& configs, const std::string& base_dir, int jobs,
+                                const Progress& progress, const PlatformReader& read_platform) {
+  std::vector<SweepRow> out;
+  SweepOptions o{base_dir, jobs, read_platform, progress, 0};
+  run_sweep(SweepDesign(configs), o, [&](std::size_t, const SweepRow& r) { out.push_back(r); });
+  return out;
+}
+
+std::string sweep_csv_header() {
   std::string out;
   for (const auto& k : scenario_keys()) out += k.key + ",";
-  for (const auto& c : result_columns) out += c + ",";
-  out += "error\n";
-  for (const auto& r : results) {
-    for (const auto& k : scenario_keys()) out += csv_escape(r.settings.at(k.key).value) + ",";
-    const nlohmann::ordered_json rec = r.prediction ? prediction_record(*r.prediction) : nlohmann::ordered_json();
-    for (const auto& c : result_columns) out += (r.prediction ? csv_cell(rec[c]) : std::string()) + ",";
-    out += csv_escape(r.error) + "\n";
+  const nlohmann::ordered_json columns = prediction_record(Prediction{});  // the keys; values unused
+  for (const auto& [k, v] : columns.items()) out += k + ",";
+  return out + "error\n";
+}
+
+std::string sweep_csv_row(const SweepRow& r) {
+  std::string out;
+  for (const auto& k : scenario_keys()) out += csv_escape(r.settings.at(k.key).value) + ",";
+  const nlohmann::ordered_json rec = r.record ? *r.record : prediction_record(Prediction{});
+  for (const auto& [k, v] : rec.items()) out += (r.record ? csv_cell(v) : std::string()) + ",";
+  return out + csv_escape(r.error) + "\n";
+}
+
+std::string sweep_fingerprint(const ScenarioInput& in) {
+  std::string text;
+  for (const auto& [key, s] : in.settings) text += key + "=" + s.value + "\n";
+  for (const auto& [key, values] : in.sweep) {
+    text += "[sweep]" + key;
+    for (const auto& v : values) text += "," + v;
+    text += "\n";
   }
-  return out;
+  std::uint64_t h = 1469598103934665603ULL;  // FNV-1a 64
+  for (unsigned char c : text) h = (h ^ c) * 1099511628211ULL;
+  return fmt::format("{:016x}", h);
 }
 
 }  // namespace ddlsim

@@ -1,12 +1,20 @@
-// Full-factorial sweeps: every combination of the [sweep] values, one prediction each.
-// A configuration that fails keeps its row, with the reason in the `error` column.
+// Full-factorial sweeps: every combination of the [sweep] values, one prediction each, streamed.
+//  * Configurations are enumerated on demand from their index (the last swept key, sorted by name,
+//    varies fastest), so memory does not grow with the sweep's size.
+//  * Rows reach the sink in configuration order, a window at a time.
+//  * Configurations that need a forked SimGrid child (simulation.backend = simgrid, or a platform
+//    file) run in child processes started by the single-threaded parent, at most `jobs` at once;
+//    the others run on up to `jobs` threads. The parent never forks while it has threads.
+//  * A configuration that fails keeps its row, with the reason in the `error` column.
 #pragma once
 #include <functional>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
-#include "predict/prediction.hpp"
+#include <nlohmann/json.hpp>
+
 #include "scenario/resolve.hpp"
 #include "scenario/settings.hpp"
 
@@ -15,23 +23,58 @@ namespace ddlsim {
 constexpr std::size_t kMaxSweepConfigs = 1000000;  // a full factorial design grows fast
 constexpr int kMaxSweepJobs = 1024;
 
-// The configurations, in order: the last swept key (sorted by name) varies fastest.
-// Throws InputError when there would be more than kMaxSweepConfigs.
+// The configurations of a sweep, computed from their index.
+class SweepDesign {
+ public:
+  // Throws InputError (naming the [sweep] key) when there would be more than kMaxSweepConfigs.
+  explicit SweepDesign(const ScenarioInput& in);
+  // A fixed list (tests, `compare`-like uses).
+  explicit SweepDesign(std::vector<Settings> configs);
+
+  std::size_t size() const { return size_; }
+  Settings config(std::size_t i) const;
+
+ private:
+  Settings base_;
+  std::vector<std::pair<std::string, std::vector<std::string>>> factors_;  // sorted by key
+  std::vector<std::string> origins_;
+  std::vector<Settings> list_;  // used instead of factors_ when given
+  std::size_t size_ = 0;
+};
+
+// Every configuration in memory (small sweeps, tests); throws as SweepDesign does.
 std::vector<Settings> expand_sweep(const ScenarioInput& in);
 
-struct SweepResult {
+struct SweepRow {
   Settings settings;
-  std::optional<Prediction> prediction;
-  std::string error;  // set when prediction is empty
+  std::optional<nlohmann::ordered_json> record;  // prediction_record of the prediction
+  std::string error;                             // set when record is empty
 };
 
 using Progress = std::function<void(std::size_t done, std::size_t total)>;
+using RowSink = std::function<void(std::size_t index, const SweepRow& row)>;
 
-// Runs every configuration on up to `jobs` threads; results keep the configurations' order.
-std::vector<SweepResult> run_sweep(const std::vector<Settings>& configs, const std::string& base_dir,
-                                   int jobs, const Progress& progress, const PlatformReader& read_platform);
+struct SweepOptions {
+  std::string base_dir;         // resolves relative paths of the scenario
+  int jobs = 1;
+  PlatformReader read_platform;
+  Progress progress;            // may be empty
+  std::size_t first = 0;        // start here (a resumed sweep)
+};
+
+// Runs configurations first..size-1 and hands each row to `sink` in order; returns how many failed.
+std::size_t run_sweep(const SweepDesign& design, const SweepOptions& opts, const RowSink& sink);
+
+// All rows in memory (small sweeps, tests).
+std::vector<SweepRow> run_sweep(const std::vector<Settings>& configs, const std::string& base_dir, int jobs,
+                                const Progress& progress, const PlatformReader& read_platform);
 
 // Tidy CSV: one row per configuration; one column per scenario key, per result, and `error`.
-std::string render_sweep_csv(const std::vector<SweepResult>& results);
+std::string sweep_csv_header();
+std::string sweep_csv_row(const SweepRow& row);
+
+// A fingerprint of the sweep (its settings and lists, canonical text, FNV-1a 64): a resumed sweep
+// must be the same sweep.
+std::string sweep_fingerprint(const ScenarioInput& in);
 
 }  // namespace ddlsim
