@@ -145,3 +145,18 @@ TEST(Hardening, ResumeRefusesAnotherSweep) {
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.out.find("written by a different sweep"), std::string::npos) << r.out;
 }
+
+// 32,768 ranks failed inside SimGrid ("Failed to protect stack": a guard page per actor stack ran
+// past vm.max_map_count); the documented limit of the SimGrid backend is now the one that runs,
+// and more is refused before any work.
+TEST(Hardening, SimGridRunsAtItsDocumentedLimitAndRefusesMore) {
+  const std::string base = "simulate " + testutil::source_dir() + "/scenarios/default.ini --cluster.platform=dgx1 "
+                           "--simulation.backend=simgrid --format json ";
+  const auto ok = run_ddlsim(base + "--cluster.nodes=4096");  // 32,768 ranks
+  ASSERT_EQ(ok.code, 0) << ok.out.substr(0, 2000);
+  EXPECT_EQ(nlohmann::json::parse(ok.out)["ranks"], 32768);
+  const auto refused = run_ddlsim(base + "--cluster.nodes=8193");
+  EXPECT_EQ(refused.code, 2);
+  EXPECT_NE(refused.out.find("at most 65536 GPUs in all with simulation.backend = simgrid"), std::string::npos)
+      << refused.out;
+}
