@@ -63,11 +63,14 @@ TEST(CalibrationCpu, CommandWritesAFileForEveryLayer) {
   EXPECT_NE(r.out.find("step_s"), std::string::npos) << r.out;
 }
 
+// SELF-CONSISTENCY, not prediction: the per-layer kernel times the calibration file holds must add
+// up to a real timed step of the same kernels (forward, backward, update) run back to back; it
+// catches a wrong kernel list, batch rule or units, not the framework overheads of a real step.
 // This machine is a shared 2-core VM: other work slows kernels now and then, even on the thread
 // CPU clock. Each attempt measures the real step right before and right after calibrating (the
 // fastest pass of each) and the comparison is retried up to 3 times; a systematic error (a wrong
 // kernel list, a wrong batch rule, the roofline instead of the file) fails every attempt.
-TEST(CalibrationCpu, SimulatedStepMatchesARealTimedStepWithin15Percent) {
+TEST(CalibrationCpu, CalibratedKernelsAddUpToATimedStepOfTheSameKernelsWithin15Percent) {
   ModelOptions o = default_model_options("small_cnn");
   const Model model = build_zoo_model("small_cnn", o);
   auto runner = make_cpu_runner();

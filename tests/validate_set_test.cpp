@@ -30,7 +30,10 @@ TEST(ValidateModels, ResNet152AndAlexNetParameterTotals) {
   EXPECT_THROW(build_zoo_model("alexnet", o), InputError);
 }
 
-TEST(ValidateSet, MeetsTheTargetsOnSyntheticData) {
+// IN-SAMPLE: each group's parameter is fitted on the very synthetic rows scored here, so this
+// shows that one parameter per group can explain them, not how well ddlsim predicts a new system.
+// (The real-data rows share the fitted value but were not fitted on.)
+TEST(ValidateSet, InSampleFitOfOneParameterPerGroupMeetsTheTargets) {
   const ddlsim::ValidationResult v = ddlsim::run_validation(ddlsim::default_validation_folder(), ddlsim::read_platform_file);
   ASSERT_EQ(v.groups.size(), 4u);
   EXPECT_EQ(v.model_synthetic.n, 77);
@@ -39,11 +42,22 @@ TEST(ValidateSet, MeetsTheTargetsOnSyntheticData) {
   for (const auto& g : v.groups) {
     EXPECT_FALSE(g.fitted.name.empty()) << g.group.name;  // exactly one named parameter per group
     if (g.baseline_synthetic.mape > 0.05) EXPECT_LT(g.model_synthetic.mape, g.baseline_synthetic.mape) << g.group.name;
-    // Synthetic 1-GPU rows are the calibration: predicted within the epoch's rounding of steps.
-    // (Real-data rows can be input-bound in the model: see the README's validation section.)
-    for (const auto& r : g.comparison.rows)
-      if (r.prediction.ranks == 1 && *r.measured.find("input.format") == "synthetic") EXPECT_NEAR(r.error, 0, 2e-3) << g.group.name << " " << r.measured.label();
   }
+}
+
+// PLUMBING, not accuracy: compute is calibrated from each synthetic 1-GPU row, so those rows must
+// come back within the epoch's rounding of steps; this fails only if the calibration does not reach
+// the prediction. (Real-data rows can be input-bound in the model: see the README.)
+TEST(ValidateSet, OneGpuRowsGiveBackTheThroughputTheyCalibrate) {
+  const ddlsim::ValidationResult v = ddlsim::run_validation(ddlsim::default_validation_folder(), ddlsim::read_platform_file);
+  int checked = 0;
+  for (const auto& g : v.groups)
+    for (const auto& r : g.comparison.rows)
+      if (r.prediction.ranks == 1 && *r.measured.find("input.format") == "synthetic") {
+        EXPECT_NEAR(r.error, 0, 2e-3) << g.group.name << " " << r.measured.label();
+        ++checked;
+      }
+  EXPECT_GT(checked, 10);
 }
 
 TEST(ValidateSet, CommandPrintsTheTableAndWritesNothingOnError) {
