@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # ddlsim set-up on Debian 12 (run as root, or with sudo):
 #   ./setup.sh run    install what is missing, build, simulate scenarios/default.ini
-#   ./setup.sh test   install what is missing, build, run every test
+#   ./setup.sh test   install what is missing, build, run every test; then the same tests again
+#                     under AddressSanitizer + UBSan (clang, build-check/) and each fuzz harness
+#                     for FUZZ_SECONDS (default 60)
 #   ./setup.sh build  install and build only
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -9,7 +11,8 @@ cd "$(dirname "$0")"
 PACKAGES=(build-essential cmake ninja-build pkg-config
           libsimgrid-dev libeigen3-dev libboost-program-options-dev nlohmann-json3-dev libfmt-dev
           libgtest-dev libgmock-dev libbenchmark-dev libcsv-dev libturbojpeg0-dev
-          libopenmpi-dev openmpi-bin iproute2)  # MPI and ip/tc: network calibration (ddlsim netbench)
+          libopenmpi-dev openmpi-bin iproute2   # MPI and ip/tc: network calibration (ddlsim netbench)
+          clang libclang-rt-14-dev)             # the sanitizer and fuzzing checks of `setup.sh test`
 
 install_missing() {
   local missing=()
@@ -31,9 +34,21 @@ build() {
   cmake --build build -j "$(nproc)"
 }
 
+# The checking build: clang, ASan + UBSan on every target, the libFuzzer harnesses; no CUDA.
+check() {
+  cmake -S . -B build-check -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=clang \
+        -DCMAKE_CXX_COMPILER=clang++ -DDDLSIM_SANITIZE=ON -DDDLSIM_FUZZ=ON -DDDLSIM_CUDA=OFF
+  cmake --build build-check -j "$(nproc)"
+  ASAN_OPTIONS=detect_stack_use_after_return=0:detect_leaks=1:abort_on_error=1 \
+  LSAN_OPTIONS=suppressions=$PWD/tests/sanitizers/lsan.supp:print_suppressions=0 \
+  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+    ctest --test-dir build-check --output-on-failure -j "$(nproc)"
+  tests/fuzz/run.sh build-check "${FUZZ_SECONDS:-60}"
+}
+
 case "${1:-run}" in
   run)   install_missing; build; ./build/ddlsim simulate scenarios/default.ini ;;
-  test)  install_missing; build; ctest --test-dir build --output-on-failure -j "$(nproc)" ;;
+  test)  install_missing; build; ctest --test-dir build --output-on-failure -j "$(nproc)"; check ;;
   build) install_missing; build ;;
   *)     echo "usage: $0 run|test|build" >&2; exit 2 ;;
 esac

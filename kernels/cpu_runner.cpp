@@ -39,18 +39,17 @@ std::string cpu_model_name() {
 // their contents do not change the time of these kernels.
 struct Arenas {
   std::vector<float> a, b, c;
-  void reserve(std::size_t na, std::size_t nb, std::size_t nc) {
-    if (a.size() < na) a.assign(na, 1e-3f);
-    if (b.size() < nb) b.assign(nb, 1e-3f);
-    if (c.size() < nc) c.assign(nc, 1e-3f);
+  void reserve(const KernelBuffers& need) {  // fp32 only: bytes / 4 floats
+    const auto grow = [](std::vector<float>& v, double bytes) {
+      if (v.size() < std::size_t(bytes / 4)) v.assign(std::size_t(bytes / 4), 1e-3f);
+    };
+    grow(a, need.a), grow(b, need.b), grow(c, need.c);
   }
 };
 
 class CpuGemm : public PreparedKernel {
  public:
-  CpuGemm(const GemmShape& g, Arenas& ar) : g_(g), ar_(ar) {
-    ar.reserve(std::size_t(g.m * g.k), std::size_t(g.k * g.n), std::size_t(g.m * g.n));
-  }
+  CpuGemm(const KernelSpec& s, Arenas& ar) : g_(s.gemm), ar_(ar) { ar.reserve(kernel_buffers(s)); }
   void launch() override {
     const Eigen::Index m = g_.m, n = g_.n, k = g_.k;
     MatMap c(ar_.c.data(), m, n);
@@ -69,10 +68,7 @@ class CpuGemm : public PreparedKernel {
 
 class CpuMem : public PreparedKernel {
  public:
-  CpuMem(const KernelSpec& s, Arenas& ar) : s_(s), ar_(ar) {
-    const auto in = std::size_t(s.in_elems), out = std::size_t(s.out_elems);
-    ar.reserve(std::max(in, out), std::max(in, out), std::max(in, out));
-  }
+  CpuMem(const KernelSpec& s, Arenas& ar) : s_(s), ar_(ar) { ar.reserve(kernel_buffers(s)); }
   void launch() override {
     const Eigen::Index n = s_.out_elems, in = s_.in_elems;
     float* a = ar_.a.data();
@@ -130,7 +126,7 @@ class CpuRunner : public KernelRunner {
     return {0.8 * have, fmt::format("80 % of this machine's {:.1f} GiB of memory", have / (1 << 30))};
   }
   std::unique_ptr<PreparedKernel> prepare(const KernelSpec& s) override {
-    if (s.is_gemm) return std::make_unique<CpuGemm>(s.gemm, arenas_);
+    if (s.is_gemm) return std::make_unique<CpuGemm>(s, arenas_);
     return std::make_unique<CpuMem>(s, arenas_);
   }
   double time_s(const std::vector<PreparedKernel*>& kernels, int passes) override {

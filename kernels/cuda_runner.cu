@@ -42,12 +42,34 @@ template <class T> __global__ void k_window(const T* x, T* y, long long n, long 
     st(y, o, acc);
   }
 }
-// One thread per output channel sums its column (rows x channels, channels fastest).
-template <class T> __global__ void k_reduce(const T* x, T* y, long long channels, long long rows) {
-  GRID_STRIDE(c, channels) {
-    float acc = 0;
-    for (long long r = 0; r < rows; ++r) acc += ld(x, r * channels + c);
-    st(y, c, acc);
+// Column sums of a rows x channels matrix (channels fastest: batch-norm statistics, bias
+// gradients). A block of 32 x 8 threads takes 32 neighbouring channels (coalesced reads) and a
+// slice of the rows; its 8 row lanes meet in shared memory and one atomicAdd per channel and block
+// adds the partial sum into y (zeroed first), so millions of rows spread over the whole GPU.
+constexpr int kReduceLanes = 8;
+template <class T> __global__ void k_reduce(const T* x, float* y, long long channels, long long rows,
+                                            long long rows_per_block) {
+  __shared__ float part[kReduceLanes][33];
+  const long long c = blockIdx.x * 32LL + threadIdx.x;
+  const long long r0 = blockIdx.y * rows_per_block, r1 = min(rows, r0 + rows_per_block);
+  float acc = 0;
+  if (c < channels)
+    for (long long r = r0 + threadIdx.y; r < r1; r += kReduceLanes) acc += ld(x, r * channels + c);
+  part[threadIdx.y][threadIdx.x] = acc;
+  __syncthreads();
+  if (threadIdx.y == 0 && c < channels) {
+    for (int l = 1; l < kReduceLanes; ++l) acc += part[l][threadIdx.x];
+    atomicAdd(&y[c], acc);
+  }
+}
+// Pseudo-random values in [-1, 1) as FP16 words (a hash of the index): valid halves, and read as
+// FP32 pairs they are finite too. Zero-filled buffers let tensor cores draw less power than on
+// real data, which flatters the times.
+__global__ void k_fill(unsigned short* p, long long n, unsigned seed) {
+  GRID_STRIDE(i, n) {
+    unsigned h = unsigned(i) * 2654435761u ^ seed;
+    h ^= h >> 15, h *= 2246822519u, h ^= h >> 13;
+    p[i] = __half_as_ushort(__float2half(float(h & 0xFFFF) / 32768.0f - 1.0f));
   }
 }
 __global__ void k_sgd(float* w, const float* g, float* v, long long n) {
@@ -58,37 +80,39 @@ __global__ void k_sgd(float* w, const float* g, float* v, long long n) {
 }
 __global__ void k_axpy(const float* g, float* acc, long long n) { GRID_STRIDE(i, n) acc[i] += g[i]; }
 
-struct Arenas {
-  void* a = nullptr;
-  void* b = nullptr;
-  void* c = nullptr;
+// One device buffer that grows to the largest need it is given, filled with pseudo-random data.
+struct Buffer {
+  void* p = nullptr;
   std::size_t bytes = 0;
   void release() {
-    cudaFree(a), cudaFree(b), cudaFree(c);
-    a = b = c = nullptr;
+    cudaFree(p);
+    p = nullptr;
     bytes = 0;
   }
-  // The harness checks the buffers against the free memory first (memory_budget); this catches
-  // what that estimate missed, as an input error rather than a crash.
-  void reserve(std::size_t need) {
+  // The harness checks the same sizes against the free memory first (buffer_bytes and
+  // memory_budget); a cudaMalloc that still fails is an input error, not a crash.
+  void reserve(double need_bytes, unsigned seed) {
+    const std::size_t need = (std::size_t(need_bytes) + 255) / 256 * 256;
     if (need <= bytes) return;
     release();
-    for (void** p : {&a, &b, &c}) {
-      const cudaError_t e = cudaMalloc(p, need);
-      if (e == cudaErrorMemoryAllocation) {
-        cudaGetLastError();  // clear the error
-        release();
-        throw InputError("--batch: a kernel needs 3 device buffers of " + std::to_string(need >> 20) +
-                         " MiB and cudaMalloc could not allocate them; calibrate smaller batches");
-      }
-      check(e, "cudaMalloc");
+    const cudaError_t e = cudaMalloc(&p, need);
+    if (e == cudaErrorMemoryAllocation) {
+      cudaGetLastError();  // clear the error
+      throw InputError("--batch: a kernel needs a device buffer of " + std::to_string(need >> 20) +
+                       " MiB and cudaMalloc could not allocate it; calibrate smaller batches");
     }
-    check(cudaMemset(a, 0, need), "cudaMemset");
-    check(cudaMemset(b, 0, need), "cudaMemset");
-    check(cudaMemset(c, 0, need), "cudaMemset");
+    check(e, "cudaMalloc");
+    const long long words = (long long)(need / 2);
+    k_fill<<<int(std::min<long long>((words + 255) / 256, 65535)), 256>>>(static_cast<unsigned short*>(p), words, seed);
+    check(cudaDeviceSynchronize(), "filling a buffer");
     bytes = need;
   }
-  ~Arenas() { release(); }
+  ~Buffer() { release(); }
+};
+
+struct Arenas {
+  Buffer a, b, c;
+  void reserve(const KernelBuffers& need) { a.reserve(need.a, 1), b.reserve(need.b, 2), c.reserve(need.c, 3); }
 };
 
 struct Context {
@@ -99,11 +123,7 @@ struct Context {
 
 class CudaGemm : public PreparedKernel {
  public:
-  CudaGemm(const KernelSpec& s, Context& ctx) : s_(s), ctx_(ctx) {
-    const std::size_t elem = s.precision == Precision::Mixed ? 2 : 4;
-    const auto& g = s.gemm;
-    ctx.arenas.reserve(elem * std::size_t(std::max({g.m * g.k, g.k * g.n, g.m * g.n})));
-  }
+  CudaGemm(const KernelSpec& s, Context& ctx) : s_(s), ctx_(ctx) { ctx.arenas.reserve(kernel_buffers(s)); }
   void launch() override {
     const auto& g = s_.gemm;
     const float alpha = 1, beta = 0;
@@ -112,8 +132,8 @@ class CudaGemm : public PreparedKernel {
     const cublasComputeType_t compute =
         s_.precision == Precision::TF32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
     check(cublasGemmEx(ctx_.blas, g.trans_a ? CUBLAS_OP_T : CUBLAS_OP_N, g.trans_b ? CUBLAS_OP_T : CUBLAS_OP_N,
-                       int(g.m), int(g.n), int(g.k), &alpha, ctx_.arenas.a, type, int(g.trans_a ? g.k : g.m),
-                       ctx_.arenas.b, type, int(g.trans_b ? g.n : g.k), &beta, ctx_.arenas.c, type, int(g.m),
+                       int(g.m), int(g.n), int(g.k), &alpha, ctx_.arenas.a.p, type, int(g.trans_a ? g.k : g.m),
+                       ctx_.arenas.b.p, type, int(g.trans_b ? g.n : g.k), &beta, ctx_.arenas.c.p, type, int(g.m),
                        compute, CUBLAS_GEMM_DEFAULT),
           "cublasGemmEx");
   }
@@ -125,10 +145,7 @@ class CudaGemm : public PreparedKernel {
 
 class CudaMem : public PreparedKernel {
  public:
-  CudaMem(const KernelSpec& s, Context& ctx) : s_(s), ctx_(ctx) {
-    const std::size_t elem = s.precision == Precision::Mixed ? 2 : 4;
-    ctx.arenas.reserve(elem * std::size_t(std::max(s.in_elems, s.out_elems)));
-  }
+  CudaMem(const KernelSpec& s, Context& ctx) : s_(s), ctx_(ctx) { ctx.arenas.reserve(kernel_buffers(s)); }
   void launch() override {
     if (s_.precision == Precision::Mixed && s_.op != MemOp::Sgd && s_.op != MemOp::Axpy)
       run<__half>();
@@ -140,9 +157,9 @@ class CudaMem : public PreparedKernel {
   template <class T>
   void run() {
     const long long n = s_.out_elems, in = s_.in_elems;
-    T* a = static_cast<T*>(ctx_.arenas.a);
-    T* b = static_cast<T*>(ctx_.arenas.b);
-    T* c = static_cast<T*>(ctx_.arenas.c);
+    T* a = static_cast<T*>(ctx_.arenas.a.p);
+    T* b = static_cast<T*>(ctx_.arenas.b.p);
+    T* c = static_cast<T*>(ctx_.arenas.c.p);
     const int threads = 256;
     const int blocks = int(std::min<long long>((n + threads - 1) / threads, 65535));
     cudaStream_t st = ctx_.stream;
@@ -152,11 +169,19 @@ class CudaMem : public PreparedKernel {
       case MemOp::Binary: k_binary<T><<<blocks, threads, 0, st>>>(a, b, c, n); break;
       case MemOp::Copy: k_copy<T><<<blocks, threads, 0, st>>>(a, c, n); break;
       case MemOp::Window: k_window<T><<<blocks, threads, 0, st>>>(a, c, n, in, s_.window); break;
-      case MemOp::Reduce: k_reduce<T><<<blocks, threads, 0, st>>>(a, c, n, std::max<long long>(in / n, 1)); break;
-      case MemOp::Sgd:
-        k_sgd<<<blocks, threads, 0, st>>>((float*)ctx_.arenas.a, (float*)ctx_.arenas.b, (float*)ctx_.arenas.c, n);
+      case MemOp::Reduce: {
+        // n channels, in / n rows; the sums accumulate in c read as floats (zeroed first).
+        const long long rows = std::max<long long>(in / n, 1);
+        const long long slices = std::min<long long>((rows + 2047) / 2048, 1024);
+        const dim3 grid(unsigned((n + 31) / 32), unsigned(slices)), block(32, kReduceLanes);
+        check(cudaMemsetAsync(c, 0, std::size_t(n) * sizeof(float), st), "cudaMemsetAsync");
+        k_reduce<T><<<grid, block, 0, st>>>(a, reinterpret_cast<float*>(c), n, rows, (rows + slices - 1) / slices);
         break;
-      case MemOp::Axpy: k_axpy<<<blocks, threads, 0, st>>>((float*)ctx_.arenas.b, (float*)ctx_.arenas.c, n); break;
+      }
+      case MemOp::Sgd:
+        k_sgd<<<blocks, threads, 0, st>>>((float*)ctx_.arenas.a.p, (float*)ctx_.arenas.b.p, (float*)ctx_.arenas.c.p, n);
+        break;
+      case MemOp::Axpy: k_axpy<<<blocks, threads, 0, st>>>((float*)ctx_.arenas.b.p, (float*)ctx_.arenas.c.p, n); break;
     }
     check(cudaGetLastError(), "kernel launch");
   }
@@ -166,6 +191,8 @@ class CudaMem : public PreparedKernel {
 };
 
 class CudaRunner : public KernelRunner {
+  static constexpr int kLaunches = 10;
+
  public:
   explicit CudaRunner(int index) : index_(index) {
     check(cudaSetDevice(index), "cudaSetDevice");
@@ -186,7 +213,11 @@ class CudaRunner : public KernelRunner {
            std::to_string(props_.minor) + ")";
   }
   std::string kind() const override { return "cuda"; }
-  std::string clock() const override { return "CUDA events around the launches on one stream"; }
+  std::string clock() const override {
+    return "CUDA events around " + std::to_string(kLaunches) + " back-to-back launches on one stream, / " +
+           std::to_string(kLaunches);
+  }
+  int launches_per_sample() const override { return kLaunches; }
   void check_precision(Precision p) const override {
     if (p == Precision::TF32 && props_.major < 8)
       throw InputError("--precision tf32: " + device() + " has no TF32 tensor cores (needs sm_80 or newer)");

@@ -75,14 +75,15 @@ std::map<std::string, double> time_kernels(KernelRunner& runner, const std::map<
                                    double best_s = 1e300;
                                    int samples = 0;
                                    for (auto _ : st) {
-                                     const double t = runner.time_s(one, 1);
+                                     const double t = runner.time_s(one, runner.launches_per_sample());
                                      st.SetIterationTime(t);
                                      best_s = std::min(best_s, t);
                                      ++samples;
                                    }
                                    // A long kernel gets few iterations in MinTime: time it a few more
                                    // times so that its fastest run is not one that other work slowed.
-                                   for (; samples < kMinSamples; ++samples) best_s = std::min(best_s, runner.time_s(one, 1));
+                                   for (; samples < kMinSamples; ++samples)
+                                     best_s = std::min(best_s, runner.time_s(one, runner.launches_per_sample()));
                                    st.counters["min_s"] = best_s;
                                    st.counters["flops"] = spec.flops();
                                  })
@@ -120,17 +121,18 @@ LayerTiming layer_timing(const LayerKernels& lk, int batch, const std::map<std::
   return r;
 }
 
-// Bytes of the three scratch buffers a runner sizes for the largest kernel (FP32).
+}  // namespace
+
 double buffer_bytes(const std::map<std::string, KernelSpec>& specs) {
-  double a = 0, b = 0, c = 0;
+  KernelBuffers most;
   for (const auto& [key, k] : specs) {
-    const double in = double(k.in_elems), out = double(k.out_elems), mem = std::max(in, out);
-    a = std::max(a, k.is_gemm ? double(k.gemm.m) * k.gemm.k : mem);
-    b = std::max(b, k.is_gemm ? double(k.gemm.k) * k.gemm.n : mem);
-    c = std::max(c, k.is_gemm ? double(k.gemm.m) * k.gemm.n : mem);
+    const KernelBuffers b = kernel_buffers(k);
+    most = {std::max(most.a, b.a), std::max(most.b, b.b), std::max(most.c, b.c)};
   }
-  return 4 * (a + b + c);
+  return most.a + most.b + most.c;
 }
+
+namespace {
 
 // Kernels whose buffers do not fit would be killed (CPU) or fail to allocate (GPU), not measured.
 void check_fits_in_memory(const KernelRunner& runner, const std::map<std::string, KernelSpec>& specs,

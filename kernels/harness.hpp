@@ -3,6 +3,7 @@
 // CUDA events, or thread CPU time), warmed up, measured, and the per-kernel times are summed into
 // per-layer forward, backward, update and accumulation times.
 #pragma once
+#include <map>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,10 @@ struct HarnessOptions {
 // Fills device, kind, model, precision, clock and the rows; the caller adds tool, host and date.
 Calibration calibrate_model(KernelRunner& runner, const Model& model, const std::vector<int>& batches,
                             Precision precision, const HarnessOptions& opts);
+
+// Bytes of the scratch buffers a runner holds once every kernel of `specs` is prepared: each of the
+// three buffers grows to its largest kernel's need (kernel_plan.hpp, kernel_buffers).
+double buffer_bytes(const std::map<std::string, KernelSpec>& specs);
 
 // A real training step on one device, timed end to end: forward kernels in layer order, backward
 // kernels in reverse layer order, then every update kernel. The fastest of `passes` after one warm-up.

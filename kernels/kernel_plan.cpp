@@ -159,4 +159,17 @@ const char* to_string(MemOp op) {
   return "?";
 }
 
+KernelBuffers kernel_buffers(const KernelSpec& k) {
+  const bool fp32_op = !k.is_gemm && (k.op == MemOp::Sgd || k.op == MemOp::Axpy);
+  const double elem = k.precision == Precision::Mixed && !fp32_op ? 2 : 4;
+  if (k.is_gemm) {
+    const auto& g = k.gemm;
+    return {elem * double(g.m) * double(g.k), elem * double(g.k) * double(g.n), elem * double(g.m) * double(g.n)};
+  }
+  const double mem = elem * double(std::max(k.in_elems, k.out_elems));
+  // A reduction's sums accumulate in FP32 (cuda_runner.cu): its output holds 4-byte floats.
+  const double out = k.op == MemOp::Reduce ? std::max(mem, 4.0 * double(k.out_elems)) : mem;
+  return {mem, mem, out};
+}
+
 }  // namespace ddlsim

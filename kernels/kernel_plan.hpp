@@ -52,6 +52,15 @@ struct KernelSpec {
   double flops() const;        // operations (multiply-add = 2)
 };
 
+// The three buffers a runner gives a kernel (A, B, C of a GEMM; the inputs and the output of a
+// memory-bound kernel), in bytes: the one rule both runners allocate by and the memory check uses.
+// Elements are 2 bytes in mixed precision (4 for the FP32 optimizer update and accumulation, and
+// for a reduction's output, summed in FP32).
+struct KernelBuffers {
+  double a = 0, b = 0, c = 0;
+};
+KernelBuffers kernel_buffers(const KernelSpec& k);
+
 struct LayerKernels {
   std::string layer;                 // Layer::name
   std::vector<KernelSpec> kernels;   // forward, backward, update, accumulate (in that order)

@@ -33,8 +33,12 @@ class KernelRunner {
   virtual void check_precision(Precision p) const = 0;
   virtual MemoryBudget memory_budget() const { return {}; }
   virtual std::unique_ptr<PreparedKernel> prepare(const KernelSpec& spec) = 0;
-  // Launches the kernels in order, `passes` times, and returns the device time of one pass.
+  // Launches the kernels in order, `passes` times, and returns the device time of one pass
+  // (the total between the clock's two readings / passes).
   virtual double time_s(const std::vector<PreparedKernel*>& kernels, int passes) = 0;
+  // Launches per timing sample of one kernel: on a GPU several back to back between two events,
+  // so the time per launch (total / N) does not carry a launch's latency on an idle stream.
+  virtual int launches_per_sample() const { return 1; }
 };
 
 std::unique_ptr<KernelRunner> make_cpu_runner();

@@ -144,7 +144,46 @@ po::parsed_options parse_or_throw(ParseFn parse, const std::map<std::string, int
   }
 }
 
+void put(ScenarioInput& input, const std::string& key, const std::string& value, const std::string& origin) {
+  if (key.rfind("sweep.", 0) == 0) {
+    const std::vector<std::string> values = split(value, ',');
+    if (trim(value).empty()) throw InputError(origin + ": " + key + " lists no values");
+    for (const auto& v : values)
+      if (v.empty())
+        throw InputError(origin + ": " + key + " = '" + clip(value) + "': an empty value between commas; "
+                         "expected values separated by commas, e.g. 1, 2, 4");
+    input.sweep[key.substr(6)] = values;
+    input.sweep_origin[key.substr(6)] = origin;
+  } else {
+    input.settings[key] = Setting{trim(value), origin, false};
+  }
+}
+
+// One scenario-format text (a file or an overlay) on top of what `input` holds.
+void add_text(ScenarioInput& input, const po::options_description& schema, const std::string& text,
+              const std::string& origin) {
+  const std::map<std::string, int> lines = index_lines(text, origin);
+  std::istringstream in(text);
+  const po::parsed_options from_file =
+      parse_or_throw([&] { return po::parse_config_file(in, schema, false); }, lines, origin);
+  for (const auto& o : from_file.options)
+    put(input, o.string_key, o.value.empty() ? "" : o.value.front(), origin + ":" + std::to_string(lines.at(o.string_key)));
+}
+
+void fill_defaults(ScenarioInput& input) {
+  for (const auto& k : scenario_keys())
+    if (!input.settings.count(k.key)) input.settings[k.key] = Setting{k.default_value, "default", true};
+}
+
 }  // namespace
+
+ScenarioInput parse_scenario_text(const std::string& text, const std::string& origin) {
+  ScenarioInput input;
+  input.file = origin;
+  add_text(input, make_schema(), text, origin);
+  fill_defaults(input);
+  return input;
+}
 
 ScenarioInput read_scenario(const std::string& file, const std::vector<std::string>& overrides) {
   return read_scenario(file, {}, overrides);
@@ -162,42 +201,19 @@ ScenarioInput read_scenario(const std::string& file, const std::vector<std::stri
     if (!s.unregistered && s.position_key >= 0)
       throw InputError("command line: unexpected argument '" + s.original_tokens.front() + "'");
 
-  auto put = [&](const std::string& key, const std::string& value, const std::string& origin) {
-    if (key.rfind("sweep.", 0) == 0) {
-      const std::vector<std::string> values = split(value, ',');
-      if (trim(value).empty()) throw InputError(origin + ": " + key + " lists no values");
-      for (const auto& v : values)
-        if (v.empty())
-          throw InputError(origin + ": " + key + " = '" + clip(value) + "': an empty value between commas; "
-                           "expected values separated by commas, e.g. 1, 2, 4");
-      input.sweep[key.substr(6)] = values;
-      input.sweep_origin[key.substr(6)] = origin;
-    } else {
-      input.settings[key] = Setting{trim(value), origin, false};
-    }
-  };
   // The scenario file, then each overlay (same format) on top, then the command line.
   std::vector<std::string> files;
   if (!file.empty()) files.push_back(file);
   files.insert(files.end(), overlays.begin(), overlays.end());
-  for (const auto& f : files) {
-    const std::string text = read_file(f);
-    const std::map<std::string, int> lines = index_lines(text, f);
-    std::istringstream in(text);
-    const po::parsed_options from_file =
-        parse_or_throw([&] { return po::parse_config_file(in, schema, false); }, lines, f);
-    for (const auto& o : from_file.options)
-      put(o.string_key, o.value.empty() ? "" : o.value.front(), f + ":" + std::to_string(lines.at(o.string_key)));
-  }
+  for (const auto& f : files) add_text(input, schema, read_file(f), f);
   std::set<std::string> given;
   for (const auto& o : cli.options) {
     if (o.value.size() != 1) throw InputError("command line: --" + o.string_key + " needs a value (--" + o.string_key + "=VALUE)");
     if (!given.insert(o.string_key).second)
       throw InputError("command line: --" + o.string_key + " is given twice (expected one value)");
-    put(o.string_key, o.value.front(), "command line");
+    put(input, o.string_key, o.value.front(), "command line");
   }
-  for (const auto& k : scenario_keys())
-    if (!input.settings.count(k.key)) input.settings[k.key] = Setting{k.default_value, "default", true};
+  fill_defaults(input);
   return input;
 }
 

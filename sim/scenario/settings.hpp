@@ -40,6 +40,9 @@ ScenarioInput read_scenario(const std::string& file, const std::vector<std::stri
 ScenarioInput read_scenario(const std::string& file, const std::vector<std::string>& overlays,
                             const std::vector<std::string>& overrides);
 
+// One scenario-format text alone (no file, no command line): `origin` names it in errors.
+ScenarioInput parse_scenario_text(const std::string& text, const std::string& origin);
+
 // Error prefix for a key: "file.ini:12: training.batch_per_gpu" or "command line: --training.x".
 std::string where(const Settings& s, const std::string& key);
 
