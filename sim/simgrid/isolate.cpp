@@ -11,6 +11,7 @@
 #include <stdexcept>
 
 #include "core/error.hpp"
+#include "core/process.hpp"
 #include "core/text.hpp"
 
 namespace ddlsim {
@@ -126,31 +127,19 @@ void note_stage(const std::string& doing) {
 }
 
 std::string run_isolated(const std::function<std::string()>& work, const std::string& platform, Seconds deadline_s) {
-  int fds[2];
-  if (::pipe(fds) != 0) throw std::runtime_error("SimGrid backend: cannot create a pipe");
   std::FILE* err = std::tmpfile();
-  if (!err) {
-    ::close(fds[0]);
-    ::close(fds[1]);
-    throw std::runtime_error("SimGrid backend: cannot create a temporary file");
-  }
-  std::fflush(stdout);
-  std::fflush(stderr);
-  const pid_t pid = ::fork();
-  if (pid < 0) {
-    ::close(fds[0]);
-    ::close(fds[1]);
+  if (!err) throw std::runtime_error("SimGrid backend: cannot create a temporary file");
+  ChildProcess child_process;
+  try {
+    child_process = fork_with_pipe("SimGrid backend", [&](int fd) { child(fd, err, work); });
+  } catch (...) {
     std::fclose(err);
-    throw std::runtime_error("SimGrid backend: cannot fork");
+    throw;
   }
-  if (pid == 0) {
-    ::close(fds[0]);
-    child(fds[1], err, work);
-  }
-  ::close(fds[1]);
+  const pid_t pid = child_process.pid;
   std::string answer;
-  const bool in_time = read_all(fds[0], answer, deadline_s);
-  ::close(fds[0]);
+  const bool in_time = read_all(child_process.fd, answer, deadline_s);
+  ::close(child_process.fd);
   if (!in_time) ::kill(pid, SIGKILL);
   int status = 0;
   const bool reaped = reap(pid, status);

@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "core/error.hpp"
+#include "core/process.hpp"
 #include "core/text.hpp"
 #include "report/report.hpp"
 
@@ -93,29 +94,16 @@ struct Child {
 };
 
 Child start_child(const Settings& s, std::size_t row, const SweepOptions& o) {
-  int fds[2];
-  if (::pipe(fds) != 0) throw std::runtime_error("sweep: cannot create a pipe");
-  std::fflush(stdout);
-  std::fflush(stderr);
-  const pid_t pid = ::fork();
-  if (pid < 0) {
-    ::close(fds[0]);
-    ::close(fds[1]);
-    throw std::runtime_error("sweep: cannot fork");
-  }
-  if (pid == 0) {
-    ::close(fds[0]);
+  const ChildProcess p = fork_with_pipe("sweep", [&](int fd) {
     const SweepRow r = run_one(s, o);
     const std::string out = r.record ? "ok\n" + r.record->dump() : "error\n" + r.error;
     for (std::size_t done = 0; done < out.size();) {
-      const ssize_t n = ::write(fds[1], out.data() + done, out.size() - done);
+      const ssize_t n = ::write(fd, out.data() + done, out.size() - done);
       if (n <= 0) break;
       done += std::size_t(n);
     }
-    ::_exit(0);
-  }
-  ::close(fds[1]);
-  return {pid, fds[0], row, ""};
+  });
+  return {p.pid, p.fd, row, ""};
 }
 
 void finish_child(Child& c, SweepRow& row) {
