@@ -39,7 +39,7 @@ check() {
   cmake -S . -B build-check -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=clang \
         -DCMAKE_CXX_COMPILER=clang++ -DDDLSIM_SANITIZE=ON -DDDLSIM_FUZZ=ON -DDDLSIM_CUDA=OFF
   cmake --build build-check -j "$(nproc)"
-  ASAN_OPTIONS=detect_stack_use_after_return=0:detect_leaks=1:abort_on_error=1 \
+  ASAN_OPTIONS=detect_stack_use_after_return=0:abort_on_error=1 \
   LSAN_OPTIONS=suppressions=$PWD/tests/sanitizers/lsan.supp:print_suppressions=0 \
   UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
     ctest --test-dir build-check --output-on-failure -j "$(nproc)"

@@ -21,7 +21,7 @@ for fuzzer in "$build"/fuzz_*; do
     echo "fuzz: $name FAILED; the input is in tests/fuzz/regressions/$name/"
     status=1
   else
-    grep -E "stat::number_of_executed_runs|stat::peak_rss_mb" "$work.log" | tr '\n' ' '; echo
+    grep -E "stat::number_of_executed_units|stat::peak_rss_mb" "$work.log" | tr '\n' ' '; echo
   fi
   rm -rf "$work" "$work.log"
 done
