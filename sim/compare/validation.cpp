@@ -1,5 +1,9 @@
 #include "compare/validation.hpp"
 
+#include <functional>
+#include <optional>
+#include <utility>
+
 
 #include "core/error.hpp"
 #include "core/parse.hpp"
@@ -95,22 +99,52 @@ bool synthetic(const MeasuredConfig& c) {
   return f && *f == "synthetic";
 }
 
+std::string model_of(const MeasuredConfig& c) {
+  const std::string* m = c.find("model.name");
+  return m ? *m : "";
+}
+
+// Fits the group's parameter on the synthetic rows `train` accepts; the values and the parameters.
+std::pair<FittedParameters, std::vector<SharedParameter>> fit_on(const ValidationGroup& g, const MeasuredSet& set,
+                                                                 const std::vector<Scenario>& scs,
+                                                                 const std::function<bool(const MeasuredConfig&)>& train) {
+  MeasuredSet rows = set;
+  rows.configs.clear();
+  std::vector<Scenario> train_scs;
+  for (std::size_t i = 0; i < set.configs.size(); ++i)
+    if (synthetic(set.configs[i]) && train(set.configs[i])) {
+      rows.configs.push_back(set.configs[i]);
+      train_scs.push_back(scs[i]);
+    }
+  std::vector<SharedParameter> params = {parameter_for(g.parameter, train_scs)};
+  return {fit_parameters(rows, train_scs, params), params};
+}
+
 // Fits the group's parameter on its synthetic rows (the training rows), then sets it in every
 // scenario of the group. The synthetic rows are then scored in-sample, the real-data rows out of it.
 FitParameter fit_group(const ValidationGroup& g, const MeasuredSet& set, std::vector<Scenario>& scs) {
   if (g.parameter.empty()) return {};
-  MeasuredSet train = set;
-  train.configs.clear();
-  std::vector<Scenario> train_scs;
-  for (std::size_t i = 0; i < set.configs.size(); ++i)
-    if (synthetic(set.configs[i])) {
-      train.configs.push_back(set.configs[i]);
-      train_scs.push_back(scs[i]);
-    }
-  const std::vector<SharedParameter> params = {parameter_for(g.parameter, train_scs)};
-  const FittedParameters fitted = fit_parameters(train, train_scs, params);
+  const auto [fitted, params] = fit_on(g, set, scs, [](const MeasuredConfig&) { return true; });
   scs = apply_parameters(scs, params, fitted);
   return fitted.params.front();
+}
+
+// Each row predicted with the parameter fitted on the synthetic rows of the group's other models.
+Comparison leave_one_model_out(const ValidationGroup& g, const MeasuredSet& set, const std::vector<Scenario>& bases) {
+  if (g.parameter.empty()) return compare_predictions(set, bases);
+  std::vector<std::optional<Prediction>> predictions(set.configs.size());
+  for (std::size_t i = 0; i < set.configs.size(); ++i) {
+    if (predictions[i]) continue;
+    const std::string held_out = model_of(set.configs[i]);
+    const auto [fitted, params] =
+        fit_on(g, set, bases, [&](const MeasuredConfig& c) { return model_of(c) != held_out; });
+    for (std::size_t j = i; j < set.configs.size(); ++j)
+      if (model_of(set.configs[j]) == held_out)
+        predictions[j] = predict(apply_parameters({bases[j]}, params, fitted).front());
+  }
+  std::vector<Prediction> all;
+  for (auto& p : predictions) all.push_back(*p);
+  return compare_with(set, all);
 }
 
 // Errors of the rows that have a linear-scaling reference, split into synthetic and real data.
@@ -138,6 +172,11 @@ void split_stats(GroupResult& r) {
   SplitErrors e;
   e.add(r.comparison);
   e.store(r);
+  SplitErrors a, l;
+  a.add(r.a_priori);
+  l.add(r.leave_one_out);
+  r.apriori = {error_stats(a.model_synthetic), error_stats(a.model_real)};
+  r.loo = {error_stats(l.model_synthetic), error_stats(l.model_real)};
 }
 
 GroupResult run_group(const ValidationGroup& g, const CsvTable& all, const std::string& folder,
@@ -150,7 +189,10 @@ GroupResult run_group(const ValidationGroup& g, const CsvTable& all, const std::
   calibrate(set, all.file);
   const std::string scenario = folder + "/" + g.scenario;
   const Settings base = read_scenario(scenario, {}).settings;
-  std::vector<Scenario> scs = resolve_configs(set, base, folder, read_platform);
+  const std::vector<Scenario> bases = resolve_configs(set, base, folder, read_platform);
+  r.a_priori = compare_predictions(set, bases);
+  r.leave_one_out = leave_one_model_out(g, set, bases);
+  std::vector<Scenario> scs = bases;
   r.fitted = fit_group(g, set, scs);
   r.comparison = compare_predictions(set, scs);
   r.comparison.scenario_file = scenario;
@@ -164,12 +206,16 @@ ValidationResult run_validation(const std::string& folder, const PlatformReader&
   ValidationResult v;
   v.folder = folder;
   const CsvTable all = read_csv_file(folder + "/tf_cnn_benchmarks_2017.csv");
-  SplitErrors e;
+  SplitErrors e, a, l;
   for (const auto& g : validation_groups()) {
     v.groups.push_back(run_group(g, all, folder, read_platform));
     e.add(v.groups.back().comparison);
+    a.add(v.groups.back().a_priori);
+    l.add(v.groups.back().leave_one_out);
   }
   e.store(v);
+  v.apriori = {error_stats(a.model_synthetic), error_stats(a.model_real)};
+  v.loo = {error_stats(l.model_synthetic), error_stats(l.model_real)};
   return v;
 }
 

@@ -7,7 +7,11 @@
 //     nothing is tuned per row. The synthetic rows' figures are therefore in-sample; the real-data
 //     rows' are not (they only share the fitted value);
 //  4. every multi-GPU row is predicted from the platform and the strategy, beside the linear-scaling
-//     baseline (1-GPU throughput x GPUs).
+//     baseline (1-GPU throughput x GPUs), three ways:
+//       a priori             nothing fitted (compute calibrated from the 1-GPU row only);
+//       leave-one-model-out  the group's parameter fitted on its synthetic rows of the OTHER models;
+//       in-sample            fitted on the group's synthetic rows, scored on them too.
+//     Only the first two say how ddlsim does on data it has not seen.
 #pragma once
 #include <string>
 #include <vector>
@@ -26,20 +30,29 @@ struct ValidationGroup {
 
 const std::vector<ValidationGroup>& validation_groups();
 
+// Multi-GPU rows' errors, split by data.
+struct SplitStats {
+  ErrorStats synthetic, real;
+};
+
 struct GroupResult {
   ValidationGroup group;
-  Comparison comparison;       // every row of the group, with the fitted parameter
+  Comparison comparison;       // every row of the group, with the parameter fitted in-sample
+  Comparison a_priori;         // every row, nothing fitted
+  Comparison leave_one_out;    // every row, the parameter fitted without the row's model
   FitParameter fitted;         // name "" when the group fits nothing
-  ErrorStats model_synthetic;  // multi-GPU rows, synthetic data
+  ErrorStats model_synthetic;  // multi-GPU rows, synthetic data (in-sample)
   ErrorStats baseline_synthetic;
   ErrorStats model_real;       // multi-GPU rows, real data
   ErrorStats baseline_real;
+  SplitStats apriori, loo;     // the same rows, a priori and leave-one-model-out
 };
 
 struct ValidationResult {
   std::string folder;
   std::vector<GroupResult> groups;
   ErrorStats model_synthetic, baseline_synthetic, model_real, baseline_real;  // over every group
+  SplitStats apriori, loo;
 };
 
 // Runs the set in `folder` (scenarios/validation of the source tree by default).

@@ -21,7 +21,9 @@ std::string gpus(const MeasuredConfig& c) {
   return fmt::format("{}x{}", n.empty() ? "1" : n, g.empty() ? "1" : g);
 }
 
-ordered_json row_json(const GroupResult& g, const ComparedConfig& r) {
+// Row i of the group: the in-sample prediction, then the a-priori and leave-one-model-out ones.
+ordered_json row_json(const GroupResult& g, std::size_t i) {
+  const ComparedConfig& r = g.comparison.rows[i];
   ordered_json j;
   j["group"] = g.group.name;
   j["model"] = value(r.measured, "model.name");
@@ -35,6 +37,10 @@ ordered_json row_json(const GroupResult& g, const ComparedConfig& r) {
   j["error"] = r.error;
   j["linear_samples_per_s"] = r.baseline ? ordered_json(*r.baseline) : ordered_json(nullptr);
   j["linear_error"] = r.baseline ? ordered_json(r.baseline_error) : ordered_json(nullptr);
+  j["apriori_samples_per_s"] = g.a_priori.rows[i].predicted;
+  j["apriori_error"] = g.a_priori.rows[i].error;
+  j["loo_samples_per_s"] = g.leave_one_out.rows[i].predicted;
+  j["loo_error"] = g.leave_one_out.rows[i].error;
   j["comm_overhead"] = r.prediction.comm_overhead;
   j["input_wait_s"] = r.prediction.input_wait_s;
   return j;
@@ -52,6 +58,10 @@ ordered_json group_json(const GroupResult& g) {
   j["linear_synthetic"] = stats_record(g.baseline_synthetic);
   j["model_real"] = stats_record(g.model_real);
   j["linear_real"] = stats_record(g.baseline_real);
+  j["apriori_synthetic"] = stats_record(g.apriori.synthetic);
+  j["apriori_real"] = stats_record(g.apriori.real);
+  j["loo_synthetic"] = stats_record(g.loo.synthetic);
+  j["loo_real"] = stats_record(g.loo.real);
   return j;
 }
 
@@ -62,10 +72,14 @@ std::string render_json(const ValidationResult& v) {
   j["linear_synthetic"] = stats_record(v.baseline_synthetic);
   j["model_real"] = stats_record(v.model_real);
   j["linear_real"] = stats_record(v.baseline_real);
+  j["apriori_synthetic"] = stats_record(v.apriori.synthetic);
+  j["apriori_real"] = stats_record(v.apriori.real);
+  j["loo_synthetic"] = stats_record(v.loo.synthetic);
+  j["loo_real"] = stats_record(v.loo.real);
   ordered_json groups = ordered_json::array(), rows = ordered_json::array();
   for (const auto& g : v.groups) {
     groups.push_back(group_json(g));
-    for (const auto& r : g.comparison.rows) rows.push_back(row_json(g, r));
+    for (std::size_t i = 0; i < g.comparison.rows.size(); ++i) rows.push_back(row_json(g, i));
   }
   j["groups"] = groups;
   j["rows"] = rows;
@@ -76,8 +90,8 @@ std::string render_csv(const ValidationResult& v) {
   std::string out;
   bool header = true;
   for (const auto& g : v.groups)
-    for (const auto& r : g.comparison.rows) {
-      const ordered_json j = row_json(g, r);
+    for (std::size_t i = 0; i < g.comparison.rows.size(); ++i) {
+      const ordered_json j = row_json(g, i);
       std::string h, line;
       for (const auto& [k, x] : j.items()) {
         h += (h.empty() ? "" : ",") + k;
@@ -119,6 +133,20 @@ std::string render_table(const ValidationResult& v) {
                        cell(g.model_real, g.baseline_real));
   out += fmt::format("   {:<17} {:>22} {:>22}\n", "all", cell(v.model_synthetic, v.baseline_synthetic),
                      cell(v.model_real, v.baseline_real));
+  out += "\nOut of sample: MAPE of the multi-GPU rows, synthetic data | real data\n";
+  out += fmt::format("   {:<17} {:>19} {:>22} {:>19} {:>19}\n", "group", "a priori (no fit)", "leave-one-model-out",
+                     "in-sample fit", "linear scaling");
+  auto two = [](const ErrorStats& s, const ErrorStats& r) {
+    return fmt::format("{:5.1f} | {}", 100 * s.mape, r.n ? fmt::format("{:5.1f}", 100 * r.mape) : std::string("    -"));
+  };
+  auto line = [&](const std::string& name, const SplitStats& a, const SplitStats& l, const ErrorStats& ms,
+                  const ErrorStats& mr, const ErrorStats& bs, const ErrorStats& br) {
+    return fmt::format("   {:<17} {:>19} {:>22} {:>19} {:>19}\n", name, two(a.synthetic, a.real),
+                       two(l.synthetic, l.real), two(ms, mr), two(bs, br));
+  };
+  for (const auto& g : v.groups)
+    out += line(g.group.name, g.apriori, g.loo, g.model_synthetic, g.model_real, g.baseline_synthetic, g.baseline_real);
+  out += line("all", v.apriori, v.loo, v.model_synthetic, v.model_real, v.baseline_synthetic, v.baseline_real);
   return out;
 }
 
