@@ -8,6 +8,10 @@
 
 int main(int argc, char** argv) {
   using namespace ddlsim;
+  if (argc == 2 && !std::strcmp(argv[1], "--version")) {
+    std::cout << version_text();
+    return 0;
+  }
   if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h")) {
     std::cout << usage();
     return argc < 2 ? 2 : 0;
@@ -18,6 +22,6 @@ int main(int argc, char** argv) {
     if (name != c.name) continue;
     return exit_code_of([&] { return c.run(args); });
   }
-  std::cerr << "ddlsim: error: unknown command '" << name << "'\n" << usage();
+  std::cerr << "ddlsim: error: " << unknown_command(name) << "\n" << usage();
   return 2;
 }

@@ -102,3 +102,41 @@ TEST(Cli, ModelsListsTheZoo) {
 }
 
 TEST(Cli, UnknownCommand) { EXPECT_EQ(run_ddlsim("frobnicate").code, 2); }
+
+// Every command answers --help with its options (from the description that parses them), exit 0.
+TEST(Cli, EveryCommandAnswersHelp) {
+  for (const char* c : {"simulate", "sweep", "collective", "models", "keys", "calibrate", "calibrate-input", "netbench",
+                        "netfit", "platform", "compare", "fit", "validate"}) {
+    const auto r = run_ddlsim(std::string(c) + " --help");
+    EXPECT_EQ(r.code, 0) << c << "\n" << r.out;
+    EXPECT_NE(r.out.find(std::string("usage: ddlsim ") + c), std::string::npos) << c << "\n" << r.out;
+  }
+  const auto sim = run_ddlsim("simulate --help");
+  EXPECT_NE(sim.out.find("--format arg (=table)"), std::string::npos) << sim.out;
+}
+
+TEST(Cli, VersionNamesSimGrid) {
+  const auto r = run_ddlsim("--version");
+  EXPECT_EQ(r.code, 0);
+  EXPECT_EQ(r.out.rfind("ddlsim 0.1.0 (SimGrid 3.", 0), 0u) << r.out;
+}
+
+TEST(Cli, MistypedNamesGetASuggestion) {
+  const struct {
+    const char* args;
+    const char* says;
+  } cases[] = {
+      {"simlate", "unknown command 'simlate'; did you mean 'simulate'?"},
+      {"simulate --trainig.batch_per_gpu=3", "did you mean 'training.batch_per_gpu'?"},
+      {"simulate --cluster.platform=dgx-a10", "did you mean 'dgx-a100'?"},
+      {"simulate --training.framework=horovd", "did you mean 'horovod'?"},
+      {"simulate --compute.device=v10", "did you mean 'v100'?"},
+  };
+  for (const auto& c : cases) {
+    const auto r = run_ddlsim(c.args);
+    EXPECT_EQ(r.code, 2) << c.args;
+    EXPECT_NE(r.out.find(c.says), std::string::npos) << c.args << "\n" << r.out;
+  }
+  // Far from every name: no suggestion.
+  EXPECT_EQ(run_ddlsim("simulate --compute.device=quantum").out.find("did you mean"), std::string::npos);
+}

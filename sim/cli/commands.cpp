@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include "core/text.hpp"
+#include "simgrid/version.hpp"
+
 namespace ddlsim {
 
 const std::vector<Command>& commands() {
@@ -23,8 +26,16 @@ const std::vector<Command>& commands() {
   return list;
 }
 
+std::string version_text() { return fmt::format("ddlsim {} (SimGrid {})\n", DDLSIM_VERSION, simgrid_version()); }
+
+std::string unknown_command(const std::string& name) {
+  std::vector<std::string> names;
+  for (const auto& c : commands()) names.push_back(c.name);
+  return "unknown command '" + clip(name) + "'" + did_you_mean(name, names);
+}
+
 std::string usage() {
-  std::string out = "usage: ddlsim COMMAND [ARGS]\n\ncommands:\n";
+  std::string out = "usage: ddlsim COMMAND [ARGS]   (ddlsim COMMAND --help: its options; ddlsim --version)\n\ncommands:\n";
   for (const auto& c : commands()) out += fmt::format("  {}\n", c.summary);
   return out;
 }

@@ -30,5 +30,9 @@ struct Command {
 
 const std::vector<Command>& commands();
 std::string usage();
+// `ddlsim --version`: ddlsim's version and the SimGrid library it runs with.
+std::string version_text();
+// "unknown command" with a suggestion.
+std::string unknown_command(const std::string& name);
 
 }  // namespace ddlsim

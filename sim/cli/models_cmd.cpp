@@ -53,6 +53,8 @@ int cmd_models(const Args& args) {
 }
 
 int cmd_keys(const Args& args) {
+  if (args.size() == 1 && (args[0] == "--help" || args[0] == "-h"))
+    throw HelpRequested("usage: ddlsim keys\n\nEvery scenario key, its default and its meaning.\n");
   if (!args.empty()) throw InputError("ddlsim keys: takes no arguments");
   std::string out;
   for (const auto& k : scenario_keys())

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <sstream>
+
 #include "core/error.hpp"
 #include "core/parse.hpp"
 #include "core/text.hpp"
@@ -27,6 +29,13 @@ ParsedArgs parse_args(const std::vector<std::string>& args, const po::options_de
       throw InputError("command line: " + clip(a) + " needs a value (" + clip(a) + "=VALUE)");
     }
   }
+  for (const auto& a : mine)
+    if (a == "--help" || a == "-h") {
+      std::ostringstream text;
+      text << "usage: ddlsim " << command << " [options] [--section.key=value ...]\n\n" << own
+           << "\nScenario keys are given as --section.key=value (`ddlsim keys` lists them).\n";
+      throw HelpRequested(text.str());
+    }
   try {
     po::options_description all = own;
     all.add_options()("positional", po::value<std::vector<std::string>>(), "");

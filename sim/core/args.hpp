@@ -15,6 +15,8 @@ struct ParsedArgs {
   std::vector<std::string> overrides;  // --section.key=value
 };
 
+// `--help` or `-h` among the command's own arguments throws HelpRequested with the options, their
+// defaults and one line each, from the same description that parses them.
 ParsedArgs parse_args(const std::vector<std::string>& args,
                       const boost::program_options::options_description& own, const std::string& command);
 

@@ -7,6 +7,9 @@ namespace ddlsim {
 int exit_code_of(const std::function<int()>& command) {
   try {
     return command();
+  } catch (const HelpRequested& h) {
+    std::cout << h.what();
+    return 0;
   } catch (const InputError& e) {
     std::cerr << "ddlsim: error: " << e.what() << "\n";
     return 2;

@@ -13,6 +13,16 @@ class InputError : public std::runtime_error {
   explicit InputError(const std::string& what) : std::runtime_error(what) {}
 };
 
+// `--help` on a command: the text to print on stdout, exit code 0 (thrown by parse_args).
+class HelpRequested : public std::exception {
+ public:
+  explicit HelpRequested(std::string text) : text_(std::move(text)) {}
+  const char* what() const noexcept override { return text_.c_str(); }
+
+ private:
+  std::string text_;
+};
+
 // Runs a command and turns what escapes it into the process's exit code, with one line on stderr:
 // InputError -> "ddlsim: error: ..." and 2; any other exception -> "ddlsim: internal error: ..." and 1.
 // Both executables' main() exit through it.

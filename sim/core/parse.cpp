@@ -5,6 +5,7 @@
 #include <cstdlib>
 
 #include "core/error.hpp"
+#include "core/text.hpp"
 
 namespace ddlsim {
 
@@ -51,7 +52,7 @@ std::optional<long long> parse_byte_size(const std::string& text, long long max)
 void throw_unknown(const std::string& origin, const std::string& text, const std::string& what,
                    const std::string& names) {
   throw InputError(origin + " = '" + clip(text) + "': " + (what.empty() ? "" : "unknown " + what + "; ") +
-                   "expected one of " + names);
+                   "expected one of " + names + did_you_mean(text, split(names, ',')));
 }
 
 }  // namespace ddlsim

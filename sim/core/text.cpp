@@ -71,4 +71,34 @@ bool natural_less(const std::string& a, const std::string& b) {
 
 std::string format_number(double v) { return fmt::format("{}", v); }
 
+namespace {
+std::size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diagonal = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = up;
+    }
+  }
+  return row[b.size()];
+}
+}  // namespace
+
+std::string did_you_mean(const std::string& word, const std::vector<std::string>& names) {
+  const std::string w = to_lower(word);
+  if (w.empty() || w.size() > 200) return "";
+  std::string best;
+  std::size_t best_d = std::string::npos;
+  for (const auto& n : names) {
+    const std::size_t d = edit_distance(w, to_lower(n));
+    if (d < best_d) best_d = d, best = n;
+  }
+  const std::size_t allowed = std::max<std::size_t>(2, w.size() / 3);
+  return best_d > 0 && best_d <= allowed ? "; did you mean '" + best + "'?" : "";
+}
+
 }  // namespace ddlsim

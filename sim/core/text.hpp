@@ -12,6 +12,10 @@ std::vector<std::string> split(const std::string& s, char sep);  // trims each p
 bool natural_less(const std::string& a, const std::string& b);
 // Shortest round-trip text for a double, locale-independent ("0.1", "1e-05", "25").
 std::string format_number(double v);
+// "; did you mean 'NAME'?" for the name closest to `word` (edit distance, case-insensitive) when
+// it is close enough (at most 2 edits, or a third of the word); "" otherwise.
+std::string did_you_mean(const std::string& word, const std::vector<std::string>& names);
+
 // `s` as quoted in a message: at most 60 characters, with the length when clipped; control
 // characters shown escaped (\r, \n, \t, \xHH), never echoed raw.
 std::string clip(const std::string& s);

@@ -134,7 +134,10 @@ po::parsed_options parse_or_throw(ParseFn parse, const std::map<std::string, int
     return parse();
   } catch (const po::unknown_option& e) {
     const auto [key, place] = place_of(e);
-    throw InputError(place + ": unknown key '" + clip(key) + "' (see `ddlsim keys` for the scenario schema)");
+    std::vector<std::string> keys;
+    for (const auto& k : scenario_keys()) keys.push_back(k.key);
+    throw InputError(place + ": unknown key '" + clip(key) + "' (see `ddlsim keys` for the scenario schema)" +
+                     did_you_mean(key, keys));
   } catch (const po::error_with_option_name& e) {
     const auto [key, place] = place_of(e);
     const std::string form = origin == "command line" ? "--" + key + "=VALUE" : key + " = VALUE";

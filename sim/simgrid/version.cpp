@@ -1,0 +1,16 @@
+#include "simgrid/version.hpp"
+
+#include <simgrid/config.h>
+#include <xbt/base.h>
+
+#include <simgrid/version.h>
+
+namespace ddlsim {
+
+std::string simgrid_version() {
+  int major = 0, minor = 0, patch = 0;
+  sg_version_get(&major, &minor, &patch);
+  return std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(patch);
+}
+
+}  // namespace ddlsim
