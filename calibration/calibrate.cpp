@@ -131,7 +131,7 @@ int run_calibrate(const Args& args, const RunnerFactory& make_runner) {
       "warmup", po::value<double>()->default_value(0.01), "seconds of warm-up per kernel")(
       "benchmark-json", po::value<std::string>()->default_value(""), "also write Google Benchmark JSON here")(
       "check", po::bool_switch(), "also time whole training steps and compare")(
-      "progress", po::bool_switch(), "print each kernel's time on stderr");
+      "progress", po::bool_switch(), "print each kernel's time on stderr (always on a terminal)");
   const ParsedArgs pa = parse_args(args, own, "calibrate");
   if (!pa.positional.empty() || !pa.overrides.empty())
     throw InputError("ddlsim calibrate: unexpected argument '" +
@@ -151,7 +151,7 @@ int run_calibrate(const Args& args, const RunnerFactory& make_runner) {
   const std::string json_path = vm["benchmark-json"].as<std::string>();
   std::string json;
   if (!json_path.empty()) opts.benchmark_json = &json;
-  opts.progress = vm["progress"].as<bool>();
+  opts.progress = vm["progress"].as<bool>() || ::isatty(STDERR_FILENO);  // on a terminal: kernel i of n, elapsed
   Calibration cal = calibrate_model(*runner, model, batches, precision, opts);
   std::string cmdline = "ddlsim calibrate";
   for (const auto& a : args) cmdline += " " + a;

@@ -1,5 +1,7 @@
 #include "kernels/harness.hpp"
 
+#include <chrono>
+
 #include <benchmark/benchmark.h>
 #include <fmt/format.h>
 
@@ -25,8 +27,8 @@ constexpr int kMinSamples = 3;
 // `also` (Google Benchmark's JSON reporter, writing to memory) where there is one.
 class Collector : public benchmark::BenchmarkReporter {
  public:
-  Collector(std::map<std::string, double>& out, bool progress, benchmark::BenchmarkReporter* also)
-      : out_(out), progress_(progress), also_(also) {}
+  Collector(std::map<std::string, double>& out, bool progress, std::size_t total, benchmark::BenchmarkReporter* also)
+      : out_(out), progress_(progress), total_(total), also_(also) {}
   bool ReportContext(const Context& c) override { return also_ ? also_->ReportContext(c) : true; }
   void Finalize() override {
     if (also_) also_->Finalize();
@@ -42,13 +44,19 @@ class Collector : public benchmark::BenchmarkReporter {
                                                   : r.real_accumulated_time / double(r.iterations);
       auto [it, fresh] = out_.emplace(r.run_name.function_name, s);
       if (!fresh) it->second = std::min(it->second, s);  // one entry per round
-      if (progress_) std::cerr << "  " << r.benchmark_name() << ": " << s * 1e6 << " us\n";
+      ++done_;
+      if (progress_)
+        std::cerr << fmt::format("  [{}/{}, {:.1f} s] {}: {:.2f} us\n", done_, total_,
+                                 std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count(),
+                                 r.benchmark_name(), s * 1e6);
     }
   }
 
  private:
   std::map<std::string, double>& out_;
   bool progress_;
+  std::size_t total_, done_ = 0;  // kernel timings expected and reported (every round)
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
   benchmark::BenchmarkReporter* also_;
 };
 
@@ -97,7 +105,7 @@ std::map<std::string, double> time_kernels(KernelRunner& runner, const std::map<
   benchmark::JSONReporter json;
   std::ostringstream json_text;
   json.SetOutputStream(&json_text);
-  Collector collector(seconds, opts.progress, opts.benchmark_json ? &json : nullptr);
+  Collector collector(seconds, opts.progress, specs.size() * kRounds, opts.benchmark_json ? &json : nullptr);
   benchmark::RunSpecifiedBenchmarks(&collector);
   benchmark::ClearRegisteredBenchmarks();
   if (opts.benchmark_json) *opts.benchmark_json = json_text.str();

@@ -23,12 +23,17 @@ int cmd_models(const Args& args) {
   if (pa.positional.size() > 1)
     throw InputError("ddlsim models: expected one model name, got '" + pa.positional[1] + "' after '" +
                      pa.positional[0] + "'");
-  if (pa.vm.count("file")) {
-    if (!pa.positional.empty()) throw InputError("ddlsim models: expected a model name or --file, not both");
+  // A path (a '/' or the .model suffix) is a model file, as in `calibrate --model`.
+  const bool positional_file = !pa.positional.empty() && (pa.positional[0].find('/') != std::string::npos ||
+                                                          pa.positional[0].find(".model") != std::string::npos);
+  if (pa.vm.count("file") || positional_file) {
+    if (pa.vm.count("file") && !pa.positional.empty())
+      throw InputError("ddlsim models: expected a model name or --file, not both");
+    const std::string file = positional_file ? pa.positional[0] : pa.vm["file"].as<std::string>();
     for (const char* opt : {"input-size", "channels", "classes"})
       if (pa.vm.count(opt))
         throw InputError(std::string("ddlsim models: --") + opt + " applies to zoo models; a model file gives its own");
-    write_output("", render_model(load_model_file(pa.vm["file"].as<std::string>()), format));
+    write_output("", render_model(load_model_file(file), format));
     return 0;
   }
   if (pa.positional.empty()) {
@@ -36,7 +41,9 @@ int cmd_models(const Args& args) {
     return 0;
   }
   const std::string& name = pa.positional.front();
-  if (!is_zoo_model(name)) throw InputError("ddlsim models: unknown model '" + clip(name) + "'; `ddlsim models` lists them");
+  if (!is_zoo_model(name))
+    throw InputError("ddlsim models: unknown model '" + clip(name) + "'; `ddlsim models` lists them" +
+                     did_you_mean(name, zoo_model_names()));
   ModelOptions o = default_model_options(name);
   auto positive = [&](const char* opt, int& target) {
     if (!pa.vm.count(opt)) return;

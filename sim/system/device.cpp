@@ -36,6 +36,15 @@ const std::vector<Device>& device_table() {
       {"p100", 10.6 * T, 10.6 * T, 21.2 * T, 732 * G, 16 * kGiB, "P100 SXM2 datasheet (FP16 without tensor cores)"},
       {"k80", 4.37 * T, 4.37 * T, 4.37 * T, 240 * G, 12 * kGiB, "K80 datasheet, one of its two GK210 dies"},
       {"h100", 67 * T, 494.7 * T, 989.4 * T, 3350 * G, 80 * kGiB, "H100 SXM5 datasheet (dense)"},
+      {"v100-32gb", 15.7 * T, 15.7 * T, 125 * T, 900 * G, 32 * kGiB, "V100 SXM2 32GB datasheet"},
+      {"v100-pcie", 14 * T, 14 * T, 112 * T, 900 * G, 16 * kGiB, "V100 PCIe 16GB datasheet"},
+      {"a100-pcie", 19.5 * T, 156 * T, 312 * T, 1555 * G, 40 * kGiB, "A100 PCIe 40GB datasheet (dense)"},
+      {"h100-pcie", 51 * T, 378 * T, 756 * T, 2000 * G, 80 * kGiB, "H100 PCIe datasheet (dense)"},
+      {"l40s", 91.6 * T, 183 * T, 362 * T, 864 * G, 48 * kGiB, "L40S datasheet (dense)"},
+      {"a10", 31.2 * T, 62.5 * T, 125 * T, 600 * G, 24 * kGiB, "A10 datasheet (dense)"},
+      {"t4", 8.1 * T, 8.1 * T, 65 * T, 320 * G, 16 * kGiB, "T4 datasheet (Turing: no TF32; FP16 tensor, mixed)"},
+      {"rtx2080ti", 13.4 * T, 13.4 * T, 53.8 * T, 616 * G, 11 * kGiB,
+       "NVIDIA Turing TU102 whitepaper, RTX 2080 Ti (FP16 tensor with FP32 accumulate)"},
   };
   return table;
 }
