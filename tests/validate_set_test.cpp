@@ -47,6 +47,22 @@ TEST(ValidateSet, APrioriAndLeaveOneModelOutBeatLinearScaling) {
     if (g.baseline_synthetic.mape > 0.05) EXPECT_LT(g.apriori.synthetic.mape, g.baseline_synthetic.mape) << g.group.name;
 }
 
+// The published set (NVIDIA DeepLearningExamples, Lambda, an Azure Horovod study; 58 rows, nothing
+// fitted): every figure is a priori. Bounds: today's MAPE (11.9 % synthetic, 11.0 % real) rounded
+// up, a guard against getting worse; issue 11's target (7 %) is not met yet, and on the real-data
+// rows (DALI on A100) ddlsim is still worse than linear scaling (9.1 %).
+TEST(ValidateSet, PublishedRunsAPriori) {
+  const ddlsim::ValidationResult v =
+      ddlsim::run_validation(ddlsim::default_validation_folder(), ddlsim::read_platform_file, "published");
+  ASSERT_EQ(v.groups.size(), 12u);
+  EXPECT_EQ(v.apriori.synthetic.n, 24);
+  EXPECT_EQ(v.apriori.real.n, 12);
+  EXPECT_LE(v.apriori.synthetic.mape, 0.12);
+  EXPECT_LE(v.apriori.real.mape, 0.112);
+  EXPECT_LT(v.apriori.synthetic.mape, v.baseline_synthetic.mape);
+  for (const auto& g : v.groups) EXPECT_TRUE(g.fitted.name.empty()) << g.group.name;  // nothing fitted
+}
+
 // IN-SAMPLE: each group's parameter is fitted on the very synthetic rows scored here, so this
 // shows that one parameter per group can explain them, not how well ddlsim predicts a new system.
 // (The real-data rows share the fitted value but were not fitted on.)

@@ -13,7 +13,8 @@ namespace ddlsim {
 int cmd_validate(const Args& args) {
   po::options_description own("validate options");
   own.add_options()("data", po::value<std::string>()->default_value(default_validation_folder()),
-                    "folder of the validation set (CSV and scenario files)")(
+                    "folder of the validation sets (CSV and scenario files)")(
+      "set", po::value<std::string>()->default_value("tf2017"), "tf2017 or published")(
       "format", po::value<std::string>()->default_value("table"), "table, csv or json")(
       "output,o", po::value<std::string>()->default_value(""), "write the report to FILE")(
       "plot", po::value<std::string>()->default_value(""), "write the predicted-vs-measured plot (SVG) to FILE");
@@ -21,7 +22,8 @@ int cmd_validate(const Args& args) {
   if (!pa.positional.empty() || !pa.overrides.empty())
     throw InputError("ddlsim validate: takes no scenario file or keys (the set brings its own)");
   const Format format = parse_format(pa.vm["format"].as<std::string>());
-  const ValidationResult v = run_validation(pa.vm["data"].as<std::string>(), read_platform_file);
+  const ValidationResult v =
+      run_validation(pa.vm["data"].as<std::string>(), read_platform_file, pa.vm["set"].as<std::string>());
   const std::string report = render_validation(v, format);
   const std::string plot = pa.vm["plot"].as<std::string>();
   OutputSet out;

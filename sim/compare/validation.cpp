@@ -11,8 +11,9 @@
 
 namespace ddlsim {
 
-const std::vector<ValidationGroup>& validation_groups() {
-  static const std::vector<ValidationGroup> groups = {
+const std::vector<ValidationSet>& validation_sets() {
+  static const std::vector<ValidationSet> sets = {
+      {"tf2017", "TensorFlow tf_cnn_benchmarks 2017", "tf_cnn_benchmarks_2017.csv", {
       {"dgx1_p100", "dgx1_p100.ini", "intra_bw",
        "effective GPU-to-node bandwidth inside the DGX-1 (NVLink for NCCL, PCIe to the CPU's parameter server)"},
       {"gce_k80", "gce_k80.ini", "multi_gpu_compute",
@@ -21,8 +22,30 @@ const std::vector<ValidationGroup>& validation_groups() {
       {"aws_k80", "aws_k80.ini", "multi_gpu_compute",
        "per-die speed when several K80 dies run at once, relative to the lone die of the 1-GPU row"},
       {"aws_k80_cluster", "aws_k80_cluster.ini", "inter_bw", "effective EC2 network bandwidth between servers"},
+      }},
+      {"published", "Published ResNet-50 runs 2020-2024 (NVIDIA DLE, Lambda, Azure Horovod)",
+       "published/published_runs_2026.csv", {
+          {"dle_pt_a100", "published/dle_pt_a100.ini", "", ""},
+          {"dle_pt_v100", "published/dle_pt_v100.ini", "", ""},
+          {"dle_pt_v100_32", "published/dle_pt_v100_32.ini", "", ""},
+          {"dle_tf_a100", "published/dle_tf_a100.ini", "", ""},
+          {"dle_tf_v100", "published/dle_tf_v100.ini", "", ""},
+          {"dle_tf_dgx2", "published/dle_tf_dgx2.ini", "", ""},
+          {"lambda_v100", "published/lambda_v100.ini", "", ""},
+          {"lambda_a100", "published/lambda_a100.ini", "", ""},
+          {"lambda_rtx4090", "published/lambda_rtx4090.ini", "", ""},
+          {"lambda_rtx3090", "published/lambda_rtx3090.ini", "", ""},
+          {"azure_p100_ib", "published/azure_p100_ib.ini", "", ""},
+          {"azure_p100_eth", "published/azure_p100_eth.ini", "", ""},
+      }},
   };
-  return groups;
+  return sets;
+}
+
+const ValidationSet& find_validation_set(const std::string& name, const std::string& key) {
+  for (const auto& s : validation_sets())
+    if (s.name == name) return s;
+  throw_unknown(key, name, "validation set", names_of(validation_sets(), [](const ValidationSet& s) { return s.name; }));
 }
 
 std::string default_validation_folder() { return std::string(DDLSIM_SOURCE_DIR) + "/scenarios/validation"; }
@@ -51,10 +74,15 @@ long long count_of(const MeasuredConfig& c, const std::string& key) {
 
 long long ranks_of(const MeasuredConfig& c) { return count_of(c, "cluster.nodes") * count_of(c, "cluster.gpus_per_node"); }
 
+// The same model, batch and data (and, where the set gives them, precision and device).
 bool same_workload(const MeasuredConfig& a, const MeasuredConfig& b) {
   for (const char* k : {"model.name", "training.batch_per_gpu", "input.format"}) {
     const std::string *x = a.find(k), *y = b.find(k);
     if (!x || !y || *x != *y) return false;
+  }
+  for (const char* k : {"model.precision", "compute.device"}) {
+    const std::string *x = a.find(k), *y = b.find(k);
+    if (bool(x) != bool(y) || (x && *x != *y)) return false;
   }
   return true;
 }
@@ -202,12 +230,15 @@ GroupResult run_group(const ValidationGroup& g, const CsvTable& all, const std::
 
 }  // namespace
 
-ValidationResult run_validation(const std::string& folder, const PlatformReader& read_platform) {
+ValidationResult run_validation(const std::string& folder, const PlatformReader& read_platform,
+                                const std::string& set_name) {
+  const ValidationSet& set = find_validation_set(set_name, "--set");
   ValidationResult v;
   v.folder = folder;
-  const CsvTable all = read_csv_file(folder + "/tf_cnn_benchmarks_2017.csv");
+  v.title = set.title;
+  const CsvTable all = read_csv_file(folder + "/" + set.csv);
   SplitErrors e, a, l;
-  for (const auto& g : validation_groups()) {
+  for (const auto& g : set.groups) {
     v.groups.push_back(run_group(g, all, folder, read_platform));
     e.add(v.groups.back().comparison);
     a.add(v.groups.back().a_priori);

@@ -28,7 +28,20 @@ struct ValidationGroup {
   std::string why;       // what it stands for physically
 };
 
-const std::vector<ValidationGroup>& validation_groups();
+// A set of published measurements: a CSV in compare's format (with a `group` column) and one
+// scenario file per group, in the validation folder.
+struct ValidationSet {
+  std::string name;   // `validate --set NAME`
+  std::string title;
+  std::string csv;    // relative to the folder
+  std::vector<ValidationGroup> groups;
+};
+
+// tf2017: TensorFlow's 2017 benchmark page (one fitted parameter per group);
+// published: NVIDIA DeepLearningExamples, Lambda and an Azure Horovod study, 2020-2024 (nothing
+// fitted: every figure a priori).
+const std::vector<ValidationSet>& validation_sets();
+const ValidationSet& find_validation_set(const std::string& name, const std::string& key);
 
 // Multi-GPU rows' errors, split by data.
 struct SplitStats {
@@ -50,13 +63,15 @@ struct GroupResult {
 
 struct ValidationResult {
   std::string folder;
+  std::string title;
   std::vector<GroupResult> groups;
   ErrorStats model_synthetic, baseline_synthetic, model_real, baseline_real;  // over every group
   SplitStats apriori, loo;
 };
 
 // Runs the set in `folder` (scenarios/validation of the source tree by default).
-ValidationResult run_validation(const std::string& folder, const PlatformReader& read_platform);
+ValidationResult run_validation(const std::string& folder, const PlatformReader& read_platform,
+                                const std::string& set = "tf2017");
 std::string default_validation_folder();
 
 }  // namespace ddlsim

@@ -107,7 +107,7 @@ std::string render_csv(const ValidationResult& v) {
 std::string pct(double e) { return fmt::format("{:+.1f}%", 100 * e); }
 
 std::string render_table(const ValidationResult& v) {
-  std::string out = fmt::format("Validation: TensorFlow tf_cnn_benchmarks 2017 ({})\n", v.folder);
+  std::string out = fmt::format("Validation: {} ({})\n", v.title, v.folder);
   for (const auto& g : v.groups) {
     out += fmt::format("\n== {} ({})\n", g.group.name, g.group.scenario);
     if (!g.fitted.name.empty())
@@ -137,7 +137,8 @@ std::string render_table(const ValidationResult& v) {
   out += fmt::format("   {:<17} {:>19} {:>22} {:>19} {:>19}\n", "group", "a priori (no fit)", "leave-one-model-out",
                      "in-sample fit", "linear scaling");
   auto two = [](const ErrorStats& s, const ErrorStats& r) {
-    return fmt::format("{:5.1f} | {}", 100 * s.mape, r.n ? fmt::format("{:5.1f}", 100 * r.mape) : std::string("    -"));
+    const auto one = [](const ErrorStats& x) { return x.n ? fmt::format("{:5.1f}", 100 * x.mape) : std::string("    -"); };
+    return one(s) + " | " + one(r);
   };
   auto line = [&](const std::string& name, const SplitStats& a, const SplitStats& l, const ErrorStats& ms,
                   const ErrorStats& mr, const ErrorStats& bs, const ErrorStats& br) {
@@ -163,7 +164,7 @@ std::string render_validation(const ValidationResult& v, Format f) {
 
 ScatterPlot validation_plot(const ValidationResult& v) {
   ScatterPlot p;
-  p.title = "tf_cnn_benchmarks 2017: predicted vs measured (multi-GPU)";
+  p.title = v.title + ": predicted vs measured (multi-GPU)";
   p.unit = "images/s";
   p.series = {"ddlsim, synthetic data", "linear scaling", "ddlsim, real data"};
   p.filled = {true, false, true};

@@ -105,6 +105,11 @@ const std::vector<ClusterDescription>& builtin_clusters() {
       {"dgx-a100", "a100", 0, 8, intra_kind("nvlink3"), inter_kind("ib-hdr"),
        "DGX A100: 8 A100 SXM4 on NVSwitch (NVLink 3), 8 HDR 200 Gb/s NICs (rails) aggregated into the node's "
        "uplink", "", 8},
+      // NVIDIA DGX-2 datasheet: 16 V100 SXM3 32 GB on 12 NVSwitches (NVLink 2 between every pair),
+      // 8 EDR InfiniBand 100 Gb/s ports.
+      {"dgx2", "v100-32gb", 0, 16, intra_kind("nvlink2"), inter_kind("ib-edr"),
+       "DGX-2: 16 V100 32 GB on NVSwitch (NVLink 2), 8 EDR 100 Gb/s NICs (rails) aggregated into the node's uplink",
+       "", 8},
       // NVIDIA DGX H100 datasheet: 8 H100 SXM5 80 GB, NVLink 4 through NVSwitch (900 GB/s GPU-GPU
       // both ways), 8 ConnectX-7 NDR 400 Gb/s compute ports.
       {"dgx-h100", "h100", 0, 8, intra_kind("nvlink4"), inter_kind("ib-ndr"),
