@@ -48,9 +48,9 @@ TEST(ValidateSet, APrioriAndLeaveOneModelOutBeatLinearScaling) {
 }
 
 // The published set (NVIDIA DeepLearningExamples, Lambda, an Azure Horovod study; 58 rows, nothing
-// fitted): every figure is a priori. Bounds: today's MAPE (11.9 % synthetic, 11.0 % real) rounded
-// up, a guard against getting worse; issue 11's target (7 %) is not met yet, and on the real-data
-// rows (DALI on A100) ddlsim is still worse than linear scaling (9.1 %).
+// fitted): every figure is a priori. Bounds: today's MAPE (11.9 % synthetic, 5.9 % real) rounded
+// up, a guard against getting worse; issue 11's target (7 % overall) is not met yet on synthetic
+// data (Horovod over 10 GbE on Azure is 38 % off).
 TEST(ValidateSet, PublishedRunsAPriori) {
   const ddlsim::ValidationResult v =
       ddlsim::run_validation(ddlsim::default_validation_folder(), ddlsim::read_platform_file, "published");
@@ -58,8 +58,9 @@ TEST(ValidateSet, PublishedRunsAPriori) {
   EXPECT_EQ(v.apriori.synthetic.n, 24);
   EXPECT_EQ(v.apriori.real.n, 12);
   EXPECT_LE(v.apriori.synthetic.mape, 0.12);
-  EXPECT_LE(v.apriori.real.mape, 0.112);
+  EXPECT_LE(v.apriori.real.mape, 0.06);
   EXPECT_LT(v.apriori.synthetic.mape, v.baseline_synthetic.mape);
+  EXPECT_LT(v.apriori.real.mape, v.baseline_real.mape);
   for (const auto& g : v.groups) EXPECT_TRUE(g.fitted.name.empty()) << g.group.name;  // nothing fitted
 }
 

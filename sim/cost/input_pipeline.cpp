@@ -21,8 +21,9 @@ Seconds input_batch_s(const StorageSpec& st, DataFormat format, int workers, int
   const StorageKind k = storage_kind(st.storage);
   const BytesPerSecond node_bw = k.shared ? k.bw_Bps / nodes : k.bw_Bps;
   const Seconds read = double(batch) * gpus_per_node * st.sample_bytes / node_bw;
+  if (st.cpu_cores > 0) workers = std::max(1, std::min(workers, st.cpu_cores / gpus_per_node));
   const Seconds open = format == DataFormat::Files ? batch * k.file_latency_s / workers : 0;
-  const Seconds decode = batch * st.decode_s / workers;
+  const Seconds decode = st.decoder == Decoder::Dali ? 0 : batch * st.decode_s / workers;
   return std::max(read, open + decode);
 }
 

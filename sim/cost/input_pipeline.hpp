@@ -19,7 +19,10 @@ StorageKind storage_kind(Storage s);
 // with `gpus_per_node` GPUs:
 //   read   = batch x gpus_per_node x sample_bytes / node_bw   (node_bw = bw / nodes if shared)
 //   open   = batch x file_latency / workers                   (only with one file per sample)
-//   decode = batch x decode_s / workers
+//   decode = batch x decode_s / workers                       (decoder = cpu)
+//          = 0                                                 (decoder = dali: decoded on the GPU, a
+//                                                               cost inside the step's measured compute)
+//   workers = min(loader_workers, cpu_cores / gpus_per_node)  (a node's cores are its GPUs'; at least 1)
 //   time   = max(read, open + decode)   (reading and decoding proceed in parallel)
 Seconds input_batch_s(const StorageSpec& st, DataFormat format, int workers, int batch, int nodes,
                       int gpus_per_node);

@@ -166,6 +166,8 @@ StorageSpec resolve_storage(const Reader& r, const Model& m) {
                                                   {"blob", Storage::Blob}});
   const double values = double(m.input.elems());
   s.sample_bytes = r.given("input.sample_kb") ? r.real("input.sample_kb", 1e-3, true, 1e9) * kKiB : 0.2 * values;
+  s.decoder = r.choice<Decoder>("input.decoder", {{"cpu", Decoder::Cpu}, {"dali", Decoder::Dali}});
+  if (r.given("input.cpu_cores")) s.cpu_cores = r.small_int("input.cpu_cores", 1, 1 << 16);
   const double pixels = double(m.input.h) * m.input.w;
   s.decode_s = r.given("input.decode_ms") ? r.real("input.decode_ms", 0, true, 1e6) * 1e-3
                                           : 3e-3 * pixels / (224.0 * 224.0);

@@ -58,6 +58,8 @@ const std::vector<KeySpec>& scenario_keys() {
       {"input.storage", "local_ssd", "memory, local_ssd, nfs or blob"},
       {"input.format", "records", "synthetic, records (TFRecord-like shards) or files (one per sample)"},
       {"input.loader_workers", "4", "data-loader workers (CPU processes) per GPU"},
+      {"input.decoder", "cpu", "cpu (loader workers decode) or dali (NVIDIA DALI decodes on the GPU)"},
+      {"input.cpu_cores", "", "a node's CPU cores for loader workers, shared by its GPUs; default: not limiting"},
       {"input.sample_kb", "", "stored size of one sample, KiB; default: 0.2 bytes per input value"},
       {"input.decode_ms", "", "decode and augment time of one sample on one worker, ms; default: "
                               "3 ms per 224x224 image, scaled by pixels"},

@@ -12,6 +12,8 @@
 namespace ddlsim {
 
 enum class Storage { Memory, LocalSSD, NFS, Blob };
+// Where images are decoded: on the host's CPU workers, or on the GPU (NVIDIA DALI with nvJPEG).
+enum class Decoder { Cpu, Dali };
 
 struct ComputeTuning {
   double max_efficiency = 0.6;        // best fraction of peak a large GEMM reaches
@@ -30,6 +32,8 @@ struct StorageSpec {
   Storage storage = Storage::LocalSSD;
   Bytes sample_bytes = 0;        // stored size of one sample
   Seconds decode_s = 0;          // CPU decode + augment time of one sample on one worker
+  Decoder decoder = Decoder::Cpu;
+  int cpu_cores = 0;             // a node's cores for its GPUs' loader workers; 0 = not limiting
 };
 
 struct System {
