@@ -128,3 +128,13 @@ TEST(Sweep, EmptyValueListIsAnError) {
   TempFile f("s.ini", "[sweep]\ncluster.nodes = ,\n");
   EXPECT_THROW(read_scenario(f.path(), {}), InputError);
 }
+
+// Horovod's defaults by version (its 0.21 changelog): both can be chosen.
+TEST(Scenario, HorovodPresetsCarryTheirVersionsDefaults) {
+  const Scenario old = resolve_scenario(read_scenario("", {"--training.framework=horovod"}).settings, ".", read_platform_file);
+  const Scenario now = resolve_scenario(read_scenario("", {"--training.framework=horovod021"}).settings, ".", read_platform_file);
+  EXPECT_DOUBLE_EQ(old.execution.bucket_bytes, 64 * kMiB);
+  EXPECT_DOUBLE_EQ(old.execution.cycle_time_s, 5e-3);
+  EXPECT_DOUBLE_EQ(now.execution.bucket_bytes, 128 * kMiB);
+  EXPECT_DOUBLE_EQ(now.execution.cycle_time_s, 1e-3);
+}

@@ -11,8 +11,13 @@ namespace ddlsim {
 const std::vector<FrameworkPreset>& framework_presets() {
   static const std::vector<FrameworkPreset> presets = {
       {"horovod", Library::Nccl, Algorithm::Ring, 64, true, 5, 1,
-       "Horovod: ring allreduce (NCCL/MPI), 64 MB tensor-fusion buffer, 5 ms cycle, overlapped "
+       "Horovod 0.20 and before: ring allreduce (NCCL/MPI), 64 MB tensor-fusion buffer, 5 ms cycle, overlapped "
        "with the backward pass"},
+      // Horovod 0.21 changed its defaults (changelog: HOROVOD_FUSION_THRESHOLD 64 -> 128 MB,
+      // HOROVOD_CYCLE_TIME 5 -> 1 ms); `horovod` keeps the earlier ones (0.20 and before).
+      {"horovod021", Library::Nccl, Algorithm::Ring, 128, true, 1, 1,
+       "Horovod 0.21 and later: ring allreduce (NCCL/MPI), 128 MB tensor-fusion buffer, 1 ms cycle, "
+       "overlapped with the backward pass"},
       {"pytorch_ddp", Library::Nccl, Algorithm::Ring, 25, true, 0, 1,
        "PyTorch DDP: 25 MB buckets allreduced as they fill during the backward pass"},
       {"tf_mirrored", Library::Nccl, Algorithm::Ring, 0, false, 0, 1,
