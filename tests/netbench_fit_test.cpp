@@ -7,6 +7,7 @@
 #include "calibration/netfit.hpp"
 #include "core/error.hpp"
 #include "cost/collectives.hpp"
+#include "test_util.hpp"
 
 using namespace ddlsim;
 
@@ -72,4 +73,27 @@ TEST(NetbenchFit, RingRowsGiveTheLoadedStepLatency) {
   EXPECT_NEAR(f.latency_s, step, 1e-9);
   const Route r = fitted_route(f);
   EXPECT_NEAR(ring_allreduce_s(3, 4e6, r), 4 * (step + 4e6 / (3 * b * d)), 1e-9);
+}
+
+// --check scores each ring size from a fit of the other sizes: on measurements made by the model
+// itself it is exact out of sample too; a per-step latency far above the idle one is warned about.
+TEST(NetbenchFit, CheckHoldsEachSizeOutAndWarnsOfSoftwareLatency) {
+  const double b = 12.5e6, e = 0.5, d = 0.9, step = 400e-6;  // 8 x the idle 50 us
+  std::string csv = synthetic_csv();
+  const Route r{step, b, e, d};
+  for (double n : {1e6, 4e6})
+    for (int p : {2, 3}) csv += fmt::format("ring,{},{},{},0,0\n", p, n, ring_allreduce_s(p, n, r));
+  testutil::TempFile file("net.csv", csv);
+  const auto out = testutil::run_ddlsim("netfit " + file.path() + " --out " + file.dir() + "/f.xml --check");
+  ASSERT_EQ(out.code, 0) << out.out;
+  EXPECT_NE(out.out.find("out of sample"), std::string::npos) << out.out;
+  EXPECT_EQ(out.out.find("IN-SAMPLE"), std::string::npos) << out.out;
+  EXPECT_NE(out.out.find("warning: the latency per ring step"), std::string::npos) << out.out;
+  // Every held-out ring row within 0.1 % (printed as +0.0% or -0.0%).
+  std::size_t rows = 0;
+  for (std::size_t at = out.out.find("%\n"); at != std::string::npos; at = out.out.find("%\n", at + 1)) {
+    EXPECT_EQ(out.out.substr(at - 3, 3), "0.0") << out.out;
+    ++rows;
+  }
+  EXPECT_EQ(rows, 4u) << out.out;
 }
