@@ -30,8 +30,10 @@ std::string render_calibration(const Calibration& c) {
   out += fmt::format("format = {} {}\n", kMagic, c.version);
   out += fmt::format("device = {}\ndevice_kind = {}\nmodel = {}\nmodel_params = {}\nmodel_fwd_flops = {}\n",
                      c.device, c.device_kind, c.model, c.model_params, format_number(c.model_fwd_flops));
-  out += fmt::format("precision = {}\nclock = {}\ntool = {}\nhost = {}\ndate = {}\n\n", c.precision, c.clock,
+  out += fmt::format("precision = {}\nclock = {}\ntool = {}\nhost = {}\ndate = {}\n", c.precision, c.clock,
                      c.tool, c.host, c.date);
+  if (c.interference >= 0) out += fmt::format("interference = {}\n", format_number(c.interference));
+  out += "\n";
   out += std::string(kHeader) + "\n";
   for (const auto& r : c.rows)
     out += fmt::format("{},{},{},{},{},{},{}\n", r.layer, r.batch, sci(r.fwd_s), sci(r.bwd_s), sci(r.update_s),
@@ -79,8 +81,14 @@ class Parser {
     else if (key == "tool") c.tool = value;
     else if (key == "host") c.host = value;
     else if (key == "date") c.date = value;
+    else if (key == "interference") c.interference = fraction(value, line);
     else fail(line, fmt::format("unknown key '{}' (expected format, device, device_kind, model, model_params, "
-                                "model_fwd_flops, precision, clock, tool, host, date)", key));
+                                "model_fwd_flops, precision, clock, tool, host, date, interference)", key));
+  }
+
+  double fraction(const std::string& t, int line) const {
+    if (const auto v = parse_real(t, 0, 10, false)) return *v;
+    fail(line, fmt::format("interference = '{}': expected a slow-down fraction from 0 to 10", clip(t)));
   }
 
   std::string device_kind(const std::string& value, int line) const {

@@ -59,11 +59,16 @@ TEST(Predict, MeasuredThroughputScalesCompute) {
 }
 
 TEST(Predict, SingleCommExchangeMatchesClosedForm) {
-  // One packed ring allreduce after backward on 2 nodes of one GPU: exposed comm = ring formula.
+  // One packed ring allreduce after backward on 2 nodes of one GPU: exposed comm = ring formula
+  // plus NCCL's per-call cost (8.4 us, cost/library_costs.cpp); nothing overlaps, no interference.
   const Prediction p = predict_with({"--cluster.nodes=2", "--training.framework=tf_mirrored",
                                      "--input.format=synthetic"});
   const ClusterDescription& poti = find_cluster("poti", "");
-  EXPECT_DOUBLE_EQ(p.exposed_comm_s, ring_allreduce_s(2, 25583592.0 * 4, poti.inter_route()));
+  EXPECT_DOUBLE_EQ(p.exposed_comm_s, 8.4e-6 + ring_allreduce_s(2, 25583592.0 * 4, poti.inter_route()));
+  EXPECT_EQ(p.interference_s, 0.0);
+  const Prediction off = predict_with({"--cluster.nodes=2", "--training.framework=tf_mirrored",
+                                       "--input.format=synthetic", "--comm.per_call_us=0"});
+  EXPECT_DOUBLE_EQ(off.exposed_comm_s, ring_allreduce_s(2, 25583592.0 * 4, poti.inter_route()));
 }
 
 TEST(Predict, MoreBandwidthIsNeverSlower) {

@@ -8,6 +8,7 @@
 #include "backend/backend.hpp"
 #include "cost/compute.hpp"
 #include "cost/input_pipeline.hpp"
+#include "cost/library_costs.hpp"
 #include "cost/memory.hpp"
 #include "cost/stragglers.hpp"
 #include "schedule/step_schedule.hpp"
@@ -38,7 +39,7 @@ Run run(const Scenario& sc, const ComputeProfile& prof, int nodes, int gpus_per_
   Run r;
   const Seconds input_s = input_batch_s(sys.storage, e.format, e.loader_workers, e.batch_per_gpu,
                                         nodes, gpus_per_node);
-  r.schedule = build_schedule(prof, e, input_s);
+  r.schedule = build_schedule(prof, e, input_s, library_costs(e, sys));
   r.steps = run_steps(sc.backend, r.schedule, comm_topology(sys, nodes, gpus_per_node, e.ps_servers), e.comm(), sys,
                       sc.simgrid);
   r.shape = epoch_shape(e.samples, e.batch_per_gpu, nodes * gpus_per_node, e.sync_period);
@@ -63,7 +64,7 @@ void check_finite(const Prediction& p) {
       {"total time", p.total_time_s, true},     {"throughput", p.samples_per_s, true},
       {"single-GPU epoch time", p.single_gpu_epoch_s, true}, {"speed-up", p.speedup, true},
       {"communication time", p.comm_time_s, false},          {"input time", p.input_time_s, false},
-      {"communication overhead", p.comm_overhead, false}};
+      {"communication overhead", p.comm_overhead, false}, {"interference", p.interference_s, false}};
   for (const auto& f : fields)
     if (!std::isfinite(f.v) || (f.positive && f.v <= 0))
       throw InputError(std::string("the scenario's values give a ") + (std::isfinite(f.v) ? "zero" : "non-finite") +
@@ -118,6 +119,10 @@ Prediction predict(const Scenario& sc) {
   p.efficiency = p.speedup / p.ranks;
   p.comm_overhead = p.exposed_comm_s / p.step_time_s;
   p.steps = r.steps;
+  p.interference_s = per_step(r, [](const StepTiming& t) { return t.interference_s; });
+  p.interference = r.schedule.library.interference;
+  p.per_call_s = r.schedule.library.per_call_s;
+  p.staging_GBps = r.schedule.library.staging_Bps / kGB;
   const MemoryEstimate mem = memory_per_gpu(sc.model, e);
   p.optimizer = to_string(e.optimizer);
   p.activation_memory_bytes = mem.activations;

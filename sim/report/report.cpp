@@ -68,6 +68,10 @@ ordered_json prediction_record(const Prediction& p) {
   r["memory_per_gpu_bytes"] = p.memory_per_gpu_bytes;
   r["device_memory_bytes"] = p.device_memory_bytes;
   r["fits_in_memory"] = p.fits_in_memory;
+  r["interference_s"] = p.interference_s;
+  r["interference"] = p.interference;
+  r["per_call_s"] = p.per_call_s;
+  r["staging_GBps"] = p.staging_GBps;
   check_finite(r);
   return r;
 }
@@ -99,11 +103,23 @@ std::string pretty_value(const std::string& key, const ordered_json& v) {
   return text;
 }
 
+// Where a step goes: compute and each loss, in seconds and as a share of the step.
+std::string render_breakdown(const Prediction& p) {
+  const struct { const char* name; Seconds s; } parts[] = {
+      {"compute", p.compute_time_s},          {"interference", p.interference_s},
+      {"exposed communication", p.exposed_comm_s}, {"input wait", p.input_wait_s},
+      {"stragglers", p.straggler_wait_s}};
+  std::string out = "\nwhere a step goes (mean per step)\n";
+  for (const auto& part : parts)
+    out += fmt::format("  {:<22} {:>12.6g} s {:>6.1f} %\n", part.name, part.s, 100 * part.s / p.step_time_s);
+  return out;
+}
+
 std::string render_table(const Prediction& p) {
   std::string out;
   const ordered_json rec = prediction_record(p);
   for (const auto& [k, v] : rec.items()) out += fmt::format("{:<24} {}\n", k, pretty_value(k, v));
-  return out;
+  return out + render_breakdown(p);
 }
 
 }  // namespace

@@ -18,8 +18,12 @@ const std::vector<FrameworkPreset>& framework_presets() {
       {"horovod021", Library::Nccl, Algorithm::Ring, 128, true, 1, 1,
        "Horovod 0.21 and later: ring allreduce (NCCL/MPI), 128 MB tensor-fusion buffer, 1 ms cycle, "
        "overlapped with the backward pass"},
+      // PyTorch DDP rebuilds its buckets after the first iteration in the order gradients became
+      // ready, the first capped at dist._DEFAULT_FIRST_BUCKET_BYTES = 1 MiB and the others at
+      // bucket_cap_mb = 25 (torch 1.13 nn/parallel/distributed.py and Reducer::rebuild_buckets);
+      // ddlsim models the steady state after that rebuild.
       {"pytorch_ddp", Library::Nccl, Algorithm::Ring, 25, true, 0, 1,
-       "PyTorch DDP: 25 MB buckets allreduced as they fill during the backward pass"},
+       "PyTorch DDP: 25 MB buckets (the first 1 MB) allreduced as they fill during the backward pass", 1},
       {"tf_mirrored", Library::Nccl, Algorithm::Ring, 0, false, 0, 1,
        "TF MultiWorkerMirroredStrategy with model.fit: one packed allreduce after the backward pass"},
       {"tf_custom_accum", Library::Nccl, Algorithm::Ring, 0, false, 0, 4,

@@ -17,6 +17,7 @@ struct FrameworkPreset {
   double cycle_time_ms;
   int sync_period;
   std::string note;
+  double first_bucket_mib = 0;  // its first bucket's own cap (0: as the others)
 };
 
 const std::vector<FrameworkPreset>& framework_presets();

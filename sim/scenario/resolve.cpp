@@ -93,6 +93,16 @@ Model resolve_model(const Reader& r, const std::string& base_dir) {
   }
 }
 
+StepCostOverrides resolve_step_costs(const Reader& r) {
+  StepCostOverrides o;
+  if (r.given("comm.interference")) o.interference = r.real("comm.interference", 0, true, 10);
+  if (r.given("comm.per_call_us")) o.per_call_s = r.real("comm.per_call_us", 0, true, 1e9) * 1e-6;
+  o.staging = r.choice<HostStaging>("comm.host_staging", {{"auto", HostStaging::Auto},
+                                                            {"on", HostStaging::On},
+                                                            {"off", HostStaging::Off}});
+  return o;
+}
+
 Execution resolve_execution(const Reader& r, int nodes) {
   const FrameworkPreset& preset = find_preset(r.text("training.framework"), r.where("training.framework"));
   Execution e;
@@ -111,6 +121,9 @@ Execution resolve_execution(const Reader& r, int nodes) {
   if (e.algorithm == Algorithm::Pairwise)
     r.fail("comm.algorithm", "an allreduce algorithm (pairwise runs all-to-all; see `ddlsim collective`)");
   e.bucket_bytes = (r.given("comm.bucket_mb") ? r.real("comm.bucket_mb", 0, true, 1e6) : preset.bucket_mib) * kMiB;
+  e.first_bucket_bytes = (r.given("comm.first_bucket_mb") ? r.real("comm.first_bucket_mb", 0, true, 1e6)
+                                                           : preset.first_bucket_mib) * kMiB;
+  e.step_costs = resolve_step_costs(r);
   e.overlap = r.given("comm.overlap") ? r.boolean("comm.overlap") : preset.overlap;
   e.cycle_time_s = (r.given("comm.cycle_time_ms") ? r.real("comm.cycle_time_ms", 0, true, 1e6) : preset.cycle_time_ms) * 1e-3;
   e.ps_servers = r.given("comm.ps_servers") ? r.small_int("comm.ps_servers", 1, kMaxNodes) : nodes;

@@ -42,7 +42,13 @@ const std::vector<KeySpec>& scenario_keys() {
       {"comm.library", "", "nccl, mpi, gloo, gpi2 or grpc: what `auto` picks; preset"},
       {"comm.algorithm", "", "ring, rhd, rabenseifner, rd, tree, hierarchical, ps or auto (the library's choice); preset"},
       {"comm.bucket_mb", "", "gradient bucket / fusion buffer, MiB; 0 = one packed exchange; preset"},
+      {"comm.first_bucket_mb", "", "the first bucket's own cap, MiB (PyTorch DDP: 1); 0 = as the others; preset"},
       {"comm.overlap", "", "start each bucket when it fills during the backward pass; preset"},
+      {"comm.interference", "", "compute slow-down while an exchange overlaps the backward pass, fraction; "
+                                "default: the library's (nccl 0.189, host-staged libraries 0) or the calibration's"},
+      {"comm.per_call_us", "", "fixed cost of one collective call, us; default: the library's (nccl 8.4, others 0)"},
+      {"comm.host_staging", "auto", "auto, on or off: copy each bucket to host memory and back around the exchange "
+                                    "(auto: mpi and gloo on a GPU)"},
       {"comm.cycle_time_ms", "", "framework coordination cycle before each exchange, ms; preset"},
       {"comm.ps_servers", "", "parameter servers (algorithm ps); default: one per node"},
       {"compute.device", "", "GPU model; default: the platform's"},

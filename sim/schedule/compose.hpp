@@ -2,6 +2,8 @@
 // supplies each bucket's exchange duration (closed forms, or SimGrid's simulated times) and the
 // composer places them on the schedule:
 //   forward | backward | exchanges on one communication stream | optimizer (sync) or accumulate
+// Each exchange also costs the library's per-call overhead and its host staging copies, and the
+// backward pass runs slower by the library's interference while exchanges overlap it.
 // Bucket i starts when it is ready (its last layer's backward kernels have run, or the whole
 // backward pass without overlap, plus half a coordination cycle) and the previous exchange has
 // ended; the update waits for the end of the backward pass and the last exchange; the input

@@ -2,7 +2,7 @@
 
 namespace ddlsim {
 
-std::vector<Bucket> make_buckets(const ComputeProfile& prof, Bytes bucket_bytes) {
+std::vector<Bucket> make_buckets(const ComputeProfile& prof, Bytes bucket_bytes, Bytes first_bucket_bytes) {
   std::vector<Bucket> buckets;
   Bucket open;
   Seconds t = 0;
@@ -14,7 +14,8 @@ std::vector<Bucket> make_buckets(const ComputeProfile& prof, Bytes bucket_bytes)
     open.first_layer = i;
     open.bytes += l.grad_bytes;
     open.ready_s = t;
-    if (bucket_bytes > 0 && open.bytes >= bucket_bytes) {
+    const Bytes cap = buckets.empty() && first_bucket_bytes > 0 ? first_bucket_bytes : bucket_bytes;
+    if (cap > 0 && open.bytes >= cap) {
       buckets.push_back(open);
       open = Bucket{};
     }
@@ -23,17 +24,19 @@ std::vector<Bucket> make_buckets(const ComputeProfile& prof, Bytes bucket_bytes)
   return buckets;
 }
 
-StepSchedule build_schedule(const ComputeProfile& prof, const Execution& exec, Seconds input_s) {
+StepSchedule build_schedule(const ComputeProfile& prof, const Execution& exec, Seconds input_s,
+                            const LibraryCosts& library) {
   StepSchedule s;
   s.input_s = input_s;
   s.forward_s = prof.forward_s();
   s.backward_s = prof.backward_s();
-  s.buckets = make_buckets(prof, exec.bucket_bytes);
+  s.buckets = make_buckets(prof, exec.bucket_bytes, exec.first_bucket_bytes);
   s.overlap = exec.overlap;
   s.cycle_s = exec.cycle_time_s;
   s.optimizer_s = prof.optimizer_s;
   s.accumulate_s = prof.accumulate_s;
   s.sync_period = exec.sync_period;
+  s.library = library;
   return s;
 }
 

@@ -7,6 +7,7 @@
 
 #include "core/units.hpp"
 #include "cost/compute.hpp"
+#include "cost/library_costs.hpp"
 #include "spec/execution.hpp"
 
 namespace ddlsim {
@@ -28,11 +29,14 @@ struct StepSchedule {
   Seconds optimizer_s = 0;  // after a synchronising step
   Seconds accumulate_s = 0; // after a local (accumulating) step
   int sync_period = 1;
+  LibraryCosts library;     // interference, per-call cost and host staging of each exchange
 };
 
-// Buckets: close a bucket once it holds at least `bucket_bytes` (0: one bucket for everything).
-std::vector<Bucket> make_buckets(const ComputeProfile& prof, Bytes bucket_bytes);
+// Buckets: close a bucket once it holds at least `bucket_bytes` (0: one bucket for everything);
+// the first one, when `first_bucket_bytes` > 0, once it holds that much (PyTorch DDP).
+std::vector<Bucket> make_buckets(const ComputeProfile& prof, Bytes bucket_bytes, Bytes first_bucket_bytes = 0);
 
-StepSchedule build_schedule(const ComputeProfile& prof, const Execution& exec, Seconds input_s);
+StepSchedule build_schedule(const ComputeProfile& prof, const Execution& exec, Seconds input_s,
+                            const LibraryCosts& library);
 
 }  // namespace ddlsim

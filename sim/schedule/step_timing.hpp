@@ -19,9 +19,11 @@ struct Phase {
 struct StepTiming {
   Seconds step_s = 0;        // wall time of the step, input wait included
   Seconds compute_s = 0;     // forward + backward + optimizer or accumulation
-  Seconds comm_s = 0;        // sum of the exchanges' durations
+  Seconds comm_s = 0;        // sum of the exchanges' durations (with per-call cost and host staging)
   Seconds exposed_comm_s = 0;// time the GPU waits for exchanges (and coordination) after backward
   Seconds input_wait_s = 0;  // time the GPU waits for the input pipeline
+  Seconds interference_s = 0;// how much longer the backward pass ran because exchanges overlapped it
+  // step_s = compute_s + interference_s + exposed_comm_s + input_wait_s
   std::vector<Phase> phases;
 };
 

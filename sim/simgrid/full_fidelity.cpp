@@ -1,6 +1,7 @@
 #include "simgrid/full_fidelity.hpp"
 
 #include <algorithm>
+#include <limits>
 
 namespace sg4 = simgrid::s4u;
 
@@ -12,8 +13,16 @@ struct RankState {
   sg4::SemaphorePtr ready = sg4::Semaphore::create(0);      // one release per filled bucket
   sg4::SemaphorePtr comm_done = sg4::Semaphore::create(0);  // released after the last bucket
   std::vector<Seconds> ready_at;
-  Seconds backward_end = 0, update_start = 0, end = 0, compute = 0;
+  std::vector<std::pair<Seconds, Seconds>> exchanges;  // [start, end]; end infinite while running
+  Seconds backward_end = 0, update_start = 0, end = 0, compute = 0, interference = 0;
 };
+
+// The exchanges' time within [from, to] (the composer's interference rule, schedule/compose.hpp).
+Seconds overlapped_s(const RankState& r, Seconds from, Seconds to) {
+  Seconds sum = 0;
+  for (const auto& [a, b] : r.exchanges) sum += std::max(0.0, std::min(b, to) - std::max(a, from));
+  return sum;
+}
 
 struct FullState {
   std::vector<RankState> ranks;
@@ -42,6 +51,8 @@ void compute_actor(const StepSchedule& s, FullState& st, int me) {
     r.ready->release();
   }
   run(s.backward_s - done, nullptr);
+  r.interference = s.library.interference * overlapped_s(r, backward_start, sg4::Engine::get_clock());
+  run(r.interference, nullptr);
   r.backward_end = sg4::Engine::get_clock();
   if (me == 0) st.phases.push_back({"backward", Lane::Compute, backward_start, r.backward_end});
   r.comm_done->acquire();
@@ -59,9 +70,13 @@ void comm_actor(const StepSchedule& s, const Plans& plans, const Layout& l, Full
       sg4::this_actor::sleep_until(st.ranks[me].ready_at[i] + s.cycle_s / 2);
     }
     const Seconds start = sg4::Engine::get_clock();
+    if (rank) st.ranks[me].exchanges.push_back({start, std::numeric_limits<Seconds>::infinity()});
+    const Seconds own = s.library.per_call_s + s.library.staging_s(s.buckets[i].bytes);
+    if (own > 0) sg4::this_actor::sleep_for(own);  // call overhead and host copies: this rank only
     for (const Round& r : plans[i])
       for (int k = 0; k < r.repeat; ++k) run_round(r, l, me);
     const Seconds end = sg4::Engine::get_clock();
+    if (rank) st.ranks[me].exchanges.back().second = end;
     if (me == 0) {
       st.phases.push_back({label + " bucket " + std::to_string(i), Lane::Comm, start, end});
       st.comm_s += end - start;
@@ -93,7 +108,8 @@ StepTiming run_full(const StepSchedule& s, const World& w, const Plans& plans, c
   Seconds core = 0;
   for (const RankState& r : st.ranks) {
     core = std::max(core, r.end);
-    t.compute_s = std::max(t.compute_s, r.compute);
+    t.compute_s = std::max(t.compute_s, r.compute - r.interference);
+    t.interference_s = std::max(t.interference_s, r.interference);
     t.exposed_comm_s = std::max(t.exposed_comm_s, r.update_start - r.backward_end);
   }
   t.input_wait_s = std::max(0.0, s.input_s - core);

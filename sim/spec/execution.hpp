@@ -12,6 +12,17 @@ namespace ddlsim {
 
 enum class DataFormat { Synthetic, Records, Files };  // Records: TFRecord-like shards
 
+// Whether gradients go through host memory around each exchange (cost/library_costs.hpp).
+enum class HostStaging { Auto, On, Off };  // Auto: the library's usual way
+
+// What each exchange costs the step beyond its network time, when the user overrides the
+// library's defaults (cost/library_costs.hpp); a negative value keeps the default.
+struct StepCostOverrides {
+  double interference = -1;  // comm.interference: compute slow-down while an exchange overlaps it
+  Seconds per_call_s = -1;   // comm.per_call_us: fixed cost of one collective call
+  HostStaging staging = HostStaging::Auto;  // comm.host_staging
+};
+
 struct Execution {
   std::string framework;           // preset name, for the report
   Precision precision = Precision::FP32;
@@ -28,6 +39,8 @@ struct Execution {
   int ps_servers = 1;
   DataFormat format = DataFormat::Synthetic;
   int loader_workers = 4;
+  StepCostOverrides step_costs;
+  Bytes first_bucket_bytes = 0;    // PyTorch DDP: the first bucket's own cap (0: as the others)
 
   CommMethod comm() const { return {library, algorithm}; }
 };

@@ -37,6 +37,9 @@ struct Calibration {
   std::string tool;          // the command that wrote it
   std::string host;
   std::string date;          // UTC, ISO 8601
+  // Compute slow-down while an allreduce runs beside it, measured by `ddlsim calibrate
+  // --interference` (cost/library_costs.hpp); -1: not measured.
+  double interference = -1;
   std::vector<LayerTiming> rows;  // layer-major, batches ascending within a layer
 
   std::vector<int> batches() const;  // distinct measured batch sizes, ascending

@@ -23,25 +23,27 @@ FlopsPerSecond Device::peak(Precision p) const {
 }
 
 // GeForce parts (Ada) run FP16 tensor math with FP32 accumulate at half the FP16-accumulate rate;
-// the figures below are dense (no sparsity), boost clock.
+// the figures below are dense (no sparsity), boost clock. The last field is the host interface's
+// PCIe generation (x16) from the same datasheets: Gen3 for K80/P100/V100/T4/RTX 2080 Ti, Gen4 for
+// Ampere and Ada, Gen5 for H100.
 const std::vector<Device>& device_table() {
   static const std::vector<Device> table = {
-      {"rtx4090", 82.6 * T, 82.6 * T, 165.2 * T, 1008 * G, 24 * kGiB, "NVIDIA Ada whitepaper, RTX 4090"},
+      {"rtx4090", 82.6 * T, 82.6 * T, 165.2 * T, 1008 * G, 24 * kGiB, "NVIDIA Ada whitepaper, RTX 4090", 4},
       {"rtx3090", 35.6 * T, 35.6 * T, 71 * T, 936 * G, 24 * kGiB,
-       "NVIDIA Ampere GA102 whitepaper, RTX 3090 (tensor FP16 with FP32 accumulate, dense)"},
-      {"rtx4070", 29.1 * T, 29.1 * T, 58.3 * T, 504 * G, 12 * kGiB, "NVIDIA Ada whitepaper, RTX 4070"},
+       "NVIDIA Ampere GA102 whitepaper, RTX 3090 (tensor FP16 with FP32 accumulate, dense)", 4},
+      {"rtx4070", 29.1 * T, 29.1 * T, 58.3 * T, 504 * G, 12 * kGiB, "NVIDIA Ada whitepaper, RTX 4070", 4},
       {"v100", 15.7 * T, 15.7 * T, 125 * T, 900 * G, 16 * kGiB, "V100 SXM2 16GB datasheet"},
-      {"a100", 19.5 * T, 156 * T, 312 * T, 1555 * G, 40 * kGiB, "A100 SXM4 40GB datasheet"},
-      {"a100-80gb", 19.5 * T, 156 * T, 312 * T, 2039 * G, 80 * kGiB, "A100 SXM4 80GB datasheet"},
+      {"a100", 19.5 * T, 156 * T, 312 * T, 1555 * G, 40 * kGiB, "A100 SXM4 40GB datasheet", 4},
+      {"a100-80gb", 19.5 * T, 156 * T, 312 * T, 2039 * G, 80 * kGiB, "A100 SXM4 80GB datasheet", 4},
       {"p100", 10.6 * T, 10.6 * T, 21.2 * T, 732 * G, 16 * kGiB, "P100 SXM2 datasheet (FP16 without tensor cores)"},
       {"k80", 4.37 * T, 4.37 * T, 4.37 * T, 240 * G, 12 * kGiB, "K80 datasheet, one of its two GK210 dies"},
-      {"h100", 67 * T, 494.7 * T, 989.4 * T, 3350 * G, 80 * kGiB, "H100 SXM5 datasheet (dense)"},
+      {"h100", 67 * T, 494.7 * T, 989.4 * T, 3350 * G, 80 * kGiB, "H100 SXM5 datasheet (dense)", 5},
       {"v100-32gb", 15.7 * T, 15.7 * T, 125 * T, 900 * G, 32 * kGiB, "V100 SXM2 32GB datasheet"},
       {"v100-pcie", 14 * T, 14 * T, 112 * T, 900 * G, 16 * kGiB, "V100 PCIe 16GB datasheet"},
-      {"a100-pcie", 19.5 * T, 156 * T, 312 * T, 1555 * G, 40 * kGiB, "A100 PCIe 40GB datasheet (dense)"},
-      {"h100-pcie", 51 * T, 378 * T, 756 * T, 2000 * G, 80 * kGiB, "H100 PCIe datasheet (dense)"},
-      {"l40s", 91.6 * T, 183 * T, 362 * T, 864 * G, 48 * kGiB, "L40S datasheet (dense)"},
-      {"a10", 31.2 * T, 62.5 * T, 125 * T, 600 * G, 24 * kGiB, "A10 datasheet (dense)"},
+      {"a100-pcie", 19.5 * T, 156 * T, 312 * T, 1555 * G, 40 * kGiB, "A100 PCIe 40GB datasheet (dense)", 4},
+      {"h100-pcie", 51 * T, 378 * T, 756 * T, 2000 * G, 80 * kGiB, "H100 PCIe datasheet (dense)", 5},
+      {"l40s", 91.6 * T, 183 * T, 362 * T, 864 * G, 48 * kGiB, "L40S datasheet (dense)", 4},
+      {"a10", 31.2 * T, 62.5 * T, 125 * T, 600 * G, 24 * kGiB, "A10 datasheet (dense)", 4},
       {"t4", 8.1 * T, 8.1 * T, 65 * T, 320 * G, 16 * kGiB, "T4 datasheet (Turing: no TF32; FP16 tensor, mixed)"},
       {"rtx2080ti", 13.4 * T, 13.4 * T, 53.8 * T, 616 * G, 11 * kGiB,
        "NVIDIA Turing TU102 whitepaper, RTX 2080 Ti (FP16 tensor with FP32 accumulate)"},

@@ -16,6 +16,7 @@ struct Device {
   BytesPerSecond mem_bw_Bps = 0;
   Bytes memory_bytes = 0;         // device memory capacity (binary GiB as sold: "16 GB" HBM2 = 16 GiB)
   std::string source;             // where the figures come from
+  int pcie_gen = 3;               // the host interface (PCIe generation, x16), same datasheets
 
   FlopsPerSecond peak(Precision p) const;
 };

@@ -1,0 +1,121 @@
+// Per-library step costs (cost/library_costs.hpp) in the step composer and in the predictions:
+// each checked against a hand calculation; switched off, the composer gives the old step.
+#include <gtest/gtest.h>
+
+#include "core/error.hpp"
+#include "cost/library_costs.hpp"
+#include "predict/prediction.hpp"
+#include "scenario/resolve.hpp"
+#include "schedule/compose.hpp"
+#include "simgrid/platform_reader.hpp"
+
+using namespace ddlsim;
+
+namespace {
+
+Prediction predict_default(const std::vector<std::string>& overrides) {
+  return predict(resolve_scenario(read_scenario("", overrides).settings, ".", read_platform_file));
+}
+
+// forward 10 ms, backward 20 ms; bucket 0 (1 MB) ready 5 ms into the backward pass, bucket 1
+// (2 MB) at its end; no coordination cycle, no input.
+StepSchedule schedule(LibraryCosts lib) {
+  StepSchedule s;
+  s.forward_s = 0.010;
+  s.backward_s = 0.020;
+  s.buckets = {Bucket{1e6, 0.005, 5, 9}, Bucket{2e6, 0.020, 0, 4}};
+  s.optimizer_s = 0.003;
+  s.library = lib;
+  return s;
+}
+
+}  // namespace
+
+TEST(LibraryCosts, InterferenceSlowsTheOverlappedPartOfTheBackwardPass) {
+  // Bucket 0: 15 -> 23 ms, all of it inside the backward pass [10, 30] ms: 8 ms overlapped; at
+  // 25 % interference the backward pass ends 2 ms later, at 32 ms. Bucket 1: ready at 30 ms,
+  // runs 4 ms -> 34 ms (first order: the undisturbed ready time). Exposed: 34 - 32 = 2 ms.
+  // Optimizer 34 -> 37 ms. Parts: compute 33 + interference 2 + exposed 2 = 37 ms.
+  const StepTiming t = compose_step(schedule({0.25, 0, 0}), true, {0.008, 0.004}, "ring");
+  EXPECT_DOUBLE_EQ(t.interference_s, 0.002);
+  EXPECT_DOUBLE_EQ(t.exposed_comm_s, 0.002);
+  EXPECT_DOUBLE_EQ(t.step_s, 0.037);
+  EXPECT_DOUBLE_EQ(t.compute_s + t.interference_s + t.exposed_comm_s + t.input_wait_s, t.step_s);
+  EXPECT_DOUBLE_EQ(t.phases[1].end_s, 0.032);  // the backward phase shows the slow-down
+}
+
+TEST(LibraryCosts, CommunicationBoundStepAbsorbsTheInterference) {
+  // Bucket 0: 15 -> 45 ms (30 ms), 15 ms of it overlapped -> 3.75 ms slower backward (33.75 ms);
+  // bucket 1: 45 -> 49 ms. The step is set by the stream: 49 + 3 = 52 ms, as without interference.
+  const StepTiming with = compose_step(schedule({0.25, 0, 0}), true, {0.030, 0.004}, "ring");
+  const StepTiming without = compose_step(schedule({}), true, {0.030, 0.004}, "ring");
+  EXPECT_DOUBLE_EQ(with.interference_s, 0.00375);
+  EXPECT_DOUBLE_EQ(with.step_s, 0.052);
+  EXPECT_DOUBLE_EQ(without.step_s, 0.052);
+}
+
+TEST(LibraryCosts, PerCallCostAndHostStagingLengthenEachExchange) {
+  // 10 GB/s staging: bucket 0 copies 2 x 1 MB = 0.2 ms, bucket 1 2 x 2 MB = 0.4 ms; 0.1 ms a call.
+  // Bucket 0: 15 -> 15 + 0.1 + 0.2 + 8 = 23.3 ms; bucket 1: 30 -> 30 + 0.1 + 0.4 + 4 = 34.5 ms.
+  const StepTiming t = compose_step(schedule({0, 1e-4, 10e9}), true, {0.008, 0.004}, "ring");
+  EXPECT_NEAR(t.comm_s, 0.0128, 1e-15);
+  EXPECT_NEAR(t.exposed_comm_s, 0.0045, 1e-15);
+  EXPECT_NEAR(t.step_s, 0.0375, 1e-15);
+  EXPECT_EQ(t.interference_s, 0.0);
+}
+
+TEST(LibraryCosts, SwitchedOffTheComposerGivesTheStepWithoutThem) {
+  // Bucket 0: 15 -> 23 ms; bucket 1: 30 -> 34 ms; 4 ms exposed; optimizer to 37 ms.
+  const StepTiming t = compose_step(schedule({}), true, {0.008, 0.004}, "ring");
+  EXPECT_DOUBLE_EQ(t.exposed_comm_s, 0.004);
+  EXPECT_DOUBLE_EQ(t.step_s, 0.037);
+  EXPECT_EQ(t.interference_s, 0.0);
+}
+
+TEST(LibraryCosts, LocalStepsPayNothing) {
+  const StepTiming t = compose_step(schedule({0.25, 1e-4, 10e9}), false, {}, "ring");
+  EXPECT_EQ(t.interference_s, 0.0);
+  EXPECT_EQ(t.comm_s, 0.0);
+}
+
+TEST(LibraryCosts, DefaultsPerLibraryAndDevice) {
+  const auto pred = [](std::vector<std::string> extra) {
+    extra.insert(extra.begin(), {"--cluster.nodes=2", "--input.format=synthetic"});
+    return predict_default(extra);
+  };
+  const auto nccl = pred({"--comm.library=nccl"});
+  EXPECT_DOUBLE_EQ(nccl.interference, 0.189);
+  EXPECT_DOUBLE_EQ(nccl.per_call_s, 8.4e-6);
+  EXPECT_EQ(nccl.staging_GBps, 0.0);
+  // MPI on the default platform's RTX 4090 (PCIe 4.0 x16): staged at pcie4's 24 GB/s, no interference.
+  const auto mpi = pred({"--comm.library=mpi"});
+  EXPECT_EQ(mpi.interference, 0.0);
+  EXPECT_DOUBLE_EQ(mpi.staging_GBps, 24.0);
+  // A V100 has PCIe 3.0: 12 GB/s.
+  EXPECT_DOUBLE_EQ(pred({"--comm.library=gloo", "--compute.device=v100"}).staging_GBps, 12.0);
+  EXPECT_EQ(pred({"--comm.library=mpi", "--comm.host_staging=off"}).staging_GBps, 0.0);
+  EXPECT_DOUBLE_EQ(pred({"--comm.library=nccl", "--comm.host_staging=on"}).staging_GBps, 24.0);
+  EXPECT_DOUBLE_EQ(pred({"--comm.interference=0.05"}).interference, 0.05);
+  // Staging costs an MPI step exactly its copies when nothing overlaps: 2 x gradient / 24 GB/s.
+  const auto mirrored = [&](const char* staging) {
+    return pred({"--comm.library=mpi", "--training.framework=tf_mirrored", staging});
+  };
+  const auto on = mirrored("--comm.host_staging=on"), off = mirrored("--comm.host_staging=off");
+  EXPECT_NEAR(on.exposed_comm_s - off.exposed_comm_s, 2 * on.gradient_bytes / 24e9, 1e-12);
+}
+
+TEST(LibraryCosts, DdpFirstBucketHoldsTheLastLayersAlone) {
+  // ResNet-50's last layer (fc, 2048 x 1000 + 1000 parameters, 8.2 MB) fills DDP's 1 MiB first
+  // bucket on its own; the rest fills 25 MiB buckets: 1 + ceil-ish(94 MiB / 25 MiB) = 5 buckets.
+  const auto ddp = predict_default({"--cluster.nodes=2", "--training.framework=pytorch_ddp"});
+  const auto flat = predict_default({"--cluster.nodes=2", "--training.framework=pytorch_ddp",
+                                               "--comm.first_bucket_mb=0"});
+  EXPECT_EQ(ddp.buckets, 5);
+  EXPECT_EQ(flat.buckets, 4);
+}
+
+TEST(LibraryCosts, BadKeysAreInputErrors) {
+  EXPECT_THROW(predict_default({"--comm.interference=-1"}), InputError);
+  EXPECT_THROW(predict_default({"--comm.host_staging=maybe"}), InputError);
+  EXPECT_THROW(predict_default({"--comm.per_call_us=abc"}), InputError);
+}
