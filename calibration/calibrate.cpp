@@ -9,6 +9,7 @@
 #include <iostream>
 
 #include "calibration/calibration_file.hpp"
+#include "calibration/interference.hpp"
 #include "core/args.hpp"
 #include "core/output.hpp"
 #include "core/parse.hpp"
@@ -116,6 +117,19 @@ void print_summary(const Calibration& cal, KernelRunner& runner, const Model& mo
   }
 }
 
+// The slow-down fraction of compute beside communication threads (calibration/interference.hpp).
+double interference(const std::string& kind, int threads) {
+  if (kind != "cpu")
+    throw InputError("--interference on " + kind + ": the CUDA path (an NCCL allreduce beside a cuBLAS GEMM) "
+                     "needs NCCL, which this build lacks; measure on cpu or leave the library's default");
+  InterferenceOptions o;
+  o.comm_threads = threads;
+  const InterferenceMeasurement m = measure_cpu_interference(o);
+  std::cout << fmt::format("interference: GEMM batch {:.6f} s alone, {:.6f} s beside {} allreduce thread(s): {:+.1f} %\n",
+                           m.alone_s, m.with_comm_s, threads, 100 * m.factor());
+  return std::max(0.0, m.factor());
+}
+
 }  // namespace
 
 int run_calibrate(const Args& args, const RunnerFactory& make_runner) {
@@ -131,7 +145,10 @@ int run_calibrate(const Args& args, const RunnerFactory& make_runner) {
       "warmup", po::value<double>()->default_value(0.01), "seconds of warm-up per kernel")(
       "benchmark-json", po::value<std::string>()->default_value(""), "also write Google Benchmark JSON here")(
       "check", po::bool_switch(), "also time whole training steps and compare")(
-      "progress", po::bool_switch(), "print each kernel's time on stderr (always on a terminal)");
+      "progress", po::bool_switch(), "print each kernel's time on stderr (always on a terminal)")(
+      "interference", po::bool_switch(), "also measure compute's slow-down beside allreduce traffic (cpu)")(
+      "interference-threads", po::value<std::string>()->default_value("1"),
+      "communication threads beside the kernel for --interference (1 to 256)");
   const ParsedArgs pa = parse_args(args, own, "calibrate");
   if (!pa.positional.empty() || !pa.overrides.empty())
     throw InputError("ddlsim calibrate: unexpected argument '" +
@@ -153,6 +170,7 @@ int run_calibrate(const Args& args, const RunnerFactory& make_runner) {
   if (!json_path.empty()) opts.benchmark_json = &json;
   opts.progress = vm["progress"].as<bool>() || ::isatty(STDERR_FILENO);  // on a terminal: kernel i of n, elapsed
   Calibration cal = calibrate_model(*runner, model, batches, precision, opts);
+  if (vm["interference"].as<bool>()) cal.interference = interference(kind, count_option(vm, "interference-threads", 256));
   std::string cmdline = "ddlsim calibrate";
   for (const auto& a : args) cmdline += " " + a;
   cal.tool = cmdline;

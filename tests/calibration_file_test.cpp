@@ -187,3 +187,15 @@ TEST(CalibrationMatch, RowForALayerTheModelLacksNamesFileAndLine) {
   in_memory.rows.back().layer = "bogus";
   EXPECT_EQ(match_error(in_memory).rfind("cal.txt: layer 'bogus' is not in model tiny", 0), 0u);
 }
+
+TEST(CalibrationFile, MeasuredInterferenceRoundTripsAndIsChecked) {
+  Calibration c = sample();
+  EXPECT_EQ(render_calibration(c).find("interference"), std::string::npos);  // unmeasured: not written
+  c.interference = 0.125;
+  const std::string text = render_calibration(c);
+  EXPECT_NE(text.find("interference = 0.125\n"), std::string::npos);
+  EXPECT_DOUBLE_EQ(parse_calibration(text, "cal.txt").interference, 0.125);
+  std::string bad = text;
+  bad.replace(bad.find("0.125"), 5, "-0.5");
+  EXPECT_NE(expect_error(bad).find("interference = '-0.5': expected a slow-down fraction"), std::string::npos);
+}

@@ -2,6 +2,10 @@
 // each checked against a hand calculation; switched off, the composer gives the old step.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <memory>
+
+#include "calibration/interference.hpp"
 #include "core/error.hpp"
 #include "cost/library_costs.hpp"
 #include "predict/prediction.hpp"
@@ -118,4 +122,33 @@ TEST(LibraryCosts, BadKeysAreInputErrors) {
   EXPECT_THROW(predict_default({"--comm.interference=-1"}), InputError);
   EXPECT_THROW(predict_default({"--comm.host_staging=maybe"}), InputError);
   EXPECT_THROW(predict_default({"--comm.per_call_us=abc"}), InputError);
+}
+
+TEST(LibraryCosts, CalibrationsMeasuredInterferenceBeatsTheDefaultAndTheKeyBeatsBoth) {
+  System sys;
+  Execution e;
+  e.library = Library::Gloo;
+  auto cal = std::make_shared<Calibration>();
+  cal->device_kind = "cpu";
+  sys.compute.calibration = cal;
+  EXPECT_EQ(library_costs(e, sys).interference, 0.0);    // CPU ranks, not measured: none
+  EXPECT_EQ(library_costs(e, sys).staging_Bps, 0.0);     // CPU tensors are already in host memory
+  cal->interference = 0.3;
+  EXPECT_DOUBLE_EQ(library_costs(e, sys).interference, 0.3);
+  e.step_costs.interference = 0.1;
+  EXPECT_DOUBLE_EQ(library_costs(e, sys).interference, 0.1);
+}
+
+TEST(LibraryCosts, CpuHarnessMeasuresAFiniteSlowDown) {
+  // The CPU twin of the calibration harness: a GEMM alone and beside one allreduce thread. Its
+  // size depends on the machine's free cores and memory bandwidth; it must be a measurement.
+  InterferenceOptions o;
+  o.min_time_s = 0.01;
+  o.repeats = 3;
+  o.buffer_bytes = 4 * kMiB;
+  const InterferenceMeasurement m = measure_cpu_interference(o);
+  EXPECT_GT(m.alone_s, 0.0);
+  EXPECT_GT(m.with_comm_s, 0.0);
+  EXPECT_TRUE(std::isfinite(m.factor()));
+  EXPECT_GT(m.factor(), -0.5);  // running beside traffic cannot make a GEMM twice as fast
 }
