@@ -1,4 +1,5 @@
-// ddlsim validate [--data DIR] [--format table|csv|json] [--output FILE] [--plot FILE.svg]
+// ddlsim validate [--set tf2017|published] [--data DIR] [--format table|csv|json] [--output FILE] [--plot FILE.svg]
+//                 [--section.key=value ...]   (applied to every group's scenario: ablations)
 #include "core/args.hpp"
 #include "cli/commands.hpp"
 #include "core/output.hpp"
@@ -19,11 +20,12 @@ int cmd_validate(const Args& args) {
       "output,o", po::value<std::string>()->default_value(""), "write the report to FILE")(
       "plot", po::value<std::string>()->default_value(""), "write the predicted-vs-measured plot (SVG) to FILE");
   const ParsedArgs pa = parse_args(args, own, "validate");
-  if (!pa.positional.empty() || !pa.overrides.empty())
-    throw InputError("ddlsim validate: takes no scenario file or keys (the set brings its own)");
+  if (!pa.positional.empty())
+    throw InputError("ddlsim validate: takes no scenario file (the set brings its own; --section.key=value "
+                     "applies to every one of them)");
   const Format format = parse_format(pa.vm["format"].as<std::string>());
   const ValidationResult v =
-      run_validation(pa.vm["data"].as<std::string>(), read_platform_file, pa.vm["set"].as<std::string>());
+      run_validation(pa.vm["data"].as<std::string>(), read_platform_file, pa.vm["set"].as<std::string>(), pa.overrides);
   const std::string report = render_validation(v, format);
   const std::string plot = pa.vm["plot"].as<std::string>();
   OutputSet out;

@@ -208,7 +208,7 @@ void split_stats(GroupResult& r) {
 }
 
 GroupResult run_group(const ValidationGroup& g, const CsvTable& all, const std::string& folder,
-                      const PlatformReader& read_platform) {
+                      const PlatformReader& read_platform, const std::vector<std::string>& overrides) {
   GroupResult r;
   r.group = g;
   const CsvTable rows = rows_of_group(all, g.name);
@@ -216,7 +216,7 @@ GroupResult run_group(const ValidationGroup& g, const CsvTable& all, const std::
   MeasuredSet set = read_measured(rows, {}, "samples_per_s");
   calibrate(set, all.file);
   const std::string scenario = folder + "/" + g.scenario;
-  const Settings base = read_scenario(scenario, {}).settings;
+  const Settings base = read_scenario(scenario, overrides).settings;
   const std::vector<Scenario> bases = resolve_configs(set, base, folder, read_platform);
   r.a_priori = compare_predictions(set, bases);
   r.leave_one_out = leave_one_model_out(g, set, bases);
@@ -231,7 +231,7 @@ GroupResult run_group(const ValidationGroup& g, const CsvTable& all, const std::
 }  // namespace
 
 ValidationResult run_validation(const std::string& folder, const PlatformReader& read_platform,
-                                const std::string& set_name) {
+                                const std::string& set_name, const std::vector<std::string>& overrides) {
   const ValidationSet& set = find_validation_set(set_name, "--set");
   ValidationResult v;
   v.folder = folder;
@@ -239,7 +239,7 @@ ValidationResult run_validation(const std::string& folder, const PlatformReader&
   const CsvTable all = read_csv_file(folder + "/" + set.csv);
   SplitErrors e, a, l;
   for (const auto& g : set.groups) {
-    v.groups.push_back(run_group(g, all, folder, read_platform));
+    v.groups.push_back(run_group(g, all, folder, read_platform, overrides));
     e.add(v.groups.back().comparison);
     a.add(v.groups.back().a_priori);
     l.add(v.groups.back().leave_one_out);

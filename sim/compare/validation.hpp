@@ -69,9 +69,10 @@ struct ValidationResult {
   SplitStats apriori, loo;
 };
 
-// Runs the set in `folder` (scenarios/validation of the source tree by default).
+// Runs the set in `folder` (scenarios/validation of the source tree by default); `overrides`
+// (--section.key=value) apply to every group's scenario, e.g. to switch a mechanism off.
 ValidationResult run_validation(const std::string& folder, const PlatformReader& read_platform,
-                                const std::string& set = "tf2017");
+                                const std::string& set = "tf2017", const std::vector<std::string>& overrides = {});
 std::string default_validation_folder();
 
 }  // namespace ddlsim
