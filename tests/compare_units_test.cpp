@@ -1,6 +1,7 @@
 // Pieces of `compare`: CSV reading with lines, grouping, error statistics, baselines, SVG plot.
 #include <gtest/gtest.h>
 
+#include "compare/compare_report.hpp"
 #include "compare/comparison.hpp"
 #include "compare/csv_table.hpp"
 #include "compare/measurements.hpp"
@@ -73,4 +74,61 @@ TEST(ComparePlot, SvgHasOneMarkerPerPointAndEscapes) {
   EXPECT_EQ(circles, 2u + 2u);  // two points and two legend markers
   EXPECT_NE(svg.find("a &lt; b"), std::string::npos);
   EXPECT_EQ(svg, render_scatter_svg(p));
+}
+
+TEST(CompareMaps, CellValuesAndMetricColumnsNamedOtherwise) {
+  const CsvTable t = parse_csv("nodes,strategy,img_per_sec\n1,fit,100\n2,fit,180\n2,custom,190\n", "m.csv");
+  const MeasuredSet s = read_measured(t, {"nodes=cluster.nodes", "strategy=training.framework"},
+                                      "img_per_sec=samples_per_s",
+                                      {"strategy:fit=tf_mirrored", "strategy:custom=tf_custom_accum"});
+  EXPECT_EQ(s.metric, Metric::SamplesPerSecond);
+  EXPECT_EQ(s.metric_column, "img_per_sec");
+  ASSERT_EQ(s.configs.size(), 3u);
+  ASSERT_NE(s.configs[1].find("training.framework"), nullptr);
+  EXPECT_EQ(*s.configs[1].find("training.framework"), "tf_mirrored");
+  EXPECT_EQ(*s.configs[2].find("training.framework"), "tf_custom_accum");
+  EXPECT_NE(s.configs[2].values[1].origin.find("'custom' by --value"), std::string::npos);
+  // A cell no --value names keeps its own text.
+  const MeasuredSet plain = read_measured(t, {"nodes=cluster.nodes", "strategy=training.framework"},
+                                          "img_per_sec=samples_per_s", {"strategy:fit=tf_mirrored"});
+  EXPECT_EQ(*plain.configs[2].find("training.framework"), "custom");
+}
+
+TEST(CompareMaps, BadValueAndMetricMapsAreInputErrors) {
+  const CsvTable t = parse_csv("nodes,strategy,img_per_sec\n1,fit,100\n", "m.csv");
+  const std::vector<std::string> maps = {"nodes=cluster.nodes"};
+  EXPECT_THROW(read_measured(t, maps, "img_per_sec=speed"), InputError);          // not a metric name
+  EXPECT_THROW(read_measured(t, maps, "nope=samples_per_s"), InputError);         // no such column
+  EXPECT_THROW(read_measured(t, maps, "img_per_sec=samples_per_s", {"strategy:fit=x"}), InputError);  // unmapped
+  EXPECT_THROW(read_measured(t, maps, "img_per_sec=samples_per_s", {"fit=x"}), InputError);           // no colon
+  try {
+    read_measured(t, maps, "img_per_sec=samples_per_s", {"colour:red=x"});
+    ADD_FAILURE();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("m.csv:1: missing column 'colour'"), std::string::npos) << e.what();
+  }
+}
+
+TEST(CompareMaps, LongConfigurationLabelsKeepTheColumnsAligned) {
+  const CsvTable t = parse_csv("cluster.nodes,training.framework,samples_per_s\n1,tf_mirrored,100\n"
+                               "2,tf_custom_accum,180\n", "m.csv");
+  const MeasuredSet s = read_measured(t, {}, "");
+  Prediction p1, p2;
+  p1.ranks = 1;
+  p2.ranks = 2;
+  p1.samples_per_s = p2.samples_per_s = 100;
+  const std::string table = render_comparison(compare_with(s, {p1, p2}), Format::Table);
+  // The "n" column (count 1) starts at the same offset on the header and on both rows.
+  std::vector<std::size_t> at;
+  std::size_t pos = 0;
+  for (int line = 0; line < 5; ++line) {
+    const std::size_t end = table.find('\n', pos);
+    const std::string l = table.substr(pos, end - pos);
+    if (l.find("configuration") != std::string::npos) at.push_back(l.find(" n "));
+    if (l.find("cluster.nodes=") != std::string::npos) at.push_back(l.find(" 1 ", l.find("accum") != std::string::npos ? l.find("accum") : l.find("mirrored")));
+    pos = end + 1;
+  }
+  ASSERT_EQ(at.size(), 3u) << table;
+  EXPECT_EQ(at[0], at[1]) << table;
+  EXPECT_EQ(at[1], at[2]) << table;
 }

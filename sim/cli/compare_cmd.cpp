@@ -20,7 +20,10 @@ po::options_description measured_options(const std::string& command) {
   po::options_description own(command + " options");
   own.add_options()("scenario,s", po::value<std::string>(), "the base scenario (INI) every row is laid over")(
       "map", po::value<std::vector<std::string>>()->composing(), "column=section.key: a CSV column that sets a key")(
-      "metric", po::value<std::string>()->default_value(""), "epoch_time_s, step_time_s or samples_per_s")(
+      "value", po::value<std::vector<std::string>>()->composing(),
+      "column:cell=value: a cell's text stands for this scenario value (strategy:fit=tf_mirrored)")(
+      "metric", po::value<std::string>()->default_value(""),
+      "epoch_time_s, step_time_s or samples_per_s; COLUMN=NAME for a column named otherwise (img_s=samples_per_s)")(
       "overlay", po::value<std::vector<std::string>>()->composing(), "scenario-format file applied over the base");
   return own;
 }
@@ -35,7 +38,8 @@ MeasuredInput read_measured_input(const ParsedArgs& pa, const std::string& comma
   in.scenario_file = pa.vm["scenario"].as<std::string>();
   const ScenarioInput base = read_scenario(in.scenario_file, list("overlay"), pa.overrides);
   in.base = base.settings;
-  in.set = read_measured(read_csv_file(pa.positional.front()), list("map"), pa.vm["metric"].as<std::string>());
+  in.set = read_measured(read_csv_file(pa.positional.front()), list("map"), pa.vm["metric"].as<std::string>(),
+                        list("value"));
   in.scenarios = resolve_configs(in.set, in.base, dir_of(in.scenario_file), read_platform_file);
   return in;
 }

@@ -1,5 +1,7 @@
 #include "compare/compare_report.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "core/text.hpp"
@@ -74,14 +76,16 @@ std::string short_label(const Comparison& c, const MeasuredConfig& m) {
 
 std::string render_table(const Comparison& c) {
   std::string out = fmt::format("compare {} with {} (metric {})\n\n", c.measured_file, c.scenario_file, to_string(c.metric));
-  out += fmt::format("{:>3}  {:<48} {:>3} {:>12} {:>9} {:>12} {:>8} {:>12} {:>8}\n", "#", "configuration", "n",
+  std::size_t width = 48;  // at least; wider when a label is longer, so columns stay aligned
+  for (const auto& r : c.rows) width = std::max(width, short_label(c, r.measured).size());
+  out += fmt::format("{:>3}  {:<{}} {:>3} {:>12} {:>9} {:>12} {:>8} {:>12} {:>8}\n", "#", "configuration", width, "n",
                      "measured", "sd", "predicted", "error", "linear", "error");
   for (std::size_t i = 0; i < c.rows.size(); ++i) {
     const auto& r = c.rows[i];
     const std::string base = r.baseline ? fmt::format("{:>12.5g} {:>+7.2f}%", *r.baseline, 100 * r.baseline_error)
                                         : fmt::format("{:>12} {:>8}", "-", "-");
-    out += fmt::format("{:>3}  {:<48} {:>3} {:>12.5g} {:>9.3g} {:>12.5g} {:>+7.2f}% {}\n", i + 1, short_label(c, r.measured),
-                       r.measured.count(), r.measured.mean, r.measured.stddev, r.predicted, 100 * r.error, base);
+    out += fmt::format("{:>3}  {:<{}} {:>3} {:>12.5g} {:>9.3g} {:>12.5g} {:>+7.2f}% {}\n", i + 1,
+                       short_label(c, r.measured), width, r.measured.count(), r.measured.mean, r.measured.stddev, r.predicted, 100 * r.error, base);
   }
   out += "\nmodel, every configuration:         " + stats_line(c.model) + "\n";
   out += "model, scaled configurations:       " + stats_line(c.model_scaled) + "\n";

@@ -1,5 +1,6 @@
 #include "compare/measurements.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 
@@ -71,7 +72,21 @@ std::map<int, std::string> column_keys(const CsvTable& t, const std::vector<std:
   return keys;
 }
 
-int metric_column(const CsvTable& t, const std::string& wanted, Metric& metric) {
+int metric_column(const CsvTable& t, const std::string& asked, Metric& metric) {
+  const auto eq = asked.find('=');
+  if (eq != std::string::npos) {  // COLUMN=NAME
+    const std::string col = trim(asked.substr(0, eq)), name = trim(asked.substr(eq + 1));
+    const auto& all = metric_columns();
+    const auto it = std::find_if(all.begin(), all.end(), [&](const auto& m) { return m.first == name; });
+    if (col.empty() || it == all.end())
+      throw InputError("--metric " + clip(asked) + ": expected COLUMN=NAME, NAME one of epoch_time_s, step_time_s, "
+                       "samples_per_s");
+    const int c = t.column(col);
+    if (c < 0) throw InputError(t.file + ":1: missing column '" + clip(col) + "' (named in --metric " + clip(asked) + ")");
+    metric = it->second;
+    return c;
+  }
+  const std::string& wanted = asked;
   std::string names;
   for (const auto& [name, m] : metric_columns()) {
     names += (names.empty() ? "" : ", ") + name;
@@ -86,6 +101,27 @@ int metric_column(const CsvTable& t, const std::string& wanted, Metric& metric) 
     throw InputError("--metric " + wanted + ": expected one of " + names);
   throw InputError(t.file + ":1: missing column: expected a measured metric column (" +
                    (wanted.empty() ? "one of " + names : wanted) + ")");
+}
+
+// (column index, cell text) -> scenario value, from "column:cell=value".
+using ValueMap = std::map<std::pair<int, std::string>, std::string>;
+
+ValueMap value_map(const CsvTable& t, const std::vector<std::string>& values, const std::map<int, std::string>& keys) {
+  ValueMap out;
+  for (const auto& v : values) {
+    const auto colon = v.find(':'), eq = v.find('=', colon == std::string::npos ? 0 : colon);
+    if (colon == std::string::npos || eq == std::string::npos || colon == 0 || eq == colon + 1)
+      throw InputError("--value " + clip(v) + ": expected column:cell=value (e.g. strategy:fit=tf_mirrored)");
+    const std::string col = trim(v.substr(0, colon)), cell = trim(v.substr(colon + 1, eq - colon - 1)),
+                      to = trim(v.substr(eq + 1));
+    const int c = t.column(col);
+    if (c < 0) throw InputError(t.file + ":1: missing column '" + clip(col) + "' (named in --value " + clip(v) + ")");
+    if (!keys.count(c))
+      throw InputError("--value " + clip(v) + ": column '" + clip(col) + "' sets no scenario key; map it with --map " +
+                       clip(col) + "=section.key");
+    out[{c, cell}] = to;
+  }
+  return out;
 }
 
 }  // namespace
@@ -118,7 +154,8 @@ void finish_groups(MeasuredSet& set) {
   }
 }
 
-MeasuredSet read_measured(const CsvTable& t, const std::vector<std::string>& maps, const std::string& metric) {
+MeasuredSet read_measured(const CsvTable& t, const std::vector<std::string>& maps, const std::string& metric,
+                          const std::vector<std::string>& values) {
   MeasuredSet set;
   set.file = t.file;
   const int mcol = metric_column(t, metric, set.metric);
@@ -128,17 +165,20 @@ MeasuredSet read_measured(const CsvTable& t, const std::vector<std::string>& map
     throw InputError(t.file + ":1: no column names a scenario key; name columns after keys (cluster.nodes) "
                               "or map them with --map column=section.key");
   for (const auto& [c, key] : keys) set.keys.push_back(key);
+  const ValueMap mapped = value_map(t, values, keys);
   for (const auto& row : t.rows) {
     const double v = csv_number(t, row, mcol);
     // Bounded so that ratios and logarithms of predictions over measurements stay finite.
     if (!(v >= 1e-9 && v <= 1e15))
       throw InputError(t.where(row, mcol) + " = '" + row.cells[mcol] + "': expected a positive number from 1e-9 to 1e15");
-    std::vector<ConfigValue> values;
+    std::vector<ConfigValue> cfg;
     for (const auto& [c, key] : keys) {
       if (row.cells[c].empty()) continue;  // empty: the base scenario's value (as in a sweep CSV)
-      values.push_back({key, row.cells[c], t.where(row, c)});
+      const auto m = mapped.find({c, trim(row.cells[c])});
+      if (m == mapped.end()) cfg.push_back({key, row.cells[c], t.where(row, c)});
+      else cfg.push_back({key, m->second, t.where(row, c) + " ('" + clip(row.cells[c]) + "' by --value)"});
     }
-    add_row(set, std::move(values), row.line, v);
+    add_row(set, std::move(cfg), row.line, v);
   }
   finish_groups(set);
   return set;

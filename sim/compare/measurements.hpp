@@ -43,10 +43,14 @@ struct MeasuredSet {
   std::vector<MeasuredConfig> configs;  // in order of first appearance
 };
 
-// `maps` are "column=section.key". `metric` "" picks the first metric column present.
-// Throws InputError naming file, line and column for a missing column, a non-numeric or
-// non-positive metric cell, an unknown key in --map, or a file with no mapped column.
-MeasuredSet read_measured(const CsvTable& table, const std::vector<std::string>& maps, const std::string& metric);
+// `maps` are "column=section.key". `metric` "" picks the first metric column present; "NAME" one
+// of metric_columns(); "COLUMN=NAME" reads metric NAME from a column named otherwise
+// (img_per_sec=samples_per_s). `values` are "column:cell=value": a cell's text stands for a
+// scenario value (strategy:fit=tf_mirrored). Throws InputError naming file, line and column for a
+// missing column, a non-numeric or non-positive metric cell, an unknown key in --map, a --value
+// for a column that sets no key, or a file with no mapped column.
+MeasuredSet read_measured(const CsvTable& table, const std::vector<std::string>& maps, const std::string& metric,
+                          const std::vector<std::string>& values = {});
 
 // Groups rows into configurations (identical values of every mapped column).
 void add_row(MeasuredSet& set, std::vector<ConfigValue> values, int line, double value);
