@@ -22,6 +22,18 @@ struct Roofline {
   }
 };
 
+// Winograd: for 3x3 stride-1 convolutions in FP32, cuDNN's autotuner (TensorFlow's default,
+// PyTorch's cudnn.benchmark) picks its Winograd algorithms, which need 2.25x fewer multiplies
+// than direct convolution with F(2x2, 3x3) (Lavin and Gray, "Fast Algorithms for Convolutional
+// Neural Networks", CVPR 2016, table 1; cuDNN's CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD[_NONFUSED]
+// for 3x3 filters). Tensor-core precisions run implicit GEMM instead.
+constexpr double kWinogradSaving = 2.25;
+
+bool winograd(const Layer& l, Precision p) {
+  return p == Precision::FP32 && l.kind == LayerKind::Conv2D && l.geom.kernel_h == 3 && l.geom.kernel_w == 3 &&
+         l.geom.stride == 1 && l.geom.groups == 1;
+}
+
 LayerCost layer_cost(const Layer& l, const Device& d, Precision p, int batch, const ComputeTuning& t) {
   LayerCost c;
   c.grad_bytes = double(l.params_trainable) * gradient_elem_bytes(p);
@@ -30,7 +42,7 @@ LayerCost layer_cost(const Layer& l, const Device& d, Precision p, int batch, co
   const Roofline gemm{d.peak(p), d.mem_bw_Bps * t.memory_efficiency, t};
   const Roofline simt{d.peak_fp32, d.mem_bw_Bps * t.memory_efficiency, t};
   const Roofline& roof = is_gemm(l.kind) ? gemm : simt;
-  const Flops flops = l.fwd_flops * batch;
+  const Flops flops = l.fwd_flops * batch / (t.winograd && winograd(l, p) ? kWinogradSaving : 1.0);
   const Bytes act = double(l.in_elems + l.out_elems) * batch * act_bytes;
   const Bytes weights = double(l.params()) * act_bytes;
   c.fwd_s = roof.kernel_s(flops, act + weights);

@@ -59,6 +59,8 @@ const std::vector<KeySpec>& scenario_keys() {
       {"compute.memory_gib", "", "device memory, GiB, for the memory check; default: the device's (e.g. 16 for v100)"},
       {"compute.efficiency", "0.6", "best fraction of peak FLOP/s that large kernels reach"},
       {"compute.kernel_overhead_us", "5", "launch and framework cost per kernel, microseconds"},
+      {"compute.winograd", "true", "roofline: FP32 3x3 stride-1 convolutions by Winograd, 2.25x fewer operations "
+                                   "(cuDNN's autotuned choice; Lavin and Gray 2016)"},
       {"compute.jitter_cv", "0", "run-to-run variation of a rank's forward + backward time (coefficient of "
                                  "variation, e.g. 0.02); each synchronisation waits for the slowest rank"},
       {"input.storage", "local_ssd", "memory, local_ssd, nfs or blob"},

@@ -20,6 +20,7 @@ struct ComputeTuning {
   Seconds half_efficiency_work_s = 20e-6;  // kernel length (at peak) that reaches half of it
   double memory_efficiency = 0.8;     // fraction of memory bandwidth a streaming kernel reaches
   Seconds kernel_overhead_s = 5e-6;   // launch and framework cost per kernel
+  bool winograd = true;               // FP32 3x3 convolutions by Winograd (cost/compute.cpp)
   double jitter_cv = 0;               // per-rank compute variation (cost/stragglers.hpp); 0: none
   double measured_samples_per_s = 0;  // single-GPU throughput measured by the user (0: none)
   int measured_batch = 0;             // batch size of that measurement
