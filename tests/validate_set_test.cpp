@@ -64,6 +64,17 @@ TEST(ValidateSet, PublishedRunsAPriori) {
   for (const auto& g : v.groups) EXPECT_TRUE(g.fitted.name.empty()) << g.group.name;  // nothing fitted
 }
 
+// The roofline alone on the 1-GPU rows (no measurement at all; the target is 15 %, not met:
+// this guards today's 17.4 % on the published set, 22 rows, and says where it stands).
+TEST(ValidateSet, RooflineAloneOnTheOneGpuRows) {
+  const ddlsim::ValidationResult v =
+      ddlsim::run_validation(ddlsim::default_validation_folder(), ddlsim::read_platform_file, "published");
+  EXPECT_EQ(v.roofline.n, 22);
+  EXPECT_LE(v.roofline.mape, 0.18);
+  for (const auto& g : v.groups)
+    for (const auto& r : g.roofline.rows) EXPECT_EQ(r.prediction.ranks, 1) << g.group.name;
+}
+
 // IN-SAMPLE: each group's parameter is fitted on the very synthetic rows scored here, so this
 // shows that one parameter per group can explain them, not how well ddlsim predicts a new system.
 // (The real-data rows share the fitted value but were not fitted on.)

@@ -207,6 +207,17 @@ void split_stats(GroupResult& r) {
   r.loo = {error_stats(l.model_synthetic), error_stats(l.model_real)};
 }
 
+// The 1-GPU rows (their data as given) predicted from the datasheet roofline alone: what a
+// user without any 1-GPU measurement would be told.
+Comparison roofline_rows(const MeasuredSet& set, const Settings& base, const std::string& folder,
+                         const PlatformReader& read_platform) {
+  MeasuredSet one = set;
+  one.configs.clear();
+  for (const auto& c : set.configs)
+    if (ranks_of(c) == 1) one.configs.push_back(c);
+  return compare_predictions(one, resolve_configs(one, base, folder, read_platform));
+}
+
 GroupResult run_group(const ValidationGroup& g, const CsvTable& all, const std::string& folder,
                       const PlatformReader& read_platform, const std::vector<std::string>& overrides) {
   GroupResult r;
@@ -214,9 +225,10 @@ GroupResult run_group(const ValidationGroup& g, const CsvTable& all, const std::
   const CsvTable rows = rows_of_group(all, g.name);
   if (rows.rows.empty()) throw InputError(all.file + ": no rows of group '" + g.name + "'");
   MeasuredSet set = read_measured(rows, {}, "samples_per_s");
-  calibrate(set, all.file);
   const std::string scenario = folder + "/" + g.scenario;
   const Settings base = read_scenario(scenario, overrides).settings;
+  r.roofline = roofline_rows(set, base, folder, read_platform);
+  calibrate(set, all.file);
   const std::vector<Scenario> bases = resolve_configs(set, base, folder, read_platform);
   r.a_priori = compare_predictions(set, bases);
   r.leave_one_out = leave_one_model_out(g, set, bases);
@@ -238,8 +250,10 @@ ValidationResult run_validation(const std::string& folder, const PlatformReader&
   v.title = set.title;
   const CsvTable all = read_csv_file(folder + "/" + set.csv);
   SplitErrors e, a, l;
+  std::vector<double> roofline;
   for (const auto& g : set.groups) {
     v.groups.push_back(run_group(g, all, folder, read_platform, overrides));
+    for (const auto& row : v.groups.back().roofline.rows) roofline.push_back(row.error);
     e.add(v.groups.back().comparison);
     a.add(v.groups.back().a_priori);
     l.add(v.groups.back().leave_one_out);
@@ -247,6 +261,7 @@ ValidationResult run_validation(const std::string& folder, const PlatformReader&
   e.store(v);
   v.apriori = {error_stats(a.model_synthetic), error_stats(a.model_real)};
   v.loo = {error_stats(l.model_synthetic), error_stats(l.model_real)};
+  v.roofline = error_stats(roofline);
   return v;
 }
 

@@ -59,6 +59,7 @@ struct GroupResult {
   ErrorStats model_real;       // multi-GPU rows, real data
   ErrorStats baseline_real;
   SplitStats apriori, loo;     // the same rows, a priori and leave-one-model-out
+  Comparison roofline;         // the 1-GPU rows from the roofline alone (no calibration)
 };
 
 struct ValidationResult {
@@ -67,6 +68,7 @@ struct ValidationResult {
   std::vector<GroupResult> groups;
   ErrorStats model_synthetic, baseline_synthetic, model_real, baseline_real;  // over every group
   SplitStats apriori, loo;
+  ErrorStats roofline;         // every group's 1-GPU rows, roofline alone
 };
 
 // Runs the set in `folder` (scenarios/validation of the source tree by default); `overrides`

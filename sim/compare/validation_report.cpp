@@ -62,6 +62,7 @@ ordered_json group_json(const GroupResult& g) {
   j["apriori_real"] = stats_record(g.apriori.real);
   j["loo_synthetic"] = stats_record(g.loo.synthetic);
   j["loo_real"] = stats_record(g.loo.real);
+  j["roofline_one_gpu"] = stats_record(g.roofline.model);
   return j;
 }
 
@@ -76,6 +77,7 @@ std::string render_json(const ValidationResult& v) {
   j["apriori_real"] = stats_record(v.apriori.real);
   j["loo_synthetic"] = stats_record(v.loo.synthetic);
   j["loo_real"] = stats_record(v.loo.real);
+  j["roofline_one_gpu"] = stats_record(v.roofline);
   ordered_json groups = ordered_json::array(), rows = ordered_json::array();
   for (const auto& g : v.groups) {
     groups.push_back(group_json(g));
@@ -105,6 +107,19 @@ std::string render_csv(const ValidationResult& v) {
 }
 
 std::string pct(double e) { return fmt::format("{:+.1f}%", 100 * e); }
+
+// The 1-GPU rows from datasheet peaks alone: what a user without a measurement is told.
+std::string render_roofline(const ValidationResult& v) {
+  std::string out = "\nRoofline alone (datasheet peaks, no 1-GPU measurement): the 1-GPU rows, synthetic and real data\n";
+  out += fmt::format("   {:<17} {:>5} {:>8} {:>8} {:>8}\n", "group", "rows", "MAPE", "bias", "worst");
+  auto row = [](const std::string& name, const ErrorStats& s) {
+    return s.n ? fmt::format("   {:<17} {:>5} {:>6.1f} % {:>+6.1f} % {:>6.1f} %\n", name, s.n, 100 * s.mape, 100 * s.bias,
+                             100 * s.max_abs)
+               : fmt::format("   {:<17} {:>5} {:>8} {:>8} {:>8}\n", name, 0, "-", "-", "-");
+  };
+  for (const auto& g : v.groups) out += row(g.group.name, g.roofline.model);
+  return out + row("all", v.roofline);
+}
 
 std::string render_table(const ValidationResult& v) {
   std::string out = fmt::format("Validation: {} ({})\n", v.title, v.folder);
@@ -148,7 +163,7 @@ std::string render_table(const ValidationResult& v) {
   for (const auto& g : v.groups)
     out += line(g.group.name, g.apriori, g.loo, g.model_synthetic, g.model_real, g.baseline_synthetic, g.baseline_real);
   out += line("all", v.apriori, v.loo, v.model_synthetic, v.model_real, v.baseline_synthetic, v.baseline_real);
-  return out;
+  return out + render_roofline(v);
 }
 
 }  // namespace
