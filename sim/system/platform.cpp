@@ -92,10 +92,13 @@ const std::vector<ClusterDescription>& builtin_clusters() {
       {"poti", "rtx4070", 6, 1, intra_kind("pcie4"), inter_kind("1gbe"),
        "UFRGS PCAD Poti: nodes with one RTX 4070 (i7-14700KF), commodity 1 GbE to one switch; "
        "node count assumed", ""},
+      // NVIDIA DGX-1 datasheets (P100 and V100): 8 GPUs in an NVLink hybrid cube mesh, "4X IB EDR"
+      // (four 100 Gb/s InfiniBand ports) for the cluster network.
       {"dgx1", "v100", 0, 8, intra_kind("nvlink2"), inter_kind("ib-edr"),
-       "DGX-1 V100: 8 GPUs joined by NVLink 2, one EDR InfiniBand port per node modelled", ""},
+       "DGX-1 V100: 8 GPUs joined by NVLink 2, 4 EDR InfiniBand 100 Gb/s ports (rails) aggregated into the "
+       "node's uplink", "", 4},
       {"dgx1-p100", "p100", 0, 8, intra_kind("nvlink1"), inter_kind("ib-edr"),
-       "DGX-1 P100: 8 GPUs joined by NVLink 1", ""},
+       "DGX-1 P100: 8 GPUs joined by NVLink 1, 4 EDR InfiniBand 100 Gb/s ports (rails) aggregated", "", 4},
       {"k80-pcie", "k80", 0, 8, intra_kind("pcie3"), inter_kind("10gbe"),
        "Cloud servers with 4 K80 boards (8 dies) on PCIe 3, 10 GbE between servers", ""},
       {"cluster4x25g", "v100", 0, 4, intra_kind("pcie3"), inter_kind("25gbe"),
