@@ -152,3 +152,44 @@ TEST(LibraryCosts, CpuHarnessMeasuresAFiniteSlowDown) {
   EXPECT_TRUE(std::isfinite(m.factor()));
   EXPECT_GT(m.factor(), -0.5);  // running beside traffic cannot make a GEMM twice as fast
 }
+
+namespace {
+
+// small_cnn at 32x32, 10 classes, calibrated on a CPU (the fuzz corpus's calibration file), four
+// ranks on one node.
+Prediction cpu_ranks(std::vector<std::string> extra) {
+  extra.insert(extra.begin(), {"--model.name=small_cnn", "--model.input_size=32", "--model.classes=10",
+                               "--compute.calibration=" + std::string(DDLSIM_SOURCE_DIR) +
+                                   "/tests/fuzz/corpus/calibration/small_cnn.cal",
+                               "--training.batch_per_gpu=4", "--cluster.platform=workstation-4x3090",
+                               "--cluster.nodes=1", "--cluster.gpus_per_node=4", "--comm.library=gloo"});
+  return predict_default(extra);
+}
+
+}  // namespace
+
+TEST(HostContention, CpuRanksShareTheNodesCores) {
+  const Prediction free = cpu_ranks({});
+  // 4 ranks x 1 thread on 2 cores: each thread gets half a core, compute takes 2x.
+  const Prediction two = cpu_ranks({"--compute.node_cores=2"});
+  EXPECT_DOUBLE_EQ(two.host_contention, 2.0);
+  EXPECT_NEAR(two.compute_time_s, 2 * free.compute_time_s, 1e-15);
+  EXPECT_NEAR(two.contention_s, free.compute_time_s, 1e-15);
+  // 4 ranks x 2 threads on 2 cores, relative to the lone 2-thread rank that fit: 8 / 2 = 4x.
+  EXPECT_DOUBLE_EQ(cpu_ranks({"--compute.node_cores=2", "--compute.threads_per_rank=2"}).host_contention, 4.0);
+  // 4 ranks x 3 threads on 2 cores, the lone rank already had 3 threads on 2 cores: 6 / 1.5 = 4x.
+  EXPECT_DOUBLE_EQ(cpu_ranks({"--compute.node_cores=2", "--compute.threads_per_rank=3"}).host_contention, 4.0);
+  // Enough cores: nothing.
+  EXPECT_DOUBLE_EQ(cpu_ranks({"--compute.node_cores=8"}).host_contention, 1.0);
+  // The one-rank reference for the speed-up is not contended.
+  EXPECT_DOUBLE_EQ(two.single_gpu_epoch_s, free.single_gpu_epoch_s);
+  // Parts still add up to the step.
+  EXPECT_NEAR(two.compute_time_s + two.interference_s + two.exposed_comm_s + two.input_wait_s + two.straggler_wait_s,
+              two.step_time_s, 1e-12);
+}
+
+TEST(HostContention, GpuComputeIsNotSlowedByTheHostsCores) {
+  const Prediction gpu = predict_default({"--cluster.nodes=1", "--compute.node_cores=1"});
+  EXPECT_DOUBLE_EQ(gpu.host_contention, 1.0);
+  EXPECT_EQ(gpu.contention_s, 0.0);
+}

@@ -125,14 +125,27 @@ ComputeProfile compute_profile(const Model& model, const Device& device, Precisi
   if (tuning.measured_samples_per_s <= 0) return prof;
   const ComputeProfile at_measured =
       roofline_profile(model, device, precision, tuning.measured_batch, tuning, optimizer);
-  prof.scale = (tuning.measured_batch / tuning.measured_samples_per_s) / single_gpu_step_s(at_measured);
-  for (auto& l : prof.layers) {
-    l.fwd_s *= prof.scale;
-    l.bwd_s *= prof.scale;
-  }
-  prof.optimizer_s *= prof.scale;
-  prof.accumulate_s *= prof.scale;
+  const double scale = (tuning.measured_batch / tuning.measured_samples_per_s) / single_gpu_step_s(at_measured);
+  prof.scale_by(scale);
+  prof.scale = scale;
   return prof;
+}
+
+void ComputeProfile::scale_by(double f) {
+  for (auto& l : layers) {
+    l.fwd_s *= f;
+    l.bwd_s *= f;
+  }
+  optimizer_s *= f;
+  accumulate_s *= f;
+}
+
+double host_contention(const ComputeTuning& t, int ranks_per_node) {
+  const bool cpu = t.calibration && t.calibration->device_kind == "cpu";
+  if (!cpu || t.node_cores <= 0) return 1;
+  // Relative to the lone rank that was calibrated (itself slowed if it had more threads than cores).
+  const auto share = [&](int ranks) { return std::max(1.0, double(ranks) * t.threads_per_rank / t.node_cores); };
+  return share(ranks_per_node) / share(1);
 }
 
 }  // namespace ddlsim

@@ -21,11 +21,18 @@ struct LayerCost {
   Bytes grad_bytes = 0;  // trainable gradient bytes this layer contributes to the exchange
 };
 
+// CPU ranks sharing a node's cores (a `cpu` calibration file): when ranks x threads_per_rank
+// exceed the node's cores, each compute thread gets cores / (ranks x threads) of a core, so compute
+// takes max(1, ranks x threads / cores) times as long as the one rank alone that was calibrated.
+// 1 for GPU compute or when node_cores is not given.
+double host_contention(const ComputeTuning& t, int ranks_per_node);
+
 struct ComputeProfile {
   std::vector<LayerCost> layers;  // in model order
   Seconds optimizer_s = 0;        // weight update after a synchronisation
   Seconds accumulate_s = 0;       // adding a micro-batch's gradients into the accumulator
   double scale = 1;               // factor applied from a measured throughput (1: none)
+  void scale_by(double f);        // every compute time x f
 
   Seconds forward_s() const;
   Seconds backward_s() const;

@@ -30,13 +30,16 @@ struct Run {
   StepPair steps;
   EpochShape shape;
   Seconds wait_s = 0;  // per synchronisation: waiting for the slowest rank
+  double contention = 1;  // CPU ranks sharing a node's cores (cost/compute.hpp)
   Seconds epoch_s = 0;
 };
 
-Run run(const Scenario& sc, const ComputeProfile& prof, int nodes, int gpus_per_node) {
+Run run(const Scenario& sc, ComputeProfile prof, int nodes, int gpus_per_node) {
   const Execution& e = sc.execution;
   const System& sys = sc.system;
   Run r;
+  r.contention = host_contention(sys.compute, gpus_per_node);
+  prof.scale_by(r.contention);
   const Seconds input_s = input_batch_s(sys.storage, e.format, e.loader_workers, e.batch_per_gpu,
                                         nodes, gpus_per_node);
   r.schedule = build_schedule(prof, e, input_s, library_costs(e, sys));
@@ -123,6 +126,8 @@ Prediction predict(const Scenario& sc) {
   p.interference = r.schedule.library.interference;
   p.per_call_s = r.schedule.library.per_call_s;
   p.staging_GBps = r.schedule.library.staging_Bps / kGB;
+  p.host_contention = r.contention;
+  p.contention_s = p.compute_time_s * (1 - 1 / r.contention);
   const MemoryEstimate mem = memory_per_gpu(sc.model, e);
   p.optimizer = to_string(e.optimizer);
   p.activation_memory_bytes = mem.activations;

@@ -36,12 +36,14 @@ struct Prediction {
   Bytes memory_per_gpu_bytes = 0;     // per GPU, all of cost/memory.hpp's terms
   Bytes device_memory_bytes = 0;      // capacity of the scenario's device
   bool fits_in_memory = true;         // memory_per_gpu_bytes <= device_memory_bytes
-  // Where a step goes (means per step; they add up to step_time_s): compute_time_s, then the
-  // losses interference_s, exposed_comm_s, input_wait_s and straggler_wait_s.
+  // Where a step goes (means per step; they add up to step_time_s): compute_time_s (of which
+  // contention_s), then the losses interference_s, exposed_comm_s, input_wait_s and straggler_wait_s.
   Seconds interference_s = 0;    // backward pass slowed by overlapped exchanges (cost/library_costs.hpp)
   double interference = 0;       // the library's slow-down fraction used
   Seconds per_call_s = 0;        // the library's cost per collective call used
   double staging_GBps = 0;       // host staging copy rate used (0: none)
+  double host_contention = 1;    // CPU ranks sharing a node's cores: compute slow-down factor
+  Seconds contention_s = 0;      // the part of compute_time_s that contention adds
   StepPair steps;                // the two kinds of step, for traces
 };
 

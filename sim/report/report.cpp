@@ -72,6 +72,8 @@ ordered_json prediction_record(const Prediction& p) {
   r["interference"] = p.interference;
   r["per_call_s"] = p.per_call_s;
   r["staging_GBps"] = p.staging_GBps;
+  r["host_contention"] = p.host_contention;
+  r["contention_s"] = p.contention_s;
   check_finite(r);
   return r;
 }
@@ -106,7 +108,8 @@ std::string pretty_value(const std::string& key, const ordered_json& v) {
 // Where a step goes: compute and each loss, in seconds and as a share of the step.
 std::string render_breakdown(const Prediction& p) {
   const struct { const char* name; Seconds s; } parts[] = {
-      {"compute", p.compute_time_s},          {"interference", p.interference_s},
+      {"compute", p.compute_time_s - p.contention_s}, {"host contention", p.contention_s},
+      {"interference", p.interference_s},
       {"exposed communication", p.exposed_comm_s}, {"input wait", p.input_wait_s},
       {"stragglers", p.straggler_wait_s}};
   std::string out = "\nwhere a step goes (mean per step)\n";

@@ -61,6 +61,9 @@ const std::vector<KeySpec>& scenario_keys() {
       {"compute.kernel_overhead_us", "5", "launch and framework cost per kernel, microseconds"},
       {"compute.winograd", "true", "roofline: FP32 3x3 stride-1 convolutions by Winograd, 2.25x fewer operations "
                                    "(cuDNN's autotuned choice; Lavin and Gray 2016)"},
+      {"compute.threads_per_rank", "1", "CPU ranks (a cpu calibration file): compute threads of each rank, as calibrated"},
+      {"compute.node_cores", "", "CPU ranks: a node's cores, shared by its ranks' compute threads (more threads than "
+                                 "cores slow compute in proportion); default: not limiting"},
       {"compute.jitter_cv", "0", "run-to-run variation of a rank's forward + backward time (coefficient of "
                                  "variation, e.g. 0.02); each synchronisation waits for the slowest rank"},
       {"input.storage", "local_ssd", "memory, local_ssd, nfs or blob"},

@@ -22,6 +22,8 @@ struct ComputeTuning {
   Seconds kernel_overhead_s = 5e-6;   // launch and framework cost per kernel
   bool winograd = true;               // FP32 3x3 convolutions by Winograd (cost/compute.cpp)
   double jitter_cv = 0;               // per-rank compute variation (cost/stragglers.hpp); 0: none
+  int threads_per_rank = 1;           // CPU ranks: compute threads each (as calibrated)
+  int node_cores = 0;                 // CPU ranks: a node's cores, shared by its ranks; 0 = not limiting
   double measured_samples_per_s = 0;  // single-GPU throughput measured by the user (0: none)
   int measured_batch = 0;             // batch size of that measurement
   // compute.calibration: per-layer times measured by `ddlsim calibrate` (null: none); the top tier.
