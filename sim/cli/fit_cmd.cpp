@@ -1,6 +1,8 @@
 // ddlsim fit MEASURED.csv --scenario BASE.ini [--params inter_bw,inter_latency,compute]
-//   [--overlay-out FILE.ini] [--format table|json] [--output FILE]
+//   [--overlay-out FILE.ini] [--format table|csv|json] [--output FILE] [--strict]
 #include <fmt/format.h>
+
+#include <cmath>
 
 #include "cli/commands.hpp"
 #include "cli/compare_options.hpp"
@@ -28,10 +30,15 @@ ordered_json regression_json(const RegressionFit& f) {
     j["note"] = f.note;
     return j;
   }
-  ordered_json c;
-  for (std::size_t i = 0; i < f.terms.size(); ++i) c[f.terms[i]] = f.coefficients[i];
+  ordered_json c, se;
+  for (std::size_t i = 0; i < f.terms.size(); ++i) {
+    c[f.terms[i]] = f.coefficients[i];
+    se[f.terms[i]] = f.std_errors[i];
+  }
   j["coefficients"] = c;
+  j["std_errors"] = se;
   j["r2"] = f.r2;
+  j["adjusted_r2"] = f.adjusted_r2;
   j["residuals"] = f.residuals;
   return j;
 }
@@ -42,13 +49,57 @@ std::string render_fit_json(const std::vector<RegressionFit>& regs, const Effect
   for (const auto& f : regs) r.push_back(regression_json(f));
   j["regressions"] = r;
   ordered_json params = ordered_json::array();
-  for (const auto& p : eff.params)
-    params.push_back({{"name", p.name}, {"key", p.key}, {"before", p.before}, {"after", p.after},
-                      {"identifiable", p.identifiable}, {"note", p.note}});
+  for (const auto& p : eff.params) {
+    ordered_json e = {{"name", p.name}, {"key", p.key}, {"before", p.before}, {"after", p.after},
+                      {"identifiable", p.identifiable}, {"note", p.note}};
+    if (p.has_interval) {
+      e["se_log10"] = p.se_log10;
+      e["ci95_low"] = p.ci_lo;
+      e["ci95_high"] = p.ci_hi;
+    }
+    if (!p.warning.empty()) e["warning"] = p.warning;
+    params.push_back(e);
+  }
   j["effective"] = params;
+  j["degrees_of_freedom"] = eff.dof;
+  ordered_json corr = ordered_json::array();
+  for (const auto& row : eff.correlation) {
+    ordered_json r = ordered_json::array();
+    for (double v : row) r.push_back(std::isfinite(v) ? ordered_json(v) : ordered_json(nullptr));
+    corr.push_back(r);
+  }
+  j["correlation"] = corr;
   j["error_before"] = stats_record(eff.before);
   j["error_after"] = stats_record(eff.after);
   return j.dump(2) + "\n";
+}
+
+// Correlations between the fitted parameters (latency and bandwidth trade off against each other).
+std::string render_correlation(const EffectiveFit& eff) {
+  std::string out;
+  for (std::size_t a = 0; a < eff.params.size(); ++a)
+    for (std::size_t b = a + 1; b < eff.params.size(); ++b) {
+      const double r = eff.correlation.empty() ? NAN : eff.correlation[a][b];
+      if (std::isfinite(r))
+        out += fmt::format("  correlation {} / {}: {:+.3f}\n", eff.params[a].name, eff.params[b].name, r);
+    }
+  return out;
+}
+
+// One row per regression coefficient and per effective parameter.
+std::string render_fit_csv(const std::vector<RegressionFit>& regs, const EffectiveFit& eff) {
+  std::string out = "kind,group,term,value,std_error,ci95_low,ci95_high,r2,adjusted_r2,note\n";
+  for (const auto& f : regs)
+    for (std::size_t i = 0; i < f.coefficients.size(); ++i)
+      out += fmt::format("{},{},{},{},{},,,{},{},\n", f.kind, csv_escape(f.group), f.terms[i],
+                         format_number(f.coefficients[i]), format_number(f.std_errors[i]), format_number(f.r2),
+                         format_number(f.adjusted_r2));
+  for (const auto& p : eff.params)
+    out += fmt::format("effective,,{},{},{},{},{},,,{}\n", p.key, format_number(p.after),
+                       p.has_interval ? format_number(p.se_log10) + " (log10)" : "",
+                       p.has_interval ? format_number(p.ci_lo) : "", p.has_interval ? format_number(p.ci_hi) : "",
+                       csv_escape(p.warning.empty() ? p.note : p.warning));
+  return out;
 }
 
 std::string render_fit_table(const std::vector<RegressionFit>& regs, const EffectiveFit& eff, const std::string& metric) {
@@ -64,12 +115,21 @@ std::string render_fit_table(const std::vector<RegressionFit>& regs, const Effec
       eq += fmt::format("{}{:.6g}{}", i == 0 ? "" : " + ", f.coefficients[i], f.terms[i] == "1" ? "" : " " + f.terms[i]);
     double max_res = 0;
     for (double r : f.residuals) max_res = std::max(max_res, std::fabs(r));
-    out += fmt::format("R^2 = {:.4f}  n = {}  max |residual| = {:.4g}\n      {} = {}\n", f.r2, f.n, max_res, metric, eq);
+    std::string se;
+    for (std::size_t i = 0; i < f.terms.size(); ++i) se += fmt::format("{}{} {:.3g}", i ? ", " : "", f.terms[i], f.std_errors[i]);
+    out += fmt::format("R^2 = {:.4f}  adjusted {:.4f}  n = {}  max |residual| = {:.4g}\n      {} = {}\n"
+                       "      standard errors: {}\n", f.r2, f.adjusted_r2, f.n, max_res, metric, eq, se);
   }
   out += "\nEffective parameters (least squares on relative errors of the configuration means)\n\n";
-  for (const auto& p : eff.params)
-    out += fmt::format("  {:<14} {:<26} {:>12.6g} -> {:<12.6g} {}\n", p.name, p.key, p.before, p.after,
+  for (const auto& p : eff.params) {
+    const std::string ci = p.has_interval ? fmt::format("95 % [{:.4g}, {:.4g}]", p.ci_lo, p.ci_hi) : "no interval";
+    out += fmt::format("  {:<14} {:<26} {:>12.6g} -> {:<12.6g} {:<28} {}\n", p.name, p.key, p.before, p.after, ci,
                        p.note.empty() ? "" : "(" + p.note + ")");
+    if (!p.warning.empty()) out += "    warning: " + p.warning + "\n";
+  }
+  out += fmt::format("  ({} degrees of freedom; intervals assume the model right and the relative errors "
+                     "independent and alike)\n", eff.dof);
+  out += render_correlation(eff);
   out += "\n  before: " + stats_line(eff.before) + "\n  after:  " + stats_line(eff.after) + "\n";
   return out;
 }
@@ -81,17 +141,21 @@ int cmd_fit(const Args& args) {
   own.add_options()("params", po::value<std::string>()->default_value("inter_bw,inter_latency,compute"),
                     "comma-separated: inter_bw, inter_latency, intra_bw, intra_latency, compute")(
       "overlay-out", po::value<std::string>()->default_value(""), "write the fitted values as an overlay INI")(
-      "format", po::value<std::string>()->default_value("table"), "table or json")(
+      "format", po::value<std::string>()->default_value("table"), "table, csv or json")(
+      "strict", po::bool_switch(), "exit 2, writing nothing, when a fitted value is outside its physical range")(
       "output,o", po::value<std::string>()->default_value(""), "write the report to FILE");
   const ParsedArgs pa = parse_args(args, own, "fit");
   const Format format = parse_format(pa.vm["format"].as<std::string>());
-  if (format == Format::Csv) throw InputError("ddlsim fit: --format csv is not offered; use table or json");
   const std::vector<std::string> names = split(pa.vm["params"].as<std::string>(), ',');
   const MeasuredInput in = read_measured_input(pa, "fit");
   const std::vector<RegressionFit> regs = fit_regressions(in.set, in.scenarios);
   const EffectiveFit eff = fit_effective(in.set, in.scenarios, names);
-  const std::string report = format == Format::Json ? render_fit_json(regs, eff)
-                                                    : render_fit_table(regs, eff, to_string(in.set.metric));
+  if (pa.vm["strict"].as<bool>())
+    for (const auto& p : eff.params)
+      if (!p.warning.empty()) throw InputError("fit --strict: " + p.key + " = " + p.warning);
+  const std::string report = format == Format::Json  ? render_fit_json(regs, eff)
+                             : format == Format::Csv ? render_fit_csv(regs, eff)
+                                                     : render_fit_table(regs, eff, to_string(in.set.metric));
   const std::string overlay = pa.vm["overlay-out"].as<std::string>();
   OutputSet out;
   if (!overlay.empty()) out.add(overlay, overlay_text(eff, in.set.file, in.scenario_file));

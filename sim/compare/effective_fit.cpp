@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <map>
 
+#include "compare/least_squares.hpp"
 #include "core/error.hpp"
 #include "core/text.hpp"
 
@@ -125,6 +126,66 @@ double search(const Problem& pr, const Values& values, std::size_t k, double sta
   return f(x) <= *mn ? std::pow(10.0, x) : std::pow(10.0, xs[best]);
 }
 
+// The relative errors of every training row with the identifiable parameters `idx` at 10^x.
+std::vector<double> residuals_at(const Problem& pr, Values values, const std::vector<std::size_t>& idx,
+                                 const std::vector<double>& x) {
+  for (std::size_t j = 0; j < idx.size(); ++j) values[idx[j]] = std::pow(10.0, x[j]);
+  std::vector<double> r;
+  for (std::size_t i = 0; i < pr.bases.size(); ++i) {
+    const Prediction p = predict(with_values(pr.bases[i], pr.params, values));
+    r.push_back(relative_error(metric_of(p, pr.train.metric), pr.train.configs[i].mean));
+  }
+  return r;
+}
+
+double sum_sq(const std::vector<double>& r) {
+  double s = 0;
+  for (double v : r) s += v * v;
+  return s;
+}
+
+// Joint refinement of the identifiable parameters with GSL, their intervals and correlations.
+void refine_jointly(const Problem& pr, Values& values, const Values& starts, FittedParameters& fit) {
+  std::vector<std::size_t> idx;
+  std::vector<double> x0;
+  for (std::size_t k = 0; k < values.size(); ++k)
+    if (fit.params[k].identifiable) {
+      idx.push_back(k);
+      x0.push_back(std::log10(values[k]));
+    }
+  const std::size_t p = values.size();
+  fit.correlation.assign(p, std::vector<double>(p, NAN));
+  if (idx.empty()) return;
+  const auto f = [&](const std::vector<double>& x) { return residuals_at(pr, values, idx, x); };
+  const LeastSquares ls = least_squares(f, x0, pr.bases.size());
+  fit.dof = int(pr.bases.size()) - int(idx.size());
+  // Keep the joint solution only where it is no worse and inside every search window.
+  bool inside = true;
+  for (std::size_t j = 0; j < idx.size(); ++j) {
+    const auto [a, b] = window(pr.params[idx[j]], starts[idx[j]]);
+    inside = inside && ls.x[j] >= a - 1e-9 && ls.x[j] <= b + 1e-9;
+  }
+  if (inside && ls.sum_sq <= sum_sq(f(x0)))
+    for (std::size_t j = 0; j < idx.size(); ++j) values[idx[j]] = std::pow(10.0, ls.x[j]);
+  if (ls.covar.empty()) return;
+  const double t = t_quantile_95(ls.dof);
+  for (std::size_t a = 0; a < idx.size(); ++a) {
+    FitParameter& fp = fit.params[idx[a]];
+    // GSL zeroes the covariance of a direction the data do not determine: no interval then.
+    const double se = std::sqrt(std::max(0.0, ls.covar[a][a]));
+    if (!std::isfinite(se) || se <= 0) continue;
+    const double x = std::log10(values[idx[a]]);
+    fp.has_interval = true;
+    fp.se_log10 = se;
+    fp.ci_lo = std::pow(10.0, x - t * se);
+    fp.ci_hi = std::pow(10.0, x + t * se);
+    for (std::size_t b = 0; b < idx.size(); ++b) {
+      const double d = std::sqrt(ls.covar[a][a] * ls.covar[b][b]);
+      fit.correlation[idx[a]][idx[b]] = d > 0 ? ls.covar[a][b] / d : NAN;
+    }
+  }
+}
+
 }  // namespace
 
 FittedParameters fit_parameters(const MeasuredSet& train, const std::vector<Scenario>& bases,
@@ -153,14 +214,17 @@ FittedParameters fit_parameters(const MeasuredSet& train, const std::vector<Scen
     }
     if (moved < 1e-7) break;
   }
+  refine_jointly(pr, values, starts, fit);
   for (std::size_t k = 0; k < params.size(); ++k) {
     fit.params[k].after = values[k];
     const auto [a, b] = window(params[k], starts[k]);
     const double x = std::log10(values[k]);
     if (!fit.params[k].identifiable)
       fit.params[k].note = "no effect on the measured configurations; kept as it was";
-    else if (std::fabs(x - a) < 1e-6 || std::fabs(x - b) < 1e-6)
+    else if (std::fabs(x - a) < 1e-6 || std::fabs(x - b) < 1e-6) {
       fit.params[k].note = "at the edge of its search range (within 4 decades of its start and its bounds)";
+      fit.params[k].has_interval = false;  // the optimum is not inside: an interval would mislead
+    }
   }
   fit.after = stats_of(train, predict_all(bases, params, values));
   return fit;
@@ -181,6 +245,22 @@ const std::vector<std::string>& fit_parameter_names() {
   return names;
 }
 
+namespace {
+
+// A bandwidth above its link's line rate cannot be a property of the link.
+std::string physical_range_warning(const FitParameter& p, const Scenario& s) {
+  const bool inter = p.name == "inter_bw", intra = p.name == "intra_bw";
+  if (!inter && !intra) return "";
+  const LinkKind& link = inter ? s.system.cluster.inter : s.system.cluster.intra;
+  const double line_GBps = line_rate_Bps(link.name) / kGB;
+  if (line_GBps <= 0 || p.after <= line_GBps) return "";
+  return fmt::format("{:.4g} GB/s is above the {} line rate ({:.4g} GB/s): no link gives that; the runs want "
+                     "something else from the model (compute, overlap, another mechanism)",
+                     p.after, link.name, line_GBps);
+}
+
+}  // namespace
+
 EffectiveFit fit_effective(const MeasuredSet& set, const std::vector<Scenario>& scenarios,
                            const std::vector<std::string>& names) {
   if (scenarios.empty()) throw InputError("fit: no configurations to fit");
@@ -195,6 +275,9 @@ EffectiveFit fit_effective(const MeasuredSet& set, const std::vector<Scenario>& 
   EffectiveFit eff;
   const FittedParameters fitted = fit_parameters(set, scenarios, access);
   eff.params = fitted.params;
+  eff.correlation = fitted.correlation;
+  eff.dof = fitted.dof;
+  for (auto& p : eff.params) p.warning = physical_range_warning(p, scenarios.front());
   eff.before = fitted.before;
   eff.after = fitted.after;
   for (const auto& s : apply_parameters(scenarios, access, fitted)) eff.predictions.push_back(predict(s));

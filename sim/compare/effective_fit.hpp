@@ -2,9 +2,14 @@
 // per link class (inter-node, intra-node) and the compute speed of the device, shared by every
 // configuration, found by least squares on the relative errors of the configuration means:
 //   minimise sum_i ((predicted_i(theta) - measured_i) / measured_i)^2.
-// Each parameter is searched in log space (a 49-point scan over four decades either side of the
-// start, then golden-section refinement to 1e-9 in log10); several parameters are refined in
-// turn (coordinate descent) until no one moves by more than 1e-7 relative.
+// Each parameter is first searched alone in log space (a 49-point scan over four decades either
+// side of the start, then golden section; in turn, until none moves by 1e-7 relative): a start
+// that does not depend on a local method. Then all identifiable parameters are refined jointly
+// in log10 space by GSL's trust-region least squares (compare/least_squares.hpp), whose
+// covariance s^2 (J^T J)^-1 gives each parameter a standard error (in log10), a 95 % interval
+// (Student's t with n - p degrees of freedom, back-transformed: asymmetric in the value) and the
+// correlations between parameters. The interval assumes the model is right and the relative
+// errors independent and alike.
 #pragma once
 #include <cmath>
 #include <functional>
@@ -22,10 +27,16 @@ struct FitParameter {
   double after = 0;
   bool identifiable = true;  // false: changing it does not change any prediction
   std::string note;
+  bool has_interval = false; // a standard error could be estimated (identifiable, n > p)
+  double se_log10 = 0;       // standard error of log10(after)
+  double ci_lo = 0, ci_hi = 0;  // 95 % interval, in the key's unit
+  std::string warning;       // the value is outside its physical range (set by fit_effective)
 };
 
 struct EffectiveFit {
   std::vector<FitParameter> params;
+  std::vector<std::vector<double>> correlation;
+  int dof = 0;
   ErrorStats before;
   ErrorStats after;
   std::vector<Prediction> predictions;  // with the fitted parameters, one per configuration
@@ -54,6 +65,8 @@ struct FittedParameters {
   std::vector<FitParameter> params;  // one per parameter, in order
   ErrorStats before;                 // on the training rows, at the starting values
   ErrorStats after;                  // on the training rows, at the fitted values
+  std::vector<std::vector<double>> correlation;  // between parameters (NaN where not estimated)
+  int dof = 0;                       // configurations - identifiable parameters
 };
 
 FittedParameters fit_parameters(const MeasuredSet& train, const std::vector<Scenario>& bases,
@@ -67,7 +80,8 @@ std::vector<Scenario> apply_parameters(const std::vector<Scenario>& bases, const
 const std::vector<std::string>& fit_parameter_names();
 
 // `ddlsim fit`: fits the named parameters on every configuration and reports the predictions with
-// them (an in-sample score). Throws InputError for an unknown name, or for `compute` when the
+// them (an in-sample score). A fitted bandwidth above its link's line rate (system/platform.hpp)
+// gets a warning: the data want something the model's other parts do not give them. Throws InputError for an unknown name, or for `compute` when the
 // configurations disagree on compute.throughput (a CSV column sets it) so one shared value cannot
 // be written.
 EffectiveFit fit_effective(const MeasuredSet& set, const std::vector<Scenario>& scenarios,

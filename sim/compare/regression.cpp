@@ -2,6 +2,7 @@
 
 #include <Eigen/Dense>
 #include <fmt/format.h>
+#include <cmath>
 #include <map>
 #include <set>
 
@@ -62,6 +63,10 @@ RegressionFit fit_one(const std::string& group, const std::vector<Obs>& obs, boo
   const Eigen::VectorXd res = y - x * beta;
   const double ss_tot = (y.array() - y.mean()).square().sum();
   f.r2 = ss_tot > 0 ? 1 - res.squaredNorm() / ss_tot : 1;
+  f.adjusted_r2 = 1 - (1 - f.r2) * (f.n - 1) / double(f.n - k);
+  const double s2 = res.squaredNorm() / (f.n - k);
+  const Eigen::MatrixXd xtx_inv = (x.transpose() * x).completeOrthogonalDecomposition().pseudoInverse();
+  for (int j = 0; j < k; ++j) f.std_errors.push_back(std::sqrt(std::max(0.0, s2 * xtx_inv(j, j))));
   f.coefficients.assign(beta.data(), beta.data() + k);
   f.residuals.assign(res.data(), res.data() + f.n);
   return f;

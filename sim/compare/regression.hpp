@@ -15,7 +15,9 @@ struct RegressionFit {
   std::string kind;                // "linear" or "quadratic"
   std::vector<std::string> terms;  // "1", "nodes", "batch", "nodes^2", "batch^2", "nodes*batch"
   std::vector<double> coefficients;
+  std::vector<double> std_errors;  // of each coefficient: sqrt(s^2 (X^T X)^-1), s^2 = RSS / (n - k)
   double r2 = 0;
+  double adjusted_r2 = 0;          // 1 - (1 - R^2) (n - 1) / (n - k)
   int n = 0;                       // rows fitted
   std::vector<double> residuals;   // measured - fitted, per row in file order
   std::string note;                // why a fit was skipped ("" when fitted)

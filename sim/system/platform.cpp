@@ -79,6 +79,22 @@ Route ClusterDescription::inter_route() const {
           std::min(intra.exchange_factor, inter.exchange_factor), std::min(intra.duplex_factor, inter.duplex_factor)};
 }
 
+// Ethernet: IEEE 802.3 rates; InfiniBand: IBTA data rates (FDR 54.5, EDR 100, HDR 200, NDR 400
+// Gb/s after 64b/66b); PCIe x16: PCI-SIG, 128b/130b; NVLink per GPU and direction: P100 4 x 20,
+// V100 6 x 25, A100 12 x 25, H100 18 x 25 GB/s (NVIDIA architecture whitepapers); the RTX 3090
+// bridge 56.25 GB/s a direction (GA102 whitepaper).
+BytesPerSecond line_rate_Bps(const std::string& kind) {
+  static const std::vector<std::pair<std::string, double>> rates = {
+      {"1gbe", 0.125e9},  {"10gbe", 1.25e9},     {"25gbe", 3.125e9},   {"40gbe", 5e9},
+      {"100gbe", 12.5e9}, {"100gbe-tcp", 12.5e9}, {"200gbe", 25e9},    {"400gbe", 50e9},
+      {"ib-fdr", 6.8125e9}, {"ib-edr", 12.5e9},  {"ib-hdr", 25e9},      {"ib-ndr", 50e9},
+      {"pcie3", 15.75e9}, {"pcie4", 31.5e9},     {"pcie5", 63e9},       {"nvlink1", 80e9},
+      {"nvlink2", 150e9}, {"nvlink3", 300e9},    {"nvlink4", 450e9},    {"nvlink-bridge", 56.25e9}};
+  for (const auto& [name, rate] : rates)
+    if (name == kind) return rate;
+  return 0;
+}
+
 namespace {
 const LinkKind& intra_kind(const char* name) { return find_link_kind(name, "", LinkPlace::Intra); }
 const LinkKind& inter_kind(const char* name) { return find_link_kind(name, "", LinkPlace::Inter); }

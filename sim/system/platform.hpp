@@ -35,6 +35,10 @@ enum class LinkPlace { Intra, Inter };
 // Throws InputError naming `key` for an unknown name or a kind of the other place.
 const LinkKind& find_link_kind(const std::string& name, const std::string& key, LinkPlace place);
 
+// The signalling (line) rate per direction of a link kind, bytes/s, from its standard or
+// datasheet: what no measurement can exceed. 0 for a name without one (a platform file's links).
+BytesPerSecond line_rate_Bps(const std::string& kind);
+
 struct ClusterDescription {
   std::string name;
   std::string device;      // the GPU model of every rank
