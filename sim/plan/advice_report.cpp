@@ -79,7 +79,9 @@ std::string csv_text(const Advice& a) {
 
 std::string table_rows(const Advice& a, const std::vector<const Candidate*>& rows, bool ranks) {
   const auto metrics = shown_metrics(a);
-  std::string out = fmt::format("{}{:<16}", ranks ? "rank  " : "", ranks ? a.key.name : std::string("backend"));
+  std::size_t width = ranks ? a.key.name.size() + 2 : 16;
+  for (const Candidate* c : rows) width = std::max(width, c->value.size() + 2);
+  std::string out = fmt::format("{}{:<{}}", ranks ? "rank  " : "", ranks ? a.key.name : std::string("backend"), width);
   for (const auto& m : metrics) out += fmt::format(" {:>14}", m);
   if (a.target) out += "  target";
   out += "\n";
@@ -87,7 +89,7 @@ std::string table_rows(const Advice& a, const std::vector<const Candidate*>& row
     const Candidate& c = *rows[i];
     const auto& p = c.outcome.prediction;
     const std::string head = ranks ? c.value : (p ? p->backend : "");
-    out += fmt::format("{}{:<16}", ranks ? fmt::format("{:<6}", i + 1) : "", head);
+    out += fmt::format("{}{:<{}}", ranks ? fmt::format("{:<6}", i + 1) : "", head, width);
     if (!p) {
       out += "  failed: " + c.outcome.error + "\n";
       continue;

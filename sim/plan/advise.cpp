@@ -265,16 +265,22 @@ void rank(const Evaluator& ev, const AdviseRequest& req, Advice& a) {
                              obj.name, metric_value(*chosen.outcome.prediction, obj.name));
 }
 
-void nodes_optimum_note(Advice& a) {
+void nodes_optimum_note(const Evaluator& ev, const AdviseRequest& req, Advice& a) {
   std::vector<int> nodes;
   for (const auto& c : a.ranked)
     if (c.outcome.prediction) nodes.push_back(c.outcome.prediction->nodes);
   if (nodes.empty()) return;
   const int best = a.ranked.front().outcome.prediction->nodes;
-  if (best == *std::max_element(nodes.begin(), nodes.end()))
-    a.notes.push_back(fmt::format("epoch time still falls at {} nodes, the range's end: widen --range", best));
+  const ClusterDescription cluster = ev.base_scenario().system.cluster;
+  if (best < *std::max_element(nodes.begin(), nodes.end()))
+    a.notes.push_back(fmt::format("epoch time is least on {} node{}; more nodes are slower (within the range)", best,
+                                  best == 1 ? "" : "s"));
+  else if (!req.range && cluster.max_nodes > 0)
+    a.notes.push_back(fmt::format("epoch time still falls at {} nodes, all that platform {} has; for a larger "
+                                  "cluster of its kind: ddlsim platform generate --from {} --nodes N -o FILE.xml, "
+                                  "then --cluster.platform=FILE.xml --range 1..N", best, cluster.name, cluster.name));
   else
-    a.notes.push_back(fmt::format("epoch time is least on {} nodes and no lower beyond (within the range)", best));
+    a.notes.push_back(fmt::format("epoch time still falls at {} nodes, the range's end: widen --range", best));
 }
 
 Candidate forward_check(const Evaluator& ev, const Advice& a, bool simgrid) {
@@ -310,7 +316,7 @@ Advice advise(const Evaluator& ev, const AdviseRequest& req) {
   const bool search = r.target && r.values.empty() && a.key.kind != KeyKind::Choice;
   if (search) search_boundary(ev, r, a);
   else rank(ev, r, a);
-  if (r.nodes_optimum) nodes_optimum_note(a);
+  if (r.nodes_optimum) nodes_optimum_note(ev, r, a);
   a.check = forward_check(ev, a, false);
   if (r.verify_simgrid) a.simgrid_check = forward_check(ev, a, true);
   return a;

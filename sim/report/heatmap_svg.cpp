@@ -161,16 +161,21 @@ void colour_bar(std::string& out, const HeatMap& m, double lo, double hi, const 
   out += fmt::format(R"(<text x="{:.1f}" y="{:.1f}" font-size="12">{}</text>)", x0 - 10, top - 10, esc(m.z_label)) + "\n";
 }
 
+// Dashed vertical lines with rotated labels, at the top; a label too close to the previous top one
+// goes to the bottom instead.
 void markers(std::string& out, const HeatMap& m, const Scale& x, const Scale& y) {
-  int row = 0;
-  for (const auto& [label, v] : m.x_marks) {
-    if (!(v >= x.lo && v <= x.hi)) continue;
-    const double px = x.at(v);
+  std::vector<std::pair<double, std::string>> shown;
+  for (const auto& [label, v] : m.x_marks)
+    if (v >= x.lo && v <= x.hi) shown.emplace_back(x.at(v), label);
+  std::sort(shown.begin(), shown.end());
+  double last_top = -1e9;
+  for (const auto& [px, label] : shown) {
     out += fmt::format(R"(<line x1="{0:.1f}" y1="{1:.1f}" x2="{0:.1f}" y2="{2:.1f}" stroke="white" stroke-dasharray="4,3"/>)",
                        px, y.p0, y.p1) + "\n";
-    out += fmt::format(R"X(<text transform="translate({:.1f},{:.1f}) rotate(-90)" font-size="11" fill="white">{}</text>)X",
-                       px - 3, y.p1 + 8 + 0 * row, esc(label)) + "\n";
-    ++row;
+    const bool top = px - last_top >= 14;
+    if (top) last_top = px;
+    out += fmt::format(R"X(<text transform="translate({:.1f},{:.1f}) rotate(-90)" text-anchor="{}" font-size="11" fill="white">{}</text>)X",
+                       px - 3, top ? y.p1 + 6 : y.p0 - 6, top ? "end" : "start", esc(label)) + "\n";
   }
 }
 
