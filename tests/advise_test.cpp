@@ -4,6 +4,7 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
+#include "core/text.hpp"
 #include "cost/collectives.hpp"
 #include "plan/advise.hpp"
 #include "scenario/resolve.hpp"
@@ -177,4 +178,34 @@ TEST(Advise, BadRequestsExitTwoNamingTheKey) {
     EXPECT_NE(r.out.find("ddlsim: error:"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find(c.names), std::string::npos) << c.args << "\n" << r.out;
   }
+}
+
+// A key whose growth hurts (latency): the answer is the greatest value still reaching the target.
+TEST(Advise, LatencyAnswerIsTheGreatestValueReachingTheTarget) {
+  const Evaluator ev(settings_of(kPoti, {"--training.sync_period=16"}), ".", read_platform_file);
+  AdviseRequest req;
+  req.key = "cluster.inter_latency_us";
+  req.target = parse_target("efficiency=0.3");
+  const Advice a = advise(ev, req);
+  ASSERT_TRUE(a.reachable) << a.conclusion;
+  EXPECT_NE(a.conclusion.find("greatest"), std::string::npos) << a.conclusion;
+  EXPECT_TRUE(a.check.reaches);
+  const Prediction beyond =
+      predict_of(kPoti, {"--training.sync_period=16", "--cluster.inter_latency_us=" + std::to_string(*a.boundary * 1.001)});
+  EXPECT_LT(beyond.efficiency, 0.3);
+}
+
+// model.params (a synthetic model): the largest model whose exposed communication stays under a
+// share of the step; a larger one exceeds it.
+TEST(Advise, LargestModelUnderACommOverhead) {
+  const auto r = run_ddlsim("advise " + kPoti + " --vary model.params --target comm_overhead=0.5 "
+                            "--cluster.inter_bw_GBps=1.25 --format json");
+  ASSERT_EQ(r.code, 0) << r.out;
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_TRUE(j["reachable"].get<bool>()) << r.out;
+  EXPECT_LE(j["check"]["comm_overhead"].get<double>(), 0.5);
+  const Evaluator ev(settings_of(kPoti, {"--cluster.inter_bw_GBps=1.25"}), ".", read_platform_file);
+  const double boundary = j["boundary"].get<double>();
+  EXPECT_GT(ev.predict_at({{"model.params", format_number(boundary * 1.001)}}).comm_overhead, 0.5);
+  EXPECT_NE(j["conclusion"].get<std::string>().find("greatest"), std::string::npos);
 }

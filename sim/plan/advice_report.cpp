@@ -116,7 +116,9 @@ std::string table_text(const Advice& a) {
   }
   std::vector<const Candidate*> checks{&a.check};
   if (a.simgrid_check) checks.push_back(&*a.simgrid_check);
-  out += fmt::format("\nforward check: simulate --{}={}\n", a.key.name, a.answer);
+  out += a.key.name == kModelParamsKey
+             ? fmt::format("\nforward check: the scenario with its model widened to {} parameters\n", a.answer)
+             : fmt::format("\nforward check: simulate --{}={}\n", a.key.name, a.answer);
   out += table_rows(a, checks, false);
   return out;
 }

@@ -63,6 +63,11 @@ std::string value_text(const PlanKey& k, double x) {
   return k.kind == KeyKind::Integer ? std::to_string(std::llround(x)) : format_number(x);
 }
 
+// A value as shown to people: reals to 5 significant digits.
+std::string shown_text(const PlanKey& k, double x) {
+  return k.kind == KeyKind::Integer ? value_text(k, x) : fmt::format("{:.5g}", x);
+}
+
 // n points over [lo, hi]; integers rounded and distinct (all of them when they are few).
 std::vector<double> sample(double lo, double hi, int n, bool log, bool integer) {
   std::vector<double> xs;
@@ -189,14 +194,20 @@ void search_boundary(const Evaluator& ev, const AdviseRequest& req, Advice& a) {
       return better(a.target->metric, y.m, x.m);
     });
     a.reachable = false;
-    a.answer = value_text(a.key, best->x);
-    a.conclusion = fmt::format("not reachable: no {} in {} gives {} {} {}; the best is {} = {} ({} = {:.6g})",
-                               a.key.name, a.searched, a.target->metric.name,
+    if (a.method == "bisection") a.method = "scan";
+    a.answer = shown_text(a.key, best->x);
+    a.conclusion = fmt::format("not reachable: no {} from {} to {} gives {} {} {}; the best is {} = {} ({} = {:.6g})",
+                               a.key.name, value_text(a.key, lo), value_text(a.key, hi), a.target->metric.name,
                                a.target->metric.higher_is_better ? ">=" : "<=", format_number(a.target->value),
                                a.key.name, a.answer, a.target->metric.name, best->m);
+    if (best != ps.end() - 1)
+      a.notes.push_back(fmt::format("{} stops improving beyond {} = {}: something else limits it there (`ddlsim "
+                                    "simulate` shows where the step's time goes)", a.target->metric.name, a.key.name,
+                                    a.answer));
     return;
   }
   if (first == ps.begin()) {
+    if (a.method == "bisection") a.method = "scan";
     a.answer = value_text(a.key, first->x);
     a.conclusion = fmt::format("the whole range reaches the target: {} = {} (the range's {} end) already does; "
                                "widen --range to look further", a.key.name, a.answer, grows ? "low" : "high");
@@ -313,6 +324,7 @@ Advice advise(const Evaluator& ev, const AdviseRequest& req) {
   if (r.range && a.key.log && r.range->first <= 0) a.key.log = false;
   for (const auto& v : r.values)
     if (trim(v).empty()) throw InputError("--values: an empty value in the list for " + a.key.name);
+  if (a.key.name == kModelParamsKey) a.notes.push_back(ev.model_params_note());
   const bool search = r.target && r.values.empty() && a.key.kind != KeyKind::Choice;
   if (search) search_boundary(ev, r, a);
   else rank(ev, r, a);

@@ -2,6 +2,7 @@
 
 #include "core/error.hpp"
 #include "core/parse.hpp"
+#include "core/text.hpp"
 #include "model/synthetic.hpp"
 #include "plan/plan_keys.hpp"
 
@@ -43,6 +44,13 @@ Prediction Evaluator::predict_at(const Assignment& a) const {
   Scenario sc = resolve_cached(s);
   if (params) sc.model = widen_to_params(sc.model, *params);
   return predict(sc);
+}
+
+std::string Evaluator::model_params_note() const {
+  const Model base = base_scenario().model;
+  return "model.params: the scenario's model (" + base.name + ") widened to P parameters: every layer's channels x "
+         "sqrt(P / " + format_number(double(base.params_total())) + "), so parameters and operations scale with P, "
+         "activations with sqrt(P)";
 }
 
 Outcome Evaluator::try_at(const Assignment& a) const {

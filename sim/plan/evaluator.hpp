@@ -32,6 +32,8 @@ class Evaluator {
   // The base scenario, resolved (its model, cluster).
   Scenario base_scenario() const;
   const Settings& base() const { return base_; }
+  // What model.params means for this scenario, in one sentence.
+  std::string model_params_note() const;
 
  private:
   Scenario resolve_cached(const Settings& s) const;

@@ -84,12 +84,8 @@ MapGrid compute_map(const Evaluator& ev, const MapAxis& x, const MapAxis& y, con
     }
   if (g.failed == g.values.size()) throw InputError("ddlsim map: no point of the grid could be predicted: " + g.errors.front());
   if (x.key.name == kModelParamsKey || y.key.name == kModelParamsKey) {
-    const Scenario base = ev.base_scenario();
-    g.model_note = "model.params: the scenario's model (" + base.model.name +
-                   ") widened to P parameters: every layer's channels x sqrt(P / " +
-                   format_number(double(base.model.params_total())) + "), so parameters and operations scale with P, "
-                   "activations with sqrt(P)";
-    if (x.key.name == kModelParamsKey) g.marks = zoo_marks(base);
+    g.model_note = ev.model_params_note();
+    if (x.key.name == kModelParamsKey) g.marks = zoo_marks(ev.base_scenario());
   }
   return g;
 }
