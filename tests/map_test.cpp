@@ -107,3 +107,9 @@ TEST(Map, BadRequestsExitTwoNamingTheKey) {
     EXPECT_NE(r.out.find(c.names), std::string::npos) << c.args << "\n" << r.out;
   }
 }
+
+TEST(Map, AnAxisWithOneDistinctIntegerIsAnError) {
+  const auto r = run_ddlsim("map " + kPoti + " --x training.sync_period=1.2..1.4 --y cluster.nodes=1..3");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("training.sync_period"), std::string::npos) << r.out;
+}

@@ -90,17 +90,20 @@ struct Search {
   const PlanKey& key;
   const Target& target;
   std::string first_error;
+  std::size_t failed = 0;  // values that could not be predicted
 
   std::optional<double> metric_at(double x) {
     const Outcome o = ev.try_at({{key.name, value_text(key, x)}});
     if (!o.prediction) {
       if (first_error.empty()) first_error = o.error;
+      ++failed;
       return std::nullopt;
     }
     return metric_value(*o.prediction, target.metric.name);
   }
 
   std::vector<Probe> scan(const std::vector<double>& xs) {
+    failed = 0, first_error.clear();
     std::vector<Probe> out;
     for (double x : xs)
       if (const auto m = metric_at(x)) out.push_back({x, *m});
@@ -184,7 +187,10 @@ void search_boundary(const Evaluator& ev, const AdviseRequest& req, Advice& a) {
       a.method = "scan + bisection";
     }
   }
-  a.searched = range_text(a.key, lo, hi, log, ps.size());
+  a.searched = range_text(a.key, lo, hi, log, ps.size() + s.failed);
+  if (s.failed > 0)
+    a.notes.push_back(fmt::format("{} values could not be predicted and were left out; the first reason: {}", s.failed,
+                                  s.first_error));
   const bool grows = !better(a.target->metric, ps.front().m, ps.back().m);  // larger values help
   if (!grows) std::reverse(ps.begin(), ps.end());
   const auto first = std::find_if(ps.begin(), ps.end(), [&](const Probe& p) { return a.target->reached_by(p.m); });

@@ -73,6 +73,13 @@ MapGrid compute_map(const Evaluator& ev, const MapAxis& x, const MapAxis& y, con
       throw InputError("--log: " + a->key.name + " = " + format_number(a->lo) + ".." + format_number(a->hi) +
                        ": a log scale needs a positive range");
   MapGrid g{x, y, z, axis_points(x), axis_points(y), {}, {}, {}, "", 0};
+  for (const auto* pts : {&g.xs, &g.ys})
+    if (pts->size() < 2) {
+      const MapAxis& a = pts == &g.xs ? x : y;
+      throw InputError(std::string(pts == &g.xs ? "--x " : "--y ") + a.key.name + " = " + format_number(a.lo) + ".." +
+                       format_number(a.hi) + ": fewer than two distinct " +
+                       (a.key.kind == KeyKind::Integer ? "integers" : "values") + " in the range; widen it");
+    }
   g.values.assign(g.xs.size() * g.ys.size(), std::numeric_limits<double>::quiet_NaN());
   g.errors.assign(g.values.size(), "");
   for (std::size_t iy = 0; iy < g.ys.size(); ++iy)
@@ -110,8 +117,8 @@ std::string map_summary(const MapGrid& g) {
     if (g.values[i] > hi) hi = g.values[i], ihi = i;
   }
   auto where = [&](std::size_t i) {
-    return fmt::format("{} = {}, {} = {}", g.x.key.name, point_text(g.x.key, g.xs[i % g.xs.size()]), g.y.key.name,
-                       point_text(g.y.key, g.ys[i / g.xs.size()]));
+    return fmt::format("{} = {:.5g}, {} = {:.5g}", g.x.key.name, g.xs[i % g.xs.size()], g.y.key.name,
+                       g.ys[i / g.xs.size()]);
   };
   std::string out = fmt::format("map: {} over {} ({} .. {}, {}) x {} ({} .. {}, {}): {} x {} points\n", g.z.name,
                                 g.x.key.name, format_number(g.x.lo), format_number(g.x.hi), g.x.log ? "log" : "linear",
