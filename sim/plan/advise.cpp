@@ -169,11 +169,14 @@ std::pair<double, double> key_range(const Evaluator& ev, const PlanKey& k, const
   return {k.lo, k.hi};
 }
 
-void search_boundary(const Evaluator& ev, const AdviseRequest& req, Advice& a) {
-  const auto [lo, hi] = key_range(ev, a.key, req);
-  const bool log = a.key.log && lo > 0;
+std::string relation(const Target& t) {
+  return fmt::format("{} {} {}", t.metric.name, t.metric.higher_is_better ? ">=" : "<=", format_number(t.value));
+}
+
+// Samples the range (every integer when there are few, else 33 points; 257 when the result is not
+// monotone over the first samples), noting what was found. Probes come back in increasing order.
+std::vector<Probe> scan_range(Search& s, double lo, double hi, bool log, Advice& a) {
   const bool integer = a.key.kind == KeyKind::Integer;
-  Search s{ev, a.key, *a.target, ""};
   const bool every_integer = integer && hi - lo < 4096;  // few enough to predict them all
   std::vector<Probe> ps = s.scan(sample(lo, hi, every_integer ? int(hi - lo + 1) : 33, log, integer));
   a.method = every_integer ? "every integer" : "bisection";
@@ -191,27 +194,35 @@ void search_boundary(const Evaluator& ev, const AdviseRequest& req, Advice& a) {
   if (s.failed > 0)
     a.notes.push_back(fmt::format("{} values could not be predicted and were left out; the first reason: {}", s.failed,
                                   s.first_error));
+  return ps;
+}
+
+// No probe reaches the target: the best one, and where the metric stops improving.
+void answer_unreachable(const std::vector<Probe>& ps, double lo, double hi, Advice& a) {
+  const auto best = std::max_element(ps.begin(), ps.end(), [&](const Probe& x, const Probe& y) {
+    return better(a.target->metric, y.m, x.m);
+  });
+  a.reachable = false;
+  if (a.method == "bisection") a.method = "scan";
+  a.answer = shown_text(a.key, best->x);
+  a.conclusion = fmt::format("not reachable: no {} from {} to {} gives {}; the best is {} = {} ({} = {:.6g})",
+                             a.key.name, value_text(a.key, lo), value_text(a.key, hi), relation(*a.target), a.key.name,
+                             a.answer, a.target->metric.name, best->m);
+  if (best != ps.end() - 1)
+    a.notes.push_back(fmt::format("{} stops improving beyond {} = {}: something else limits it there (`ddlsim "
+                                  "simulate` shows where the step's time goes)", a.target->metric.name, a.key.name,
+                                  a.answer));
+}
+
+void search_boundary(const Evaluator& ev, const AdviseRequest& req, Advice& a) {
+  const auto [lo, hi] = key_range(ev, a.key, req);
+  const bool log = a.key.log && lo > 0;
+  Search s{ev, a.key, *a.target, "", 0};
+  std::vector<Probe> ps = scan_range(s, lo, hi, log, a);
   const bool grows = !better(a.target->metric, ps.front().m, ps.back().m);  // larger values help
-  if (!grows) std::reverse(ps.begin(), ps.end());
+  if (!grows) std::reverse(ps.begin(), ps.end());  // from the loose end
   const auto first = std::find_if(ps.begin(), ps.end(), [&](const Probe& p) { return a.target->reached_by(p.m); });
-  const std::string side = grows ? "least" : "greatest";
-  if (first == ps.end()) {
-    const auto best = std::max_element(ps.begin(), ps.end(), [&](const Probe& x, const Probe& y) {
-      return better(a.target->metric, y.m, x.m);
-    });
-    a.reachable = false;
-    if (a.method == "bisection") a.method = "scan";
-    a.answer = shown_text(a.key, best->x);
-    a.conclusion = fmt::format("not reachable: no {} from {} to {} gives {} {} {}; the best is {} = {} ({} = {:.6g})",
-                               a.key.name, value_text(a.key, lo), value_text(a.key, hi), a.target->metric.name,
-                               a.target->metric.higher_is_better ? ">=" : "<=", format_number(a.target->value),
-                               a.key.name, a.answer, a.target->metric.name, best->m);
-    if (best != ps.end() - 1)
-      a.notes.push_back(fmt::format("{} stops improving beyond {} = {}: something else limits it there (`ddlsim "
-                                    "simulate` shows where the step's time goes)", a.target->metric.name, a.key.name,
-                                    a.answer));
-    return;
-  }
+  if (first == ps.end()) return answer_unreachable(ps, lo, hi, a);
   if (first == ps.begin()) {
     if (a.method == "bisection") a.method = "scan";
     a.answer = value_text(a.key, first->x);
@@ -222,9 +233,8 @@ void search_boundary(const Evaluator& ev, const AdviseRequest& req, Advice& a) {
   const double boundary = s.bisect(std::prev(first)->x, first->x, log);
   a.boundary = boundary;
   a.answer = rounded_answer(a.key, boundary, std::prev(first)->x);
-  a.conclusion = fmt::format("the {} {} reaching {} {} {} is {}{}{}", side, a.key.name, a.target->metric.name,
-                             a.target->metric.higher_is_better ? ">=" : "<=", format_number(a.target->value),
-                             a.answer, a.key.unit.empty() ? "" : " ", a.key.unit);
+  a.conclusion = fmt::format("the {} {} reaching {} is {}{}{}", grows ? "least" : "greatest", a.key.name,
+                             relation(*a.target), a.answer, a.key.unit.empty() ? "" : " ", a.key.unit);
 }
 
 std::vector<std::string> ranked_values(const Evaluator& ev, const AdviseRequest& req, const PlanKey& k) {
@@ -242,37 +252,29 @@ std::vector<std::string> ranked_values(const Evaluator& ev, const AdviseRequest&
   return out;
 }
 
-void rank(const Evaluator& ev, const AdviseRequest& req, Advice& a) {
-  const std::vector<std::string> values = ranked_values(ev, req, a.key);
-  a.method = "ranking";
-  a.searched = fmt::format("{} values of {}", values.size(), a.key.name);
-  std::string first_error;
-  for (const auto& v : values) {
-    Candidate c{v, ev.try_at({{a.key.name, v}}), false};
-    if (c.outcome.prediction && a.target) c.reaches = a.target->reached_by(metric_value(*c.outcome.prediction, a.target->metric.name));
-    a.ranked.push_back(std::move(c));
-  }
-  const Metric obj = a.objective;
-  std::stable_sort(a.ranked.begin(), a.ranked.end(), [&](const Candidate& x, const Candidate& y) {
+// Best objective first (stable: equal values keep the listed order); values that failed last.
+void sort_by_objective(std::vector<Candidate>& cs, const Metric& obj) {
+  std::stable_sort(cs.begin(), cs.end(), [&](const Candidate& x, const Candidate& y) {
     if (!x.outcome.prediction || !y.outcome.prediction) return bool(x.outcome.prediction) && !y.outcome.prediction;
     return better(obj, metric_value(*x.outcome.prediction, obj.name), metric_value(*y.outcome.prediction, obj.name));
   });
-  const std::size_t failed = std::count_if(a.ranked.begin(), a.ranked.end(), [](const Candidate& c) { return !c.outcome.prediction; });
-  if (failed == a.ranked.size())
-    throw InputError("--vary " + a.key.name + ": no value could be predicted; first failure: " + a.ranked.front().outcome.error);
-  if (failed > 0) a.notes.push_back(fmt::format("{} of {} values could not be predicted (listed last, with the reason)",
-                                                failed, a.ranked.size()));
-  const auto reaching = std::find_if(a.ranked.begin(), a.ranked.end(), [](const Candidate& c) { return c.reaches; });
-  if (a.target && reaching == a.ranked.end()) {
+}
+
+// The ranked answer: the best by the objective (that reaches the target, when there is one).
+void choose_ranked(std::size_t predicted, Advice& a) {
+  const Metric& obj = a.objective;
+  const auto end = a.ranked.begin() + std::ptrdiff_t(predicted);
+  const auto reaching = std::find_if(a.ranked.begin(), end, [](const Candidate& c) { return c.reaches; });
+  if (a.target && reaching == end) {
     const Metric& m = a.target->metric;
-    const auto best = std::min_element(a.ranked.begin(), a.ranked.end() - failed, [&](const Candidate& x, const Candidate& y) {
+    const auto best = std::min_element(a.ranked.begin(), end, [&](const Candidate& x, const Candidate& y) {
       return better(m, metric_value(*x.outcome.prediction, m.name), metric_value(*y.outcome.prediction, m.name));
     });
     a.reachable = false;
     a.answer = best->value;
-    a.conclusion = fmt::format("not reachable: no listed {} gives {} {} {}; the best is {} = {} ({} = {:.6g})",
-                               a.key.name, m.name, m.higher_is_better ? ">=" : "<=", format_number(a.target->value),
-                               a.key.name, a.answer, m.name, metric_value(*best->outcome.prediction, m.name));
+    a.conclusion = fmt::format("not reachable: no listed {} gives {}; the best is {} = {} ({} = {:.6g})", a.key.name,
+                               relation(*a.target), a.key.name, a.answer, m.name,
+                               metric_value(*best->outcome.prediction, m.name));
     return;
   }
   const Candidate& chosen = a.target ? *reaching : a.ranked.front();
@@ -280,6 +282,29 @@ void rank(const Evaluator& ev, const AdviseRequest& req, Advice& a) {
   a.conclusion = fmt::format("{} = {} {} ({} = {:.6g})", a.key.name, a.answer,
                              a.target ? "is the best value reaching the target by " + obj.name : "is best by " + obj.name,
                              obj.name, metric_value(*chosen.outcome.prediction, obj.name));
+}
+
+void rank(const Evaluator& ev, const AdviseRequest& req, Advice& a) {
+  const std::vector<std::string> values = ranked_values(ev, req, a.key);
+  a.method = "ranking";
+  a.searched = fmt::format("{} values of {}", values.size(), a.key.name);
+  std::size_t predicted = 0;
+  for (const auto& v : values) {
+    Candidate c{v, ev.try_at({{a.key.name, v}}), false};
+    if (c.outcome.prediction) {
+      ++predicted;
+      if (a.target) c.reaches = a.target->reached_by(metric_value(*c.outcome.prediction, a.target->metric.name));
+    }
+    a.ranked.push_back(std::move(c));
+  }
+  if (predicted == 0)
+    throw InputError("--vary " + a.key.name + ": no value could be predicted; first failure: " +
+                     a.ranked.front().outcome.error);
+  if (predicted < a.ranked.size())
+    a.notes.push_back(fmt::format("{} of {} values could not be predicted (listed last, with the reason)",
+                                  a.ranked.size() - predicted, a.ranked.size()));
+  sort_by_objective(a.ranked, a.objective);
+  choose_ranked(predicted, a);
 }
 
 void nodes_optimum_note(const Evaluator& ev, const AdviseRequest& req, Advice& a) {
@@ -325,6 +350,7 @@ Advice advise(const Evaluator& ev, const AdviseRequest& req) {
   a.key = find_plan_key(r.key, "--vary");
   a.target = r.target;
   a.objective = objective_metric(r.objective);
+  if (r.range && !r.values.empty()) throw InputError("--range and --values: give one of them (a range to search, or values to rank)");
   if (r.range && a.key.kind == KeyKind::Choice)
     throw InputError("--range: " + a.key.name + " is a choice of names, not a number; give --values instead");
   if (r.range && a.key.log && r.range->first <= 0) a.key.log = false;
