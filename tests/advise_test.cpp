@@ -209,3 +209,9 @@ TEST(Advise, LargestModelUnderACommOverhead) {
   EXPECT_GT(ev.predict_at({{"model.params", format_number(boundary * 1.001)}}).comm_overhead, 0.5);
   EXPECT_NE(j["conclusion"].get<std::string>().find("greatest"), std::string::npos);
 }
+
+TEST(Advise, MistypedKeyGetsASuggestion) {
+  const auto r = run_ddlsim("advise " + kPoti + " --vary training.sync_perod --target speedup=1");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.out.find("did you mean 'training.sync_period'?"), std::string::npos) << r.out;
+}
