@@ -21,6 +21,7 @@ struct Outcome {
   std::string error;  // when prediction is empty: the reason (an input error's message)
 };
 
+// Not for use from several threads at once (it remembers the last resolved scenario).
 class Evaluator {
  public:
   Evaluator(Settings base, std::string base_dir, PlatformReader read_platform);
