@@ -106,7 +106,7 @@ TEST(Cli, UnknownCommand) { EXPECT_EQ(run_ddlsim("frobnicate").code, 2); }
 // Every command answers --help with its options (from the description that parses them), exit 0.
 TEST(Cli, EveryCommandAnswersHelp) {
   for (const char* c : {"simulate", "sweep", "collective", "models", "keys", "calibrate", "calibrate-input", "netbench",
-                        "netfit", "platform", "compare", "fit", "validate"}) {
+                        "netfit", "platform", "compare", "fit", "validate", "advise", "map"}) {
     const auto r = run_ddlsim(std::string(c) + " --help");
     EXPECT_EQ(r.code, 0) << c << "\n" << r.out;
     EXPECT_NE(r.out.find(std::string("usage: ddlsim ") + c), std::string::npos) << c << "\n" << r.out;

@@ -21,6 +21,8 @@ int cmd_platform(const Args& args);
 int cmd_compare(const Args& args);
 int cmd_fit(const Args& args);
 int cmd_validate(const Args& args);
+int cmd_advise(const Args& args);
+int cmd_map(const Args& args);
 
 struct Command {
   const char* name;

@@ -24,3 +24,22 @@ struct ScatterPlot {
 std::string render_scatter_svg(const ScatterPlot& plot);
 
 }  // namespace ddlsim
+
+namespace ddlsim {
+
+// A heat map with contour lines (report/heatmap_svg.cpp): one value per grid point, coloured on a
+// linear scale from the least to the greatest (viridis-like), black contour lines at "nice" levels
+// (1, 2, 5 x 10^k steps, marching squares between grid points), a colour bar with the levels, and
+// optional labelled vertical markers (e.g. known models on a model-size axis). Deterministic text.
+struct HeatMap {
+  std::string title;
+  std::string x_label, y_label, z_label;
+  std::vector<double> xs, ys;  // grid coordinates, increasing
+  bool x_log = false, y_log = false;
+  std::vector<double> values;  // values[iy * xs.size() + ix]; NaN: no value (drawn grey)
+  std::vector<std::pair<std::string, double>> x_marks;  // label, x
+};
+
+std::string render_heatmap_svg(const HeatMap& map);
+
+}  // namespace ddlsim

@@ -1,0 +1,12 @@
+// `ddlsim advise` output: a table for people, CSV (one row per candidate and check) or JSON.
+#pragma once
+#include <string>
+
+#include "plan/advise.hpp"
+#include "report/report.hpp"
+
+namespace ddlsim {
+
+std::string render_advice(const Advice& a, Format f);
+
+}  // namespace ddlsim

@@ -1,0 +1,46 @@
+// What the planning commands (`advise`, `map`) may vary and measure.
+//  * A key is a scenario key (`ddlsim keys`) or `model.params`, the parameter count of a synthetic
+//    model (model/synthetic.hpp: the scenario's model widened to P parameters).
+//  * Each key is continuous (a real number), an integer, or a choice among names; numeric keys
+//    have a default search range and scale (log for bandwidths, latencies, sizes).
+//  * A metric is any numeric result of `simulate` (report/report.hpp's record) or `gpu_hours`
+//    (total_time_s x ranks / 3600); each has a direction (higher or lower is better).
+#pragma once
+#include <string>
+#include <vector>
+
+#include "predict/prediction.hpp"
+
+namespace ddlsim {
+
+enum class KeyKind { Real, Integer, Choice };
+
+struct PlanKey {
+  std::string name;
+  KeyKind kind = KeyKind::Real;
+  double lo = 0, hi = 0;  // default range (numeric keys)
+  bool log = false;       // default scale
+  std::string unit;       // shown with values
+  std::vector<std::string> choices;  // KeyKind::Choice
+};
+
+// The pseudo key of a synthetic model's size.
+inline const char* const kModelParamsKey = "model.params";
+
+// The key `name` (case-insensitive); throws InputError naming `origin` and the key when it is not a
+// scenario key ("did you mean") or cannot be varied (file names, the platform, the backend).
+PlanKey find_plan_key(const std::string& name, const std::string& origin);
+// Every key `advise` and `map` can vary, for messages.
+std::vector<std::string> plan_key_names();
+
+struct Metric {
+  std::string name;
+  bool higher_is_better = false;
+};
+// A numeric result field or gpu_hours; throws InputError naming `origin` otherwise.
+Metric find_metric(const std::string& name, const std::string& origin);
+// The metric's value in a prediction.
+double metric_value(const Prediction& p, const std::string& name);
+double gpu_hours(const Prediction& p);
+
+}  // namespace ddlsim
