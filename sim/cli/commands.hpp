@@ -21,6 +21,12 @@ int cmd_platform(const Args& args);
 int cmd_compare(const Args& args);
 int cmd_fit(const Args& args);
 int cmd_validate(const Args& args);
+int cmd_report(const Args& args);
+
+// `report`'s options and the run that `sweep --report` shares (cli/report_cmd.cpp).
+struct StudyOptions;
+boost::program_options::options_description study_report_options();
+void report_study(const StudyOptions& o);
 
 struct Command {
   const char* name;
