@@ -37,14 +37,14 @@ std::string png_replot(const std::string& name, int width, int height) {
                      width, height, name);
 }
 
-std::string series_data(const PlotSeries& s) {
+std::string series_data(const CurveSeries& s) {
   std::string out = "# " + plot_text(s.title) + "\n";
   for (const auto& p : s.points)
     out += number(p.x) + " " + number(p.y) + (s.style == SeriesStyle::ErrorBars ? " " + number(p.spread) : "") + "\n";
   return out + "\n\n";
 }
 
-std::string series_plot(const PlotSeries& s, std::size_t index) {
+std::string series_plot(const CurveSeries& s, std::size_t index) {
   const std::string src = (index == 0 ? "'NAME.dat'" : "''") + fmt::format(" index {} ", index);
   const int dash = 1 + (s.color - 1) / 8;
   switch (s.style) {

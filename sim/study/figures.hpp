@@ -9,7 +9,7 @@
 
 namespace ddlsim {
 
-struct PlotPoint {
+struct CurvePoint {
   double x = 0;
   double y = 0;
   double spread = 0;  // error bar half-height (ErrorBars only)
@@ -17,18 +17,18 @@ struct PlotPoint {
 
 enum class SeriesStyle { Line, ErrorBars, Reference };
 
-struct PlotSeries {
+struct CurveSeries {
   std::string title;
   SeriesStyle style = SeriesStyle::Line;
   int color = 1;  // gnuplot line type, 1-based; the same for a prediction and its measurements
-  std::vector<PlotPoint> points;
+  std::vector<CurvePoint> points;
 };
 
 // Lines against a numeric x axis (ranks).
 struct LineFigure {
   std::string name;  // file stem: NAME.gp, NAME.dat, NAME.svg, NAME.png
   std::string title, xlabel, ylabel;
-  std::vector<PlotSeries> series;
+  std::vector<CurveSeries> series;
 };
 
 // One stacked bar per configuration.

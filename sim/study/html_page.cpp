@@ -74,9 +74,9 @@ std::string factors_section(const SweepResults& sw) {
 std::string scenario_section(const SweepResults& sw) {
   std::string rows;
   for (const auto& k : sw.constant_keys) rows += row3(k, trim(sw.cell(sw.ok.front(), k)), key_help(k));
-  return "<h3>Scenario (keys as written, the same in every configuration)</h3>\n" +
+  return "<h3>Scenario (every key with one value in all configurations, as written or its default)</h3>\n" +
          table("scenario", "<tr><th>key</th><th>value</th><th>meaning</th></tr>", rows) +
-         "<p>Keys not listed here and not varied were left empty or at their defaults: derived from the framework "
+         "<p>Keys not listed here and not varied were left empty: derived from the framework "
          "preset, the platform or the model, as resolved below.</p>\n";
 }
 

@@ -40,15 +40,15 @@ struct Quantity {
 
 const std::string kRanksLabel = "Ranks (GPUs: nodes x GPUs per node)";
 
-PlotSeries predicted(const SweepResults& sw, const Lines& l, std::size_t k, const Quantity& q) {
-  PlotSeries s{l.labels[k], SeriesStyle::Line, int(k) + 1, {}};
+CurveSeries predicted(const SweepResults& sw, const Lines& l, std::size_t k, const Quantity& q) {
+  CurveSeries s{l.labels[k], SeriesStyle::Line, int(k) + 1, {}};
   for (auto i : l.rows[k]) s.points.push_back({sw.number(i, "ranks"), q.scale * sw.number(i, q.column), 0});
   return s;
 }
 
 // The measured runs on line k, as error bars (mean +- standard deviation).
-PlotSeries measured_on(const SweepResults& sw, const Lines& l, std::size_t k, const MeasuredMatch& m, double scale) {
-  PlotSeries s{l.labels[k] + " (measured, mean +- sd)", SeriesStyle::ErrorBars, int(k) + 1, {}};
+CurveSeries measured_on(const SweepResults& sw, const Lines& l, std::size_t k, const MeasuredMatch& m, double scale) {
+  CurveSeries s{l.labels[k] + " (measured, mean +- sd)", SeriesStyle::ErrorBars, int(k) + 1, {}};
   for (const auto& run : m.runs)
     if (run.row && sw.factor_label(*run.row) == l.labels[k])
       s.points.push_back({sw.number(*run.row, "ranks"), scale * run.measured.mean, scale * run.measured.stddev});
@@ -56,7 +56,7 @@ PlotSeries measured_on(const SweepResults& sw, const Lines& l, std::size_t k, co
   return s;
 }
 
-PlotSeries reference(const SweepResults& sw, const std::string& title, bool linear, double scale) {
+CurveSeries reference(const SweepResults& sw, const std::string& title, bool linear, double scale) {
   double lo = 1e300, hi = 0;
   for (auto i : sw.ok) {
     lo = std::min(lo, sw.number(i, "ranks"));
@@ -71,13 +71,13 @@ std::string cap_note(std::size_t shown, std::size_t total, const char* what) {
 }
 
 FigureSource line_source(const SweepResults& sw, const Lines& l, const Quantity& q, const MeasuredMatch* m,
-                         const PlotSeries* ref) {
+                         const CurveSeries* ref) {
   LineFigure f{q.name, q.title, kRanksLabel, q.ylabel, {}};
   const std::size_t shown = std::min(l.labels.size(), kMaxPlottedLines);
   for (std::size_t k = 0; k < shown; ++k) {
     f.series.push_back(predicted(sw, l, k, q));
     if (m && to_string(m->metric) == q.column) {
-      PlotSeries s = measured_on(sw, l, k, *m, q.scale);
+      CurveSeries s = measured_on(sw, l, k, *m, q.scale);
       if (!s.points.empty()) f.series.push_back(s);
     }
   }
@@ -137,8 +137,8 @@ std::vector<double> step_breakdown(const SweepResults& sw, std::size_t i) {
 
 std::vector<FigureSource> study_figures(const SweepResults& sw, const MeasuredMatch* m) {
   const Lines l = lines_of(sw);
-  const PlotSeries ideal = reference(sw, "ideal (linear)", true, 1);
-  const PlotSeries full = reference(sw, "ideal (100 %)", false, 100);
+  const CurveSeries ideal = reference(sw, "ideal (linear)", true, 1);
+  const CurveSeries full = reference(sw, "ideal (100 %)", false, 100);
   std::vector<FigureSource> figs = {
       line_source(sw, l, {"epoch_time", "Epoch time against ranks", "Epoch time (s)", "epoch_time_s"}, m, nullptr),
       line_source(sw, l, {"speedup", "Speed-up over one GPU against ranks", "Speed-up (x one GPU)", "speedup"}, m, &ideal),
