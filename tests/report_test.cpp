@@ -109,6 +109,50 @@ TEST_F(Study, MeasuredRunsAreErrorBarsBesideThePrediction) {
   EXPECT_EQ(slurp(dir.dir() + "/report_files/speedup.gp").find("yerrorbars"), std::string::npos);
 }
 
+TEST_F(Study, AMeasuredStepTimeGetsItsOwnFigure) {
+  std::ofstream(dir.dir() + "/steps.csv") << "framework,nodes,step\ntf_mirrored,2,0.5\ntf_mirrored,2,0.7\n"
+                                             "tf_mirrored,9,0.1\n";  // made up; 9 nodes are not in the sweep
+  const auto r = report("sweep.csv --measured steps.csv --map framework=training.framework --map nodes=cluster.nodes"
+                        " --metric step=step_time_s -o report.html");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("1 measured configuration(s) of steps.csv are not in the sweep"), std::string::npos) << r.out;
+  const std::string page = slurp(dir.dir() + "/report.html");
+  EXPECT_EQ(count(page, "<svg"), 5);
+  EXPECT_NE(page.find("fig-step_time"), std::string::npos);
+  EXPECT_NE(page.find("not in the sweep"), std::string::npos);
+  EXPECT_NE(page.find("Step time (ms)"), std::string::npos);
+  // mean 600 ms +- sd 141 ms at two ranks
+  EXPECT_NE(slurp(dir.dir() + "/report_files/step_time.dat").find("2 600 141.42135"), std::string::npos);
+  EXPECT_EQ(slurp(dir.dir() + "/report_files/epoch_time.gp").find("yerrorbars"), std::string::npos);
+}
+
+TEST_F(Study, FailedConfigurationsAreListed) {
+  // the third line's configuration marked as failed (its error cell set)
+  ASSERT_EQ(run_shell("cd " + dir.dir() + " && sed '3s/,$/,made-up failure/' sweep.csv > failed.csv").code, 0);
+  const auto r = report("failed.csv -o report.html");
+  ASSERT_EQ(r.code, 0) << r.out;
+  const std::string page = slurp(dir.dir() + "/report.html");
+  EXPECT_NE(page.find("<ul id=\"failed\">\n<li>line 3: made-up failure</li>"), std::string::npos);
+  EXPECT_NE(page.find("5 configurations (1 more failed"), std::string::npos);
+}
+
+TEST_F(Study, CellTextCannotReachTheScriptOrThePageAsCode) {
+  std::string csv = slurp(dir.dir() + "/sweep.csv");
+  const std::string evil = "x');system('touch pwned');print(`touch pwned2`<b>&";
+  for (auto at = csv.find(",tf_custom_accum,"); at != std::string::npos; at = csv.find(",tf_custom_accum,", at + 1))
+    csv.replace(at + 1, std::string("tf_custom_accum").size(), evil);
+  std::ofstream(dir.dir() + "/evil.csv") << csv;
+  const auto r = report("evil.csv -o report.html");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_FALSE(exists(dir.dir() + "/report_files/pwned"));
+  EXPECT_FALSE(exists(dir.dir() + "/report_files/pwned2"));
+  EXPECT_NE(slurp(dir.dir() + "/report_files/epoch_time.gp").find("framework=x?);system(?touch pwned?);print(?touch pwned2?<b>&"),
+            std::string::npos);
+  const std::string page = slurp(dir.dir() + "/report.html");
+  EXPECT_EQ(page.find("<b>"), std::string::npos);
+  EXPECT_NE(page.find("x&#39;);system(&#39;touch pwned&#39;);print(`touch pwned2`&lt;b&gt;&amp;"), std::string::npos);
+}
+
 TEST_F(Study, SameInputsSameBytesAndTheScriptRedraws) {
   ASSERT_EQ(report("sweep.csv" + kMaps + " -o a.html").code, 0);
   ASSERT_EQ(run_shell("mkdir " + dir.dir() + "/b").code, 0);
