@@ -153,6 +153,15 @@ TEST_F(Study, CellTextCannotReachTheScriptOrThePageAsCode) {
   EXPECT_NE(page.find("x&#39;);system(&#39;touch pwned&#39;);print(`touch pwned2`&lt;b&gt;&amp;"), std::string::npos);
 }
 
+TEST(Report, NodesAndGpusPerNodeBothVaryingGiveALinePerGpusPerNode) {
+  TempFile ini("g.ini", std::string(kStudyIni) + "cluster.gpus_per_node = 1, 2\n");
+  ASSERT_EQ(run_ddlsim("sweep " + ini.path() + " --jobs 1 -o " + ini.dir() + "/g.csv").code, 0);
+  const auto sw = ddlsim::read_sweep_results(ddlsim::read_csv_file(ini.dir() + "/g.csv"));
+  EXPECT_EQ(sw.rank_keys, std::vector<std::string>{"cluster.nodes"});
+  EXPECT_EQ(sw.factors, (std::vector<std::string>{"cluster.gpus_per_node", "training.framework"}));
+  EXPECT_EQ(sw.factor_label(sw.ok.front()), "gpus_per_node=1 framework=tf_mirrored");
+}
+
 TEST_F(Study, SameInputsSameBytesAndTheScriptRedraws) {
   ASSERT_EQ(report("sweep.csv" + kMaps + " -o a.html").code, 0);
   ASSERT_EQ(run_shell("mkdir " + dir.dir() + "/b").code, 0);

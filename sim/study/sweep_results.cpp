@@ -51,6 +51,11 @@ void classify_keys(SweepResults& r) {
     if (v.size() > 1) (is_rank_key(k.key) ? r.rank_keys : r.factors).push_back(k.key);
     if (v.size() == 1 && !v.begin()->empty()) r.constant_keys.push_back(k.key);
   }
+  // Both vary: nodes make the x axis, GPUs per node a line each (else 2 x 1 and 1 x 2 share a line).
+  if (r.rank_keys.size() == 2) {
+    r.rank_keys = {"cluster.nodes"};
+    r.factors.insert(r.factors.begin(), "cluster.gpus_per_node");
+  }
 }
 
 }  // namespace
