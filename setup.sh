@@ -12,6 +12,7 @@ PACKAGES=(build-essential cmake ninja-build pkg-config
           libsimgrid-dev libeigen3-dev libboost-program-options-dev nlohmann-json3-dev libfmt-dev
           libgtest-dev libgmock-dev libbenchmark-dev libcsv-dev libturbojpeg0-dev libgsl-dev
           libopenmpi-dev openmpi-bin iproute2   # MPI and ip/tc: network calibration (ddlsim netbench)
+          gnuplot-nox chromium                  # ddlsim report draws with gnuplot; its test renders the page
           clang libclang-rt-14-dev)             # the sanitizer and fuzzing checks of `setup.sh test`
 
 install_missing() {

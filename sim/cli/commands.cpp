@@ -10,7 +10,7 @@ namespace ddlsim {
 const std::vector<Command>& commands() {
   static const std::vector<Command> list = {
       {"simulate", cmd_simulate, "simulate FILE.ini [--section.key=value ...] [--format table|csv|json] [--output FILE]"},
-      {"sweep", cmd_sweep, "sweep FILE.ini [--jobs N] [--output FILE.csv]   full-factorial [sweep] section"},
+      {"sweep", cmd_sweep, "sweep FILE.ini [--jobs N] [--output FILE.csv] [--report FILE.html]   full-factorial [sweep] section"},
       {"collective", cmd_collective, "collective [FILE.ini] [--op allreduce|reduce_scatter|allgather|broadcast|reduce|alltoall] [-b 8 -e 128M -f 2 | --sizes LIST] [--format nccl|osu|table|csv|json]   one collective over sizes, like nccl-tests / OSU"},
       {"models", cmd_models, "models [NAME] [--input-size N] [--classes N] [--format table|csv|json]"},
       {"keys", cmd_keys, "keys   every scenario key, its default and meaning"},
@@ -19,6 +19,7 @@ const std::vector<Command>& commands() {
       {"netbench", cmd_netbench, "netbench --np N [--hosts a,b,..] [--sizes ...] [--csv FILE]   MPI latency, bandwidth, allreduce"},
       {"netfit", cmd_netfit, "netfit MEASURED.csv --out PLATFORM.xml   fit latency, bandwidth, duplex factor"},
       {"platform", cmd_platform, "platform generate|show|list   write a SimGrid platform XML for N nodes x G GPUs; summarise one; list the built-in ones"},
+      {"report", cmd_report, "report SWEEP.csv [--measured M.csv [--map column=section.key ...] [--metric ...]] -o report.html   scaling figures, where a step's time goes, assumptions: one HTML page"},
       {"compare", cmd_compare, "compare MEASURED.csv --scenario BASE.ini [--map column=section.key ...] [--format table|csv|json] [--output FILE] [--plot FILE.svg]"},
       {"fit", cmd_fit, "fit MEASURED.csv --scenario BASE.ini [--map ...] [--params LIST] [--overlay-out FILE.ini] [--format table|json]"},
       {"advise", cmd_advise, "advise FILE.ini --vary KEY [--target efficiency=0.8] [--range LO..HI | --values A,B] [--objective epoch_time|efficiency|gpu_hours] [--nodes-optimum] [--verify simgrid] [--format table|csv|json]   the value of a key that reaches a target, or values ranked"},

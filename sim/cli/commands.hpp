@@ -23,6 +23,12 @@ int cmd_fit(const Args& args);
 int cmd_validate(const Args& args);
 int cmd_advise(const Args& args);
 int cmd_map(const Args& args);
+int cmd_report(const Args& args);
+
+// `report`'s options and the run that `sweep --report` shares (cli/report_cmd.cpp).
+struct StudyOptions;
+boost::program_options::options_description study_report_options();
+void report_study(const StudyOptions& o);
 
 struct Command {
   const char* name;

@@ -1,4 +1,4 @@
-// `ddlsim sweep FILE.ini [--jobs N] [--output FILE.csv] [--resume]`: rows are written as they are
+// `ddlsim sweep FILE.ini [--jobs N] [--output FILE.csv] [--resume] [--report FILE.html]`: rows are written as they are
 // ready, in configuration order. With --output, FILE.csv.sweep-state (the sweep's fingerprint and
 // size) marks the file as unfinished until the last row is written; an interrupted sweep leaves
 // complete rows, and --resume checks the fingerprint, drops a partly written last line, and runs
@@ -19,6 +19,7 @@
 #include "core/files.hpp"
 #include "scenario/resolve.hpp"
 #include "simgrid/platform_reader.hpp"
+#include "study/study_report.hpp"
 #include "sweep/sweep.hpp"
 
 namespace po = boost::program_options;
@@ -83,7 +84,9 @@ int cmd_sweep(const Args& args) {
   own.add_options()("jobs,j", po::value<int>()->default_value(int(std::max(1u, std::thread::hardware_concurrency()))),
                     "configurations run in parallel")(
       "output,o", po::value<std::string>()->default_value(""), "write the CSV to FILE")(
-      "resume", po::bool_switch(), "finish an interrupted sweep of --output FILE");
+      "resume", po::bool_switch(), "finish an interrupted sweep of --output FILE")(
+      "report", po::value<std::string>()->default_value(""),
+      "then write the study report (ddlsim report) of --output FILE.csv to FILE.html");
   const ParsedArgs pa = parse_args(args, own, "sweep");
   if (pa.positional.size() != 1) throw InputError("ddlsim sweep: expected one scenario file");
   const int jobs = pa.vm["jobs"].as<int>();
@@ -103,6 +106,8 @@ int cmd_sweep(const Args& args) {
   const bool resume = pa.vm["resume"].as<bool>();
   const bool to_file = !output.empty() && output != "-";
   if (resume && !to_file) throw InputError("ddlsim sweep: --resume needs --output FILE (the sweep to finish)");
+  const std::string report = pa.vm["report"].as<std::string>();
+  if (!report.empty() && !to_file) throw InputError("ddlsim sweep: --report needs --output FILE.csv (the report reads it)");
   const bool with_state = to_file && regular_or_missing(output);
   const std::string state = state_text(sweep_fingerprint(in), design.size());
 
@@ -125,6 +130,12 @@ int cmd_sweep(const Args& args) {
   if (to_file) {
     ::close(fd);
     if (with_state) std::remove((output + ".sweep-state").c_str());
+  }
+  if (!report.empty()) {
+    StudyOptions study;
+    study.sweep_csv = output;
+    study.output = report;
+    report_study(study);
   }
   if (failed == 0) return 0;
   std::cerr << "ddlsim sweep: " << failed << " of " << design.size() - opts.first

@@ -1,0 +1,122 @@
+#include "study/figures.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+namespace ddlsim {
+
+std::string plot_text(const std::string& s) {
+  std::string out;
+  for (unsigned char c : s) out += (c < 0x20 || c >= 0x7f || c == '\'' || c == '"' || c == '`' || c == '\\') ? '?' : char(c);
+  return out;
+}
+
+namespace {
+
+std::string quoted(const std::string& s) { return "'" + plot_text(s) + "'"; }
+
+std::string number(double v) { return fmt::format("{:.9g}", v); }
+
+std::string header(const std::string& name, const std::string& what) {
+  return "# " + what + "\n# Drawn by `ddlsim report`; run `gnuplot " + name + ".gp` in this folder to draw " + name +
+         ".svg and " + name + ".png again\n# from " + name + ".dat (edit this script to restyle).\n";
+}
+
+// The terminal lines: SVG first, then the same plot as PNG.
+std::string outputs(const std::string& name, int width, int height) {
+  return fmt::format("set terminal svg size {},{} dynamic font 'sans,12' noenhanced background '#ffffff'\n"
+                     "set output '{}.svg'\n",
+                     width, height, name);
+}
+
+std::string png_replot(const std::string& name, int width, int height) {
+  return fmt::format("set terminal pngcairo size {},{} font 'sans,10' noenhanced background '#ffffff'\n"
+                     "set output '{}.png'\nreplot\nunset output\n",
+                     width, height, name);
+}
+
+std::string series_data(const CurveSeries& s) {
+  std::string out = "# " + plot_text(s.title) + "\n";
+  for (const auto& p : s.points)
+    out += number(p.x) + " " + number(p.y) + (s.style == SeriesStyle::ErrorBars ? " " + number(p.spread) : "") + "\n";
+  return out + "\n\n";
+}
+
+std::string series_plot(const CurveSeries& s, std::size_t index) {
+  const std::string src = (index == 0 ? "'NAME.dat'" : "''") + fmt::format(" index {} ", index);
+  const int dash = 1 + (s.color - 1) / 8;
+  switch (s.style) {
+    case SeriesStyle::Line:
+      return src + fmt::format("using 1:2 with linespoints lc {} dt {} pt 7 ps 0.8 lw 2 title {}", 1 + (s.color - 1) % 8,
+                               dash, quoted(s.title));
+    case SeriesStyle::ErrorBars:
+      return src + fmt::format("using 1:2:3 with yerrorbars lc {} pt 4 ps 1.2 lw 2 title {}", 1 + (s.color - 1) % 8,
+                               quoted(s.title));
+    case SeriesStyle::Reference:
+      return src + fmt::format("using 1:2 with lines lc rgb '#555555' dt 2 lw 1.5 title {}", quoted(s.title));
+  }
+  return "";
+}
+
+double max_x(const LineFigure& f) {
+  double m = 1;
+  for (const auto& s : f.series)
+    for (const auto& p : s.points) m = std::max(m, p.x);
+  return m;
+}
+
+std::string replace_all(std::string s, const std::string& from, const std::string& to) {
+  for (auto at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size())) s.replace(at, from.size(), to);
+  return s;
+}
+
+}  // namespace
+
+FigureSource line_figure_source(const LineFigure& f) {
+  const int entries = int(f.series.size());
+  const int width = 960, height = 480 + 22 * ((entries + 1) / 2);
+  std::string s = header(f.name, f.title) + outputs(f.name, width, height);
+  s += "set title " + quoted(f.title) + "\nset xlabel " + quoted(f.xlabel) + "\nset ylabel " + quoted(f.ylabel) + "\n";
+  s += "set grid\nset key outside below left Left reverse maxcols 2 width 2\nset yrange [0:*]\n";
+  s += "set autoscale xfix\nset offsets graph 0.04, graph 0.04, graph 0.05, 0\n";
+  if (max_x(f) <= 16) s += "set xtics 1\n";
+  std::string plot = "plot ";
+  std::string data;
+  for (std::size_t i = 0; i < f.series.size(); ++i) {
+    plot += (i ? ", \\\n     " : "") + series_plot(f.series[i], i);
+    data += series_data(f.series[i]);
+  }
+  s += replace_all(plot, "'NAME.dat'", "'" + f.name + ".dat'") + "\n";
+  s += png_replot(f.name, width, height);
+  return {f.name, f.title, s, "# " + plot_text(f.title) + ": one block per line of the plot (x y [spread])\n" + data, ""};
+}
+
+FigureSource bar_figure_source(const StackedBars& f) {
+  std::size_t longest = 0;
+  for (const auto& l : f.labels) longest = std::max(longest, l.size());
+  const int width = std::max(960, 160 + 24 * int(f.labels.size()));
+  const int height = 440 + 6 * int(longest);
+  std::string s = header(f.name, f.title) + outputs(f.name, width, height);
+  s += "set title " + quoted(f.title) + "\nset xlabel " + quoted(f.xlabel) + "\nset ylabel " + quoted(f.ylabel) + "\n";
+  s += "set style data histograms\nset style histogram rowstacked\nset style fill solid 0.85 border -1\n";
+  s += "set boxwidth 0.75\nset grid ytics\nset yrange [0:*]\nset key outside right top Left reverse\n";
+  s += "set xtics rotate by -90 scale 0 nomirror\n";
+  std::string plot = "plot ";
+  for (std::size_t p = 0; p < f.parts.size(); ++p)
+    plot += (p ? ", \\\n     '' " : "'" + f.name + ".dat' ") + fmt::format("using {}", p + 2) +
+            (p == 0 ? ":xtic(1)" : "") + fmt::format(" lc {} title {}", p + 1, quoted(f.parts[p]));
+  s += plot + "\n" + png_replot(f.name, width, height);
+  std::string data = "# configuration";
+  for (const auto& p : f.parts) data += " | " + plot_text(p);
+  data += "\n";
+  for (std::size_t b = 0; b < f.labels.size(); ++b) {
+    data += "\"" + plot_text(f.labels[b]) + "\"";
+    for (double v : f.values[b]) data += " " + number(v);
+    data += "\n";
+  }
+  return {f.name, f.title, s, data, ""};
+}
+
+}  // namespace ddlsim

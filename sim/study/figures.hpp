@@ -1,0 +1,58 @@
+// Figures of a study report as gnuplot input: each figure is a script and a data file that stay
+// beside the figure (report_files/NAME.gp, NAME.dat), so that `gnuplot NAME.gp` in that folder
+// draws NAME.svg and NAME.png again; users restyle by editing the script. Text from the inputs
+// (factor values, file names) reaches the script only as single-quoted strings with quotes and
+// control characters replaced, and never as a command.
+#pragma once
+#include <string>
+#include <vector>
+
+namespace ddlsim {
+
+struct CurvePoint {
+  double x = 0;
+  double y = 0;
+  double spread = 0;  // error bar half-height (ErrorBars only)
+};
+
+enum class SeriesStyle { Line, ErrorBars, Reference };
+
+struct CurveSeries {
+  std::string title;
+  SeriesStyle style = SeriesStyle::Line;
+  int color = 1;  // gnuplot line type, 1-based; the same for a prediction and its measurements
+  std::vector<CurvePoint> points;
+};
+
+// Lines against a numeric x axis (ranks).
+struct LineFigure {
+  std::string name;  // file stem: NAME.gp, NAME.dat, NAME.svg, NAME.png
+  std::string title, xlabel, ylabel;
+  std::vector<CurveSeries> series;
+};
+
+// One stacked bar per configuration.
+struct StackedBars {
+  std::string name;
+  std::string title, xlabel, ylabel;
+  std::vector<std::string> parts;               // legend, bottom to top
+  std::vector<std::string> labels;              // one per bar
+  std::vector<std::vector<double>> values;      // [bar][part]
+};
+
+// What gnuplot needs for one figure, and what the page says about it.
+struct FigureSource {
+  std::string name;
+  std::string title;
+  std::string script;  // NAME.gp
+  std::string data;    // NAME.dat
+  std::string caption; // what the page says under it
+};
+
+FigureSource line_figure_source(const LineFigure& f);
+FigureSource bar_figure_source(const StackedBars& f);
+
+// Text made safe for a single-quoted gnuplot string and a data file's quoted label.
+std::string plot_text(const std::string& s);
+
+}  // namespace ddlsim

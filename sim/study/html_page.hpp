@@ -1,0 +1,30 @@
+// The study report as one self-contained HTML page: figures inlined as SVG (ids made unique per
+// figure), tables of the scenario, the assumptions and the measured runs. No date, no absolute
+// path that was not given: the same inputs give the same bytes.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "study/gnuplot_runner.hpp"
+#include "study/measured_match.hpp"
+#include "study/sweep_results.hpp"
+
+namespace ddlsim {
+
+struct PageInputs {
+  const SweepResults* sweep = nullptr;
+  const MeasuredMatch* measured = nullptr;  // may be null
+  const std::vector<DrawnFigure>* figures = nullptr;
+  std::string files_dir;  // the folder beside the page, relative to it ("report_files")
+};
+
+std::string render_study_page(const PageInputs& in);
+
+std::string html_escape(const std::string& s);
+// gnuplot's SVG made fit to sit in a page: no XML prolog, every id and reference prefixed.
+std::string inline_svg(const std::string& svg, const std::string& prefix, const std::string& title);
+
+// The sweep's result columns that state an assumption (library, algorithm, link costs, ...).
+const std::vector<std::pair<std::string, std::string>>& assumption_columns();
+
+}  // namespace ddlsim

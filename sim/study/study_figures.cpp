@@ -1,0 +1,156 @@
+#include "study/study_figures.hpp"
+
+#include <algorithm>
+#include <map>
+
+#include "core/text.hpp"
+
+namespace ddlsim {
+
+namespace {
+
+// The rows of each combination of factors, in order of first appearance, each sorted by ranks.
+struct Lines {
+  std::vector<std::string> labels;
+  std::vector<std::vector<std::size_t>> rows;
+  std::map<std::string, int> index;
+};
+
+Lines lines_of(const SweepResults& sw) {
+  Lines l;
+  for (auto i : sw.ok) {
+    const std::string label = sw.factor_label(i);
+    auto [it, fresh] = l.index.emplace(label, int(l.labels.size()));
+    if (fresh) {
+      l.labels.push_back(label);
+      l.rows.emplace_back();
+    }
+    l.rows[it->second].push_back(i);
+  }
+  for (auto& rows : l.rows)
+    std::stable_sort(rows.begin(), rows.end(),
+                     [&](auto a, auto b) { return sw.number(a, "ranks") < sw.number(b, "ranks"); });
+  return l;
+}
+
+struct Quantity {
+  std::string name, title, ylabel, column;
+  double scale = 1;
+};
+
+const std::string kRanksLabel = "Ranks (GPUs: nodes x GPUs per node)";
+
+CurveSeries predicted(const SweepResults& sw, const Lines& l, std::size_t k, const Quantity& q) {
+  CurveSeries s{l.labels[k], SeriesStyle::Line, int(k) + 1, {}};
+  for (auto i : l.rows[k]) s.points.push_back({sw.number(i, "ranks"), q.scale * sw.number(i, q.column), 0});
+  return s;
+}
+
+// The measured runs on line k, as error bars (mean +- standard deviation).
+CurveSeries measured_on(const SweepResults& sw, const Lines& l, std::size_t k, const MeasuredMatch& m, double scale) {
+  CurveSeries s{l.labels[k] + " (measured, mean +- sd)", SeriesStyle::ErrorBars, int(k) + 1, {}};
+  for (const auto& run : m.runs)
+    if (run.row && sw.factor_label(*run.row) == l.labels[k])
+      s.points.push_back({sw.number(*run.row, "ranks"), scale * run.measured.mean, scale * run.measured.stddev});
+  std::sort(s.points.begin(), s.points.end(), [](const auto& a, const auto& b) { return a.x < b.x; });
+  return s;
+}
+
+CurveSeries reference(const SweepResults& sw, const std::string& title, bool linear, double scale) {
+  double lo = 1e300, hi = 0;
+  for (auto i : sw.ok) {
+    lo = std::min(lo, sw.number(i, "ranks"));
+    hi = std::max(hi, sw.number(i, "ranks"));
+  }
+  return {title, SeriesStyle::Reference, 0, {{lo, linear ? lo : scale, 0}, {hi, linear ? hi : scale, 0}}};
+}
+
+std::string cap_note(std::size_t shown, std::size_t total, const char* what) {
+  if (shown >= total) return "";
+  return " Only the first " + std::to_string(shown) + " of " + std::to_string(total) + " " + what + " are drawn.";
+}
+
+FigureSource line_source(const SweepResults& sw, const Lines& l, const Quantity& q, const MeasuredMatch* m,
+                         const CurveSeries* ref) {
+  LineFigure f{q.name, q.title, kRanksLabel, q.ylabel, {}};
+  const std::size_t shown = std::min(l.labels.size(), kMaxPlottedLines);
+  for (std::size_t k = 0; k < shown; ++k) {
+    f.series.push_back(predicted(sw, l, k, q));
+    if (m && to_string(m->metric) == q.column) {
+      CurveSeries s = measured_on(sw, l, k, *m, q.scale);
+      if (!s.points.empty()) f.series.push_back(s);
+    }
+  }
+  if (ref) f.series.push_back(*ref);
+  FigureSource src = line_figure_source(f);
+  src.caption = q.title + ", predicted, one line per combination of the other swept factors" +
+                (m && to_string(m->metric) == q.column ? "; measured runs as their mean with +- one standard deviation." : ".") +
+                cap_note(shown, l.labels.size(), "combinations");
+  return src;
+}
+
+std::string bar_label(const SweepResults& sw, std::size_t i) {
+  std::string s;
+  for (const auto& f : sw.factors) s += trim(sw.cell(i, f)) + " / ";
+  return s + "ranks " + trim(sw.cell(i, "ranks"));
+}
+
+// The rows that ran, grouped by combination of factors (as the lines are) and by ranks within one.
+std::vector<std::size_t> bar_order(const Lines& l) {
+  std::vector<std::size_t> order;
+  for (const auto& rows : l.rows) order.insert(order.end(), rows.begin(), rows.end());
+  return order;
+}
+
+FigureSource bars_source(const SweepResults& sw, const Lines& l) {
+  std::string x = "Configuration (";
+  for (const auto& f : sw.factors) x += f + " / ";
+  StackedBars b{"step_breakdown", "Where the time of a training step goes", x + "ranks)", "Time per step (ms)", step_parts(), {}, {}};
+  const std::vector<std::size_t> order = bar_order(l);
+  const std::size_t shown = std::min(order.size(), kMaxPlottedBars);
+  for (std::size_t k = 0; k < shown; ++k) {
+    b.labels.push_back(bar_label(sw, order[k]));
+    std::vector<double> v = step_breakdown(sw, order[k]);
+    for (auto& x : v) x *= 1e3;
+    b.values.push_back(v);
+  }
+  FigureSource src = bar_figure_source(b);
+  src.caption = "Predicted time of one training step per configuration, split into compute, host contention, "
+                "interference, exposed (not overlapped) communication, input wait and straggler wait; the bar's "
+                "height is step_time_s." + cap_note(shown, sw.ok.size(), "configurations");
+  return src;
+}
+
+}  // namespace
+
+const std::vector<std::string>& step_parts() {
+  static const std::vector<std::string> parts = {"compute",       "host contention",       "interference",
+                                                 "exposed communication", "input wait", "straggler wait"};
+  return parts;
+}
+
+std::vector<double> step_breakdown(const SweepResults& sw, std::size_t i) {
+  return {sw.number(i, "compute_time_s") - sw.number(i, "contention_s"), sw.number(i, "contention_s"),
+          sw.number(i, "interference_s"), sw.number(i, "exposed_comm_s"), sw.number(i, "input_wait_s"),
+          sw.number(i, "straggler_wait_s")};
+}
+
+std::vector<FigureSource> study_figures(const SweepResults& sw, const MeasuredMatch* m) {
+  const Lines l = lines_of(sw);
+  const CurveSeries ideal = reference(sw, "ideal (linear)", true, 1);
+  const CurveSeries full = reference(sw, "ideal (100 %)", false, 100);
+  std::vector<FigureSource> figs = {
+      line_source(sw, l, {"epoch_time", "Epoch time against ranks", "Epoch time (s)", "epoch_time_s"}, m, nullptr),
+      line_source(sw, l, {"speedup", "Speed-up over one GPU against ranks", "Speed-up (x one GPU)", "speedup"}, m, &ideal),
+      line_source(sw, l, {"efficiency", "Scaling efficiency against ranks", "Scaling efficiency (%)", "efficiency", 100}, m,
+                  &full)};
+  if (m && m->metric == Metric::StepTime)
+    figs.push_back(line_source(sw, l, {"step_time", "Step time against ranks", "Step time (ms)", "step_time_s", 1e3}, m, nullptr));
+  if (m && m->metric == Metric::SamplesPerSecond)
+    figs.push_back(line_source(sw, l, {"throughput", "Throughput against ranks", "Throughput (samples/s)", "samples_per_s"}, m,
+                               nullptr));
+  figs.push_back(bars_source(sw, l));
+  return figs;
+}
+
+}  // namespace ddlsim

@@ -1,0 +1,254 @@
+// `ddlsim report`: the page's content (figures, assumptions, error bars with measured runs), the
+// files beside it, deterministic bytes, and bad input (exit 2, nothing written).
+#include <gtest/gtest.h>
+
+#include <sys/stat.h>
+
+#include "study/figures.hpp"
+#include "study/html_page.hpp"
+#include "compare/csv_table.hpp"
+#include "study/study_figures.hpp"
+#include "study/study_report.hpp"
+#include "study/sweep_results.hpp"
+#include "test_util.hpp"
+
+using testutil::exists;
+using testutil::run_ddlsim;
+using testutil::run_shell;
+using testutil::slurp;
+using testutil::TempFile;
+
+namespace {
+
+const char* kStudyIni = R"([model]
+name = resnet50
+input_size = 64
+classes = 200
+[training]
+framework = tf_mirrored
+samples = 20000
+batch_per_gpu = 64
+[cluster]
+platform = poti
+nodes = 1
+[sweep]
+training.framework = tf_mirrored, tf_custom_accum
+cluster.nodes = 1, 2, 3
+)";
+
+// Made-up measurements for the test (not from a real cluster): two replications each.
+const char* kMeasured = R"(framework,nodes,epoch_time_s
+tf_mirrored,1,60
+tf_mirrored,1,64
+tf_mirrored,2,40
+tf_mirrored,2,44
+tf_custom_accum,3,20
+tf_custom_accum,3,22
+)";
+
+bool have_gnuplot() { return run_shell("command -v gnuplot >/dev/null 2>&1").code == 0; }
+
+int count(const std::string& text, const std::string& what) {
+  int n = 0;
+  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+// A sweep CSV of the study above, in a fresh folder.
+class Study : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!have_gnuplot()) GTEST_SKIP() << "gnuplot is not installed (Debian: gnuplot-nox)";
+    std::ofstream(dir.dir() + "/study.ini") << kStudyIni;
+    std::ofstream(dir.dir() + "/measured.csv") << kMeasured;
+    const auto r = run_ddlsim("sweep " + dir.dir() + "/study.ini --jobs 1 -o " + dir.dir() + "/sweep.csv");
+    ASSERT_EQ(r.code, 0) << r.out;
+  }
+  testutil::RunResult report(const std::string& args) {
+    return run_shell("cd " + dir.dir() + " && timeout 300 " + std::string(DDLSIM_BINARY) + " report " + args + " 2>&1");
+  }
+  TempFile dir{"unused"};
+};
+
+const std::string kMaps = " --measured measured.csv --map framework=training.framework --map nodes=cluster.nodes";
+
+}  // namespace
+
+TEST_F(Study, PageHasEveryFigureInlineAndTheAssumptions) {
+  const auto r = report("sweep.csv -o report.html");
+  ASSERT_EQ(r.code, 0) << r.out;
+  const std::string page = slurp(dir.dir() + "/report.html");
+  EXPECT_EQ(count(page, "<svg"), 4);  // epoch time, speed-up, efficiency, step breakdown
+  for (const char* fig : {"fig-epoch_time", "fig-speedup", "fig-efficiency", "fig-step_breakdown"})
+    EXPECT_NE(page.find(fig), std::string::npos) << fig;
+  EXPECT_EQ(page.find("<?xml"), std::string::npos);
+  EXPECT_NE(page.find("<table id=\"assumptions\">"), std::string::npos);
+  for (const char* field : {">library<", ">algorithm<", ">platform<", ">device<", ">interference<", ">per_call_s<",
+                            ">staging_GBps<", ">training.framework<", ">cluster.nodes<", ">model.name<"})
+    EXPECT_NE(page.find(field), std::string::npos) << field;
+  EXPECT_NE(page.find("Epoch time (s)"), std::string::npos);
+  EXPECT_NE(page.find("Ranks (GPUs: nodes x GPUs per node)"), std::string::npos);
+  EXPECT_NE(page.find("framework=tf_custom_accum"), std::string::npos);  // the legend names factor values
+  EXPECT_EQ(page.find("measured, mean"), std::string::npos);
+  for (const char* stem : {"epoch_time", "speedup", "efficiency", "step_breakdown"})
+    for (const char* ext : {".gp", ".dat", ".svg", ".png"})
+      EXPECT_TRUE(exists(dir.dir() + "/report_files/" + stem + ext)) << stem << ext;
+  EXPECT_EQ(slurp(dir.dir() + "/report_files/epoch_time.png").substr(1, 3), "PNG");
+}
+
+TEST_F(Study, MeasuredRunsAreErrorBarsBesideThePrediction) {
+  const auto r = report("sweep.csv" + kMaps + " -o report.html");
+  ASSERT_EQ(r.code, 0) << r.out;
+  const std::string page = slurp(dir.dir() + "/report.html");
+  EXPECT_NE(page.find("<table id=\"measured\">"), std::string::npos);
+  EXPECT_NE(page.find("(measured, mean +- sd)"), std::string::npos);
+  const std::string script = slurp(dir.dir() + "/report_files/epoch_time.gp");
+  EXPECT_NE(script.find("with yerrorbars"), std::string::npos);
+  // mean 62 +- sd 2.828 at one rank
+  EXPECT_NE(slurp(dir.dir() + "/report_files/epoch_time.dat").find("1 62 2.82842712"), std::string::npos);
+  EXPECT_EQ(slurp(dir.dir() + "/report_files/speedup.gp").find("yerrorbars"), std::string::npos);
+}
+
+TEST_F(Study, AMeasuredStepTimeGetsItsOwnFigure) {
+  std::ofstream(dir.dir() + "/steps.csv") << "framework,nodes,step\ntf_mirrored,2,0.5\ntf_mirrored,2,0.7\n"
+                                             "tf_mirrored,9,0.1\n";  // made up; 9 nodes are not in the sweep
+  const auto r = report("sweep.csv --measured steps.csv --map framework=training.framework --map nodes=cluster.nodes"
+                        " --metric step=step_time_s -o report.html");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("1 measured configuration(s) of steps.csv are not in the sweep"), std::string::npos) << r.out;
+  const std::string page = slurp(dir.dir() + "/report.html");
+  EXPECT_EQ(count(page, "<svg"), 5);
+  EXPECT_NE(page.find("fig-step_time"), std::string::npos);
+  EXPECT_NE(page.find("not in the sweep"), std::string::npos);
+  EXPECT_NE(page.find("Step time (ms)"), std::string::npos);
+  // mean 600 ms +- sd 141 ms at two ranks
+  EXPECT_NE(slurp(dir.dir() + "/report_files/step_time.dat").find("2 600 141.42135"), std::string::npos);
+  EXPECT_EQ(slurp(dir.dir() + "/report_files/epoch_time.gp").find("yerrorbars"), std::string::npos);
+}
+
+TEST_F(Study, FailedConfigurationsAreListed) {
+  // the third line's configuration marked as failed (its error cell set)
+  ASSERT_EQ(run_shell("cd " + dir.dir() + " && sed '3s/,$/,made-up failure/' sweep.csv > failed.csv").code, 0);
+  const auto r = report("failed.csv -o report.html");
+  ASSERT_EQ(r.code, 0) << r.out;
+  const std::string page = slurp(dir.dir() + "/report.html");
+  EXPECT_NE(page.find("<ul id=\"failed\">\n<li>line 3: made-up failure</li>"), std::string::npos);
+  EXPECT_NE(page.find("5 configurations (1 more failed"), std::string::npos);
+}
+
+TEST_F(Study, CellTextCannotReachTheScriptOrThePageAsCode) {
+  std::string csv = slurp(dir.dir() + "/sweep.csv");
+  const std::string evil = "x');system('touch pwned');print(`touch pwned2`<b>&";
+  for (auto at = csv.find(",tf_custom_accum,"); at != std::string::npos; at = csv.find(",tf_custom_accum,", at + 1))
+    csv.replace(at + 1, std::string("tf_custom_accum").size(), evil);
+  std::ofstream(dir.dir() + "/evil.csv") << csv;
+  const auto r = report("evil.csv -o report.html");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_FALSE(exists(dir.dir() + "/report_files/pwned"));
+  EXPECT_FALSE(exists(dir.dir() + "/report_files/pwned2"));
+  EXPECT_NE(slurp(dir.dir() + "/report_files/epoch_time.gp").find("framework=x?);system(?touch pwned?);print(?touch pwned2?<b>&"),
+            std::string::npos);
+  const std::string page = slurp(dir.dir() + "/report.html");
+  EXPECT_EQ(page.find("<b>"), std::string::npos);
+  EXPECT_NE(page.find("x&#39;);system(&#39;touch pwned&#39;);print(`touch pwned2`&lt;b&gt;&amp;"), std::string::npos);
+}
+
+TEST(Report, NodesAndGpusPerNodeBothVaryingGiveALinePerGpusPerNode) {
+  TempFile ini("g.ini", std::string(kStudyIni) + "cluster.gpus_per_node = 1, 2\n");
+  ASSERT_EQ(run_ddlsim("sweep " + ini.path() + " --jobs 1 -o " + ini.dir() + "/g.csv").code, 0);
+  const auto sw = ddlsim::read_sweep_results(ddlsim::read_csv_file(ini.dir() + "/g.csv"));
+  EXPECT_EQ(sw.rank_keys, std::vector<std::string>{"cluster.nodes"});
+  EXPECT_EQ(sw.factors, (std::vector<std::string>{"cluster.gpus_per_node", "training.framework"}));
+  EXPECT_EQ(sw.factor_label(sw.ok.front()), "gpus_per_node=1 framework=tf_mirrored");
+}
+
+TEST_F(Study, SameInputsSameBytesAndTheScriptRedraws) {
+  ASSERT_EQ(report("sweep.csv" + kMaps + " -o a.html").code, 0);
+  ASSERT_EQ(run_shell("mkdir " + dir.dir() + "/b").code, 0);
+  ASSERT_EQ(report("sweep.csv" + kMaps + " -o b/a.html").code, 0);
+  EXPECT_EQ(slurp(dir.dir() + "/a.html"), slurp(dir.dir() + "/b/a.html"));
+  const std::string svg = slurp(dir.dir() + "/a_files/speedup.svg");
+  const auto redraw = run_shell("cd " + dir.dir() + "/a_files && rm speedup.svg && gnuplot speedup.gp 2>&1");
+  ASSERT_EQ(redraw.code, 0) << redraw.out;
+  EXPECT_EQ(slurp(dir.dir() + "/a_files/speedup.svg"), svg);
+}
+
+TEST_F(Study, FactorsAndStepPartsThatAddUpToTheStepTime) {
+  const auto sw = ddlsim::read_sweep_results(ddlsim::read_csv_file(dir.dir() + "/sweep.csv"));
+  EXPECT_EQ(sw.factors, std::vector<std::string>{"training.framework"});
+  EXPECT_EQ(sw.rank_keys, std::vector<std::string>{"cluster.nodes"});
+  ASSERT_EQ(sw.ok.size(), 6u);
+  for (auto i : sw.ok) {
+    double sum = 0;
+    for (double part : ddlsim::step_breakdown(sw, i)) {
+      EXPECT_GE(part, 0);
+      sum += part;
+    }
+    EXPECT_NEAR(sum, sw.number(i, "step_time_s"), 1e-9 * sw.number(i, "step_time_s"));
+  }
+}
+
+TEST_F(Study, SweepWritesTheReportToo) {
+  const auto r = run_shell("cd " + dir.dir() + " && " + std::string(DDLSIM_BINARY) +
+                           " sweep study.ini --jobs 1 -o s2.csv --report s2.html 2>&1");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_EQ(count(slurp(dir.dir() + "/s2.html"), "<svg"), 4);
+}
+
+TEST_F(Study, BadInputExitsTwoNamingFileAndColumnAndWritesNothing) {
+  // a sweep CSV without one of the step's parts
+  ASSERT_EQ(run_shell("cd " + dir.dir() + " && sed 's/straggler_wait_s/stragglers_x/' sweep.csv > cut.csv").code, 0);
+  struct Case {
+    std::string args, says;
+  };
+  const std::vector<Case> cases = {
+      {"cut.csv -o r.html", "cut.csv:1: column 'straggler_wait_s' is missing"},
+      {"measured.csv -o r.html", "measured.csv: not a sweep CSV"},
+      {"nosuch.csv -o r.html", "nosuch.csv"},
+      {"sweep.csv", "-o FILE.html is required"},
+      {"sweep.csv --measured measured.csv -o r.html", "measured.csv"},  // no column maps to a key
+      {"sweep.csv --measured measured.csv --map nodes=cluster.nodes -o r.html", "matches 2 rows"},
+      {"sweep.csv --map nodes=cluster.nodes -o r.html", "--measured FILE.csv, which is missing"},
+  };
+  for (const auto& c : cases) {
+    const auto r = report(c.args);
+    EXPECT_EQ(r.code, 2) << c.args << "\n" << r.out;
+    EXPECT_NE(r.out.find(c.says), std::string::npos) << c.args << "\n" << r.out;
+    EXPECT_FALSE(exists(dir.dir() + "/r.html")) << c.args;
+    struct stat st {};
+    EXPECT_NE(::stat((dir.dir() + "/r_files").c_str(), &st), 0) << c.args;
+  }
+}
+
+TEST_F(Study, MissingGnuplotIsAnInputError) {
+  const auto r = run_shell("cd " + dir.dir() + " && env PATH=/nonexistent " + std::string(DDLSIM_BINARY) +
+                           " report sweep.csv -o r.html 2>&1");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("gnuplot-nox"), std::string::npos) << r.out;
+  EXPECT_FALSE(exists(dir.dir() + "/r.html"));
+}
+
+TEST(Report, HelpListsTheOptions) {
+  const auto r = run_ddlsim("report --help");
+  EXPECT_EQ(r.code, 0) << r.out;
+  for (const char* o : {"--measured", "--map", "--metric", "--output"}) EXPECT_NE(r.out.find(o), std::string::npos) << o;
+}
+
+TEST(Report, TextFromInputsCannotBreakOutOfTheScript) {
+  EXPECT_EQ(ddlsim::plot_text("a'b\"c`d\\e\nf"), "a?b?c?d?e?f");
+  EXPECT_EQ(ddlsim::html_escape("<a href='x'>&"), "&lt;a href=&#39;x&#39;&gt;&amp;");
+}
+
+TEST(Report, FilesFolderBesideThePage) {
+  EXPECT_EQ(ddlsim::files_dir_for("report.html"), "report_files");
+  EXPECT_EQ(ddlsim::files_dir_for("out.d/r.html"), "out.d/r_files");
+  EXPECT_EQ(ddlsim::files_dir_for("out.d/page"), "out.d/page_files");
+}
+
+TEST(Report, InlineSvgGetsUniqueIds) {
+  const std::string svg = "<?xml version='1.0'?>\n<svg><title>Gnuplot</title><g id=\"gnuplot_canvas\">"
+                          "<path id='gpPt0'/><use xlink:href='#gpPt0'/></g></svg>\n";
+  const std::string s = ddlsim::inline_svg(svg, "f1_", "Epoch <time>");
+  EXPECT_EQ(s, "<svg><title>Epoch &lt;time&gt;</title><g id=\"f1_gnuplot_canvas\"><path id='f1_gpPt0'/>"
+               "<use xlink:href='#f1_gpPt0'/></g></svg>");
+}
