@@ -12,6 +12,7 @@ PACKAGES=(build-essential cmake ninja-build pkg-config
           libsimgrid-dev libeigen3-dev libboost-program-options-dev nlohmann-json3-dev libfmt-dev
           libgtest-dev libgmock-dev libbenchmark-dev libcsv-dev libturbojpeg0-dev
           libopenmpi-dev openmpi-bin iproute2   # MPI and ip/tc: network calibration (ddlsim netbench)
+          python3-torch python3-torchvision     # the PyTorch DDP measurement kit and netbench --library gloo
           clang libclang-rt-14-dev)             # the sanitizer and fuzzing checks of `setup.sh test`
 
 install_missing() {
