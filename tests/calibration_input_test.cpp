@@ -164,6 +164,6 @@ TEST(NetbenchLauncher, CsvIsReplacedOnlyBySuccessfulRun) {
   fake_srun(0);
   const auto ok = testutil::run_ddlsim(cmd, env);
   EXPECT_EQ(ok.code, 0) << ok.out;
-  EXPECT_EQ(testutil::slurp(csv.path()), header + "\nbw,2,65536,1e-3,6.5e7,6.5e7\n");
+  EXPECT_EQ(testutil::slurp(csv.path()), "# library: mpi\n" + header + "\nbw,2,65536,1e-3,6.5e7,6.5e7\n");
   EXPECT_EQ(std::system(("test \"$(ls " + csv.dir() + ")\" = net.csv").c_str()), 0) << "a temporary file was left";
 }

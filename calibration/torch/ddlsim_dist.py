@@ -12,6 +12,7 @@ import os
 import socket
 import struct
 import sys
+import time
 
 _SOURCES = {  # what each variable is called by torchrun, Slurm, Open MPI
     "RANK": ("RANK", "SLURM_PROCID", "OMPI_COMM_WORLD_RANK"),
@@ -93,12 +94,12 @@ def choose_interface(layout):
 
 
 def pin(mode, layout):
-    """--pin none|rank|local: bind this process to one CPU (rank or local rank modulo the CPUs it
-    may use). `rank` is for one machine (the namespace testbed, where every rank is local rank 0)."""
+    """--pin none|rank|local|N: bind this process to one CPU (rank, local rank or N, modulo the CPUs
+    it may use). `rank` is for one machine (the namespace testbed, where every rank is local rank 0)."""
     if mode == "none":
         return None
     cpus = sorted(os.sched_getaffinity(0))
-    index = layout.rank if mode == "rank" else layout.local_rank
+    index = layout.rank if mode == "rank" else layout.local_rank if mode == "local" else int(mode)
     cpu = cpus[index % len(cpus)]
     os.sched_setaffinity(0, {cpu})
     return cpu
@@ -113,6 +114,19 @@ def init(backend, layout, timeout_s=300):
                             rank=layout.rank, world_size=layout.world,
                             timeout=datetime.timedelta(seconds=timeout_s))
     return dist
+
+
+def finish(dist):
+    """The end of a run: a barrier, a pause without the GIL (gloo's worker threads drop their last
+    tensors, which needs the GIL), then exit without tearing torch down: in torch 1.13 destroying a
+    ProcessGroupGloo from Python joins worker threads that wait for the GIL the caller holds, a
+    deadlock seen here in about one run in three (gdb: ~ProcessGroupGloo -> thread::join while the
+    worker sits in PyEval_AcquireThread from ~TensorImpl)."""
+    dist.barrier()
+    time.sleep(0.5)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)
 
 
 def median(values):

@@ -69,6 +69,12 @@ def count(text):
     return int(text)
 
 
+def pin_mode(text):
+    if text in ("none", "rank", "local") or text.isdigit():
+        return text
+    raise argparse.ArgumentTypeError(f"'{text}': expected none, rank, local or a CPU number")
+
+
 def megabytes(text):
     try:
         v = float(text)
@@ -93,8 +99,9 @@ def options(argv):
     p.add_argument("--nosync-steps", type=count, default=5, help="timed no_sync micro-batches (0: skip)")
     p.add_argument("--allreduce-reps", type=count, default=3, help="timed gradient-size allreduces (0: skip)")
     p.add_argument("--threads", type=positive, default=1, help="torch threads per rank (intra- and inter-op)")
-    p.add_argument("--pin", choices=["none", "rank", "local"], default="none",
-                   help="bind each rank to one CPU: rank (one machine, e.g. the namespace testbed) or local rank")
+    p.add_argument("--pin", type=pin_mode, default="none",
+                   help="bind each rank to one CPU: rank (one machine, e.g. the namespace testbed), local (local "
+                        "rank), or a CPU number")
     p.add_argument("--master-addr", help="rank 0's address (default: MASTER_ADDR)")
     p.add_argument("--master-port", help="rendezvous port (default: MASTER_PORT, else 29500)")
     p.add_argument("--csv", required=True, help="measured CSV to write (rank 0), '-' for stdout")
@@ -214,7 +221,6 @@ def measure(o, layout):
     steps = t.slowest([t.timed(t.iteration) / o.sync_period for _ in range(o.steps)])
     nosync = t.nosync_compute(o.nosync_steps) if o.nosync_steps else []
     allreduce = t.allreduce(o.allreduce_reps) if o.allreduce_reps and layout.world > 1 else []
-    dist.barrier()
     row = {
         "model.name": o.model, "model.input_size": o.input_size, "model.classes": o.classes,
         "training.framework": "pytorch_ddp", "training.batch_per_gpu": o.batch, "training.sync_period": o.sync_period,
@@ -228,8 +234,7 @@ def measure(o, layout):
         "grad_bytes": 4 * t.params, "params": t.params, "threads": o.threads, "device": t.device.type,
         "torch_version": torch.__version__,
     }
-    dist.destroy_process_group()
-    return row
+    return row, dist, t  # t (the DDP model) stays alive until the exit: see ddlsim_dist.finish
 
 
 def main(argv):
@@ -240,7 +245,8 @@ def main(argv):
         dd.fail(f"--csv {o.csv}: its folder does not exist")
     if o.append and layout.rank == 0 and o.csv != "-" and os.path.exists(o.csv):
         check_csv_header(o.csv)
-    row = measure(o, layout)
+    row, dist, _trainer = measure(o, layout)
+    dist.barrier()
     if layout.rank == 0:
         write_row(o, row)
         where = f", rank 0 on CPU {cpu}" if cpu is not None else ""
@@ -248,6 +254,7 @@ def main(argv):
                          f"{where}): step {row['step_time_s']} s [p10 {row['step_time_p10_s']}, p90 "
                          f"{row['step_time_p90_s']}], compute {row['compute_step_s'] or '-'} s, allreduce of "
                          f"{row['grad_bytes']} B {row['allreduce_s'] or '-'} s\n")
+    dd.finish(dist)
 
 
 if __name__ == "__main__":

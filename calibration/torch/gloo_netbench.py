@@ -162,13 +162,12 @@ def main(argv):
     dist = dd.init("gloo", layout)
     b = Bench(torch, dist, layout.rank, layout.world)
     run(o, b)
-    dist.barrier()
     if layout.rank == 0:
         try:
             report(o, b, layout.world)
         except OSError as e:
             dd.fail(f"--csv {o.csv}: cannot write ({e.strerror})")
-    dist.destroy_process_group()
+    dd.finish(dist)
 
 
 if __name__ == "__main__":
