@@ -12,6 +12,7 @@
 // cap (torch.distributed's _DEFAULT_FIRST_BUCKET_BYTES), which ddlsim does not model yet, so with
 // 1 MiB every bucket is the size ddlsim assumes. Skipped, with the reason, where namespaces, tbf,
 // mpirun or torch are not available.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -141,7 +142,7 @@ std::string with_throughput(const std::string& csv, std::map<std::string, std::s
     rows.push_back(cells(line));
     const auto& r = rows.back();
     const std::string key = r[size] + "/" + r[batch];
-    spread[key + "/" + r[nodes]] = r[p10] + "-" + r[p90];
+    spread[key + "/" + r[nodes]] = fmt::format("{:.3f}, {:.3f}", std::stod(r[p10]), std::stod(r[p90]));
     if (r[nodes] == "1") throughput[key] = std::stod(r[batch]) / std::stod(r[step]);
   }
   std::string out = header + ",compute.throughput\n";
@@ -188,19 +189,26 @@ bool within(const nlohmann::json& c) {
 }
 
 void print_table(const Loop& l) {
-  std::cout << "closed loop (step time, s): input/batch, ranks, measured median [p10-p90], predicted analytic | simgrid, linear\n";
+  std::cout << "closed loop, step time (s):\n"
+            << fmt::format("  {:>7} {:>5} {:>5} {:>9} {:>15} {:>17} {:>17} {:>9}\n", "input", "batch", "ranks", "measured",
+                           "[p10, p90]", "analytic", "simgrid", "linear");
   const auto& a = l.analytic["rows"];
   for (std::size_t i = 0; i < a.size(); ++i) {
     const auto& r = a[i];
+    const auto& s = l.simgrid["rows"][i];
     const std::string key = r.value("model.input_size", "?") + "/" + r.value("training.batch_per_gpu", "?");
-    const std::string lin = r["baseline"].is_null() ? "-" : std::to_string(r["baseline"].get<double>());
-    std::cout << "  " << key << "  " << r["ranks"] << "  " << r["measured"] << " [" << l.spread.at(key + "/" + std::to_string(r["ranks"].get<int>()))
-              << "]  " << r["predicted"] << " (" << 100 * r["error"].get<double>() << " %) | " << l.simgrid["rows"][i]["predicted"]
-              << " (" << 100 * l.simgrid["rows"][i]["error"].get<double>() << " %)  " << lin << "\n";
+    const int ranks = r["ranks"];
+    std::cout << fmt::format("  {:>7} {:>5} {:>5} {:>9.3f} [{:>13}] {:>7.3f} ({:+5.1f} %) {:>7.3f} ({:+5.1f} %) {:>9}\n",
+                             r.value("model.input_size", "?"), r.value("training.batch_per_gpu", "?"), ranks,
+                             r["measured"].get<double>(), l.spread.at(key + "/" + std::to_string(ranks)),
+                             r["predicted"].get<double>(), 100 * r["error"].get<double>(), s["predicted"].get<double>(),
+                             100 * s["error"].get<double>(),
+                             r["baseline"].is_null() ? "-" : fmt::format("{:.3f}", r["baseline"].get<double>()));
   }
   for (const auto* c : {&l.analytic, &l.simgrid})
-    std::cout << "  MAPE (2 ranks) " << 100 * (*c)["model_scaled"]["mape"].get<double>() << " %, linear scaling "
-              << 100 * (*c)["baseline_scaled"]["mape"].get<double>() << " %\n";
+    std::cout << fmt::format("  MAPE of the 2-rank steps: {:.1f} % ({}), linear scaling {:.1f} %\n",
+                             100 * (*c)["model_scaled"]["mape"].get<double>(), c == &l.analytic ? "analytic" : "simgrid",
+                             100 * (*c)["baseline_scaled"]["mape"].get<double>());
 }
 
 }  // namespace

@@ -106,12 +106,13 @@ def pin(mode, layout):
 
 
 def init(backend, layout, timeout_s=300):
-    """torch.distributed over TCP rendezvous at MASTER_ADDR:MASTER_PORT."""
+    """torch.distributed, rendezvous at MASTER_ADDR:MASTER_PORT (env://, which under torchrun uses
+    the store its agent already serves on that port)."""
     import datetime
     import torch.distributed as dist
     choose_interface(layout)
-    dist.init_process_group(backend, init_method=f"tcp://{layout.master_addr}:{layout.master_port}",
-                            rank=layout.rank, world_size=layout.world,
+    os.environ["MASTER_ADDR"], os.environ["MASTER_PORT"] = layout.master_addr, str(layout.master_port)
+    dist.init_process_group(backend, init_method="env://", rank=layout.rank, world_size=layout.world,
                             timeout=datetime.timedelta(seconds=timeout_s))
     return dist
 
