@@ -88,10 +88,13 @@ std::string one_rank(const Config& c, const std::string& csv) {
 }
 
 // 1 rank here, then 2 in the namespaces (each pinned to its own core); every row into `csv`.
+// The 1-rank calibration is taken before and after the 2-rank run (two rows: compare averages
+// them as replications), so that a change of the machine's load during the run shows in both.
 bool measure(const Testbed& bed, const std::string& csv, std::string& log) {
   for (const auto& c : kConfigs) {
-    for (const std::string& cmd : {one_rank(c, csv), "timeout 200 " + bed.mpirun() + " " + kPython + " " +
-                                                         runner_args(c, csv, "rank") + " --master-addr " + bed.master()}) {
+    const std::string two = "timeout 200 " + bed.mpirun() + " " + kPython + " " + runner_args(c, csv, "rank") +
+                            " --master-addr " + bed.master();
+    for (const std::string& cmd : {one_rank(c, csv), two, one_rank(c, csv)}) {
       const auto r = testutil::run_shell(cmd + " 2>&1");
       log += r.out;
       if (r.code == 0) continue;
@@ -124,9 +127,10 @@ std::vector<std::string> cells(const std::string& line) {
   return out;
 }
 
-// The measured CSV with a compute.throughput column: batch / step of the configuration's 1-rank
-// row (the existing mechanism for measured compute, scenario key compute.throughput), on every
-// row of that configuration. Also returns each row's spread (p10-p90) by configuration label.
+// The measured CSV with a compute.throughput column: batch / mean step of the configuration's
+// 1-rank rows (the existing mechanism for measured compute, scenario key compute.throughput), on
+// every row of that configuration. Also returns the spread (p10, p90) by configuration label: the
+// widest of the rows.
 std::string with_throughput(const std::string& csv, std::map<std::string, std::string>& spread) {
   std::stringstream in(csv);
   std::string header;
@@ -136,20 +140,24 @@ std::string with_throughput(const std::string& csv, std::map<std::string, std::s
   const int size = col("model.input_size"), batch = col("training.batch_per_gpu"), nodes = col("cluster.nodes"),
             step = col("step_time_s"), p10 = col("step_time_p10_s"), p90 = col("step_time_p90_s");
   std::vector<std::vector<std::string>> rows;
-  std::map<std::string, double> throughput;
+  std::map<std::string, std::pair<double, int>> one_rank;  // sum of steps, rows
+  std::map<std::string, std::pair<double, double>> range;
   for (std::string line; std::getline(in, line);) {
     if (line.empty()) continue;
     rows.push_back(cells(line));
     const auto& r = rows.back();
     const std::string key = r[size] + "/" + r[batch];
-    spread[key + "/" + r[nodes]] = fmt::format("{:.3f}, {:.3f}", std::stod(r[p10]), std::stod(r[p90]));
-    if (r[nodes] == "1") throughput[key] = std::stod(r[batch]) / std::stod(r[step]);
+    auto [it, fresh] = range.emplace(key + "/" + r[nodes], std::make_pair(std::stod(r[p10]), std::stod(r[p90])));
+    it->second = {std::min(it->second.first, std::stod(r[p10])), std::max(it->second.second, std::stod(r[p90]))};
+    if (r[nodes] == "1") one_rank[key].first += std::stod(r[step]), one_rank[key].second += 1;
   }
+  for (const auto& [k, v] : range) spread[k] = fmt::format("{:.3f}, {:.3f}", v.first, v.second);
   std::string out = header + ",compute.throughput\n";
   for (const auto& r : rows) {
+    const auto& [sum, n] = one_rank.at(r[size] + "/" + r[batch]);
     std::string line;
     for (const auto& c : r) line += c + ",";
-    out += line + std::to_string(throughput.at(r[size] + "/" + r[batch])) + "\n";
+    out += line + std::to_string(std::stod(r[batch]) * n / sum) + "\n";
   }
   return out;
 }
