@@ -13,6 +13,7 @@ PACKAGES=(build-essential cmake ninja-build pkg-config
           libgtest-dev libgmock-dev libbenchmark-dev libcsv-dev libturbojpeg0-dev libgsl-dev
           libopenmpi-dev openmpi-bin iproute2   # MPI and ip/tc: network calibration (ddlsim netbench)
           gnuplot-nox chromium                  # ddlsim report draws with gnuplot; its test renders the page
+          python3-torch python3-torchvision     # the PyTorch DDP measurement kit and netbench --library gloo
           clang libclang-rt-14-dev)             # the sanitizer and fuzzing checks of `setup.sh test`
 
 install_missing() {

@@ -47,6 +47,23 @@ std::vector<NetSample> parse_netbench_csv(const std::string& text, const std::st
   return out;
 }
 
+std::string netbench_library(const std::string& text, const std::string& origin) {
+  std::istringstream in(text);
+  std::string line, found;
+  for (int n = 1; std::getline(in, line); ++n) {
+    line = trim(line);
+    if (line.rfind("# library:", 0) != 0) continue;
+    const std::string name = trim(line.substr(10));
+    if (name != "mpi" && name != "gloo" && name != "nccl")
+      throw InputError(fmt::format("{}:{}: library '{}': expected mpi, gloo or nccl", origin, n, clip(name)));
+    if (!found.empty() && name != found)
+      throw InputError(fmt::format("{}:{}: library '{}', but earlier rows were measured with '{}': fit one library's "
+                                   "measurements at a time (their factors differ)", origin, n, name, found));
+    found = name;
+  }
+  return found;
+}
+
 namespace {
 
 std::vector<const NetSample*> rows_of(const std::vector<NetSample>& s, const char* test) {
@@ -165,16 +182,18 @@ std::string fitted_platform_xml(const NetFit& f, int nodes, const std::string& d
   c.inter = LinkKind{"fitted", f.bw_Bps, f.latency_s / 2, "fitted by ddlsim netfit from " + source,
                      f.exchange_factor, f.duplex_factor};
   c.note = fmt::format(
-      "fitted by `ddlsim netfit` from {}: alpha = {:.6g} s, B = {:.6g} B/s, exchange factor e = {:.4g}, "
-      "duplex factor d = {:.4g} (bibw factor {:.4g}); {}", source, f.latency_s, f.bw_Bps, f.exchange_factor,
+      "fitted by `ddlsim netfit` from {} ({}): alpha = {:.6g} s, B = {:.6g} B/s, exchange factor e = {:.4g}, "
+      "duplex factor d = {:.4g} (bibw factor {:.4g}); {}", source,
+      f.library.empty() ? "library not recorded" : "measured with " + f.library, f.latency_s, f.bw_Bps, f.exchange_factor,
       f.duplex_factor, f.bibw_factor, f.method);
   std::string xml = platform_xml(c, nodes);
   const std::string device_prop = fmt::format("<prop id=\"ddlsim.device\" value=\"{}\"/>", device);
   const auto at = xml.find(device_prop);
   if (at == std::string::npos) throw std::logic_error("netfit: platform_xml wrote no ddlsim.device property");
-  xml.insert(at + device_prop.size(),
-             fmt::format("\n  <prop id=\"ddlsim.exchange_factor\" value=\"{:.6g}\"/>\n  <prop id=\"ddlsim.duplex_factor\" value=\"{:.6g}\"/>",
-                         f.exchange_factor, f.duplex_factor));
+  std::string props = fmt::format("\n  <prop id=\"ddlsim.exchange_factor\" value=\"{:.6g}\"/>\n  <prop "
+                                  "id=\"ddlsim.duplex_factor\" value=\"{:.6g}\"/>", f.exchange_factor, f.duplex_factor);
+  if (!f.library.empty()) props += fmt::format("\n  <prop id=\"ddlsim.netbench_library\" value=\"{}\"/>", f.library);
+  xml.insert(at + device_prop.size(), props);
   return xml;
 }
 

@@ -30,7 +30,12 @@ struct NetFit {
   double bibw_factor = 0;       // osu_bibw / (2 osu_bw), for the report (0: not measured)
   int samples = 0;
   std::string method;           // how each figure was obtained
+  std::string library;          // what measured it (netbench_library); "" unknown
 };
+
+// The library that measured the rows: `# library: NAME` lines (ddlsim netbench writes one first;
+// NAME is mpi, gloo or nccl); "" when there is none. Two different names: InputError naming the line.
+std::string netbench_library(const std::string& text, const std::string& origin);
 
 // Throws InputError (naming origin) when the rows cannot give a bandwidth (no bw rows).
 NetFit fit_network(const std::vector<NetSample>& samples, const std::string& origin);
@@ -39,7 +44,8 @@ NetFit fit_network(const std::vector<NetSample>& samples, const std::string& ori
 Route fitted_route(const NetFit& f);
 
 // A SimGrid platform of `nodes` nodes with one `device` GPU each, joined by the fitted network
-// (route latency alpha, bandwidth B, property ddlsim.exchange_factor = e).
+// (route latency alpha, bandwidth B, property ddlsim.exchange_factor = e; ddlsim.netbench_library
+// names f.library when known: the factors describe that library's protocol).
 std::string fitted_platform_xml(const NetFit& f, int nodes, const std::string& device, const std::string& source);
 
 }  // namespace ddlsim

@@ -128,6 +128,23 @@ TEST(NetbenchOptions, ItersWindowAndTestsAreChecked) {
   EXPECT_FALSE(testutil::exists(csv.path()));
 }
 
+// --library: mpi or gloo; gloo needs a rendezvous address and has no nccl test. Checked before
+// any launcher starts.
+TEST(NetbenchOptions, LibraryIsChecked) {
+  TempFile csv("net.csv");
+  const std::string base = "netbench --csv " + csv.path();
+  expect_input_error(base + " --library ucx --master-addr 10.0.0.1", "--library 'ucx': expected mpi or gloo");
+  const auto r = testutil::run_ddlsim(base + " --library gloo", "MASTER_ADDR=");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("--library gloo: no rendezvous address: pass --master-addr"), std::string::npos) << r.out;
+  expect_input_error(base + " --library gloo --master-addr 10.0.0.1 --nccl", "--nccl with --library gloo");
+  expect_input_error(base + " --library gloo --master-addr 10.0.0.1 --tests ring,nccl", "--tests nccl with --library gloo");
+  expect_input_error(base + " --library gloo --master-addr 10.0.0.1 --python /nonexistent/python3",
+                     "--python /nonexistent/python3: not an executable");
+  expect_input_error(base + " --library gloo --master-addr 10.0.0.1 --master-port 70000", "--master-port 70000");
+  EXPECT_FALSE(testutil::exists(csv.path()));
+}
+
 // A launcher that fails (here srun, not found on an empty PATH) is a setup problem: exit 2 with
 // the decoded status and what to check, not "status 32512" and exit 1.
 TEST(NetbenchLauncher, FailureIsDecodedAndAnInputError) {
@@ -164,6 +181,6 @@ TEST(NetbenchLauncher, CsvIsReplacedOnlyBySuccessfulRun) {
   fake_srun(0);
   const auto ok = testutil::run_ddlsim(cmd, env);
   EXPECT_EQ(ok.code, 0) << ok.out;
-  EXPECT_EQ(testutil::slurp(csv.path()), header + "\nbw,2,65536,1e-3,6.5e7,6.5e7\n");
+  EXPECT_EQ(testutil::slurp(csv.path()), "# library: mpi\n" + header + "\nbw,2,65536,1e-3,6.5e7,6.5e7\n");
   EXPECT_EQ(std::system(("test \"$(ls " + csv.dir() + ")\" = net.csv").c_str()), 0) << "a temporary file was left";
 }

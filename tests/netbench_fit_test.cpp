@@ -97,3 +97,44 @@ TEST(NetbenchFit, CheckHoldsEachSizeOutAndWarnsOfSoftwareLatency) {
   }
   EXPECT_EQ(rows, 4u) << out.out;
 }
+
+// The library that measured a netbench CSV: its `# library:` line, kept through concatenation
+// (later files' lines are comments too), recorded in the fitted platform; two libraries in one
+// CSV, or a name netbench does not write, are input errors naming the line.
+TEST(NetbenchFit, LibraryLineIsReadCheckedAndRecorded) {
+  const std::string rows = synthetic_csv();
+  EXPECT_EQ(netbench_library(rows, "net.csv"), "");
+  EXPECT_EQ(netbench_library("# library: gloo\n" + rows + "# library: gloo\n", "net.csv"), "gloo");
+  try {
+    netbench_library("# library: gloo\n" + rows + "# library: mpi\n", "net.csv");
+    ADD_FAILURE() << "two libraries accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("net.csv:13: library 'mpi', but earlier rows were measured with 'gloo'"),
+              std::string::npos) << e.what();
+  }
+  EXPECT_THROW(netbench_library("# library: ucx\n", "net.csv"), InputError);
+  NetFit f = fit_network(parse_netbench_csv(rows, "net.csv"), "net.csv");
+  EXPECT_EQ(fitted_platform_xml(f, 2, "rtx4090", "net.csv").find("ddlsim.netbench_library"), std::string::npos);
+  f.library = "gloo";
+  const std::string xml = fitted_platform_xml(f, 2, "rtx4090", "net.csv");
+  EXPECT_NE(xml.find("<prop id=\"ddlsim.netbench_library\" value=\"gloo\"/>"), std::string::npos) << xml;
+  EXPECT_NE(xml.find("measured with gloo"), std::string::npos);
+}
+
+// `ddlsim netfit --library` says which library measured a CSV without the line, and must agree
+// with a CSV that has one.
+TEST(NetbenchFit, NetfitLibraryOptionAgreesWithTheCsv) {
+  testutil::TempFile csv("net.csv", "# library: gloo\n" + synthetic_csv());
+  testutil::TempFile xml("fitted.xml");
+  const auto ok = testutil::run_ddlsim("netfit " + csv.path() + " --out " + xml.path());
+  EXPECT_EQ(ok.code, 0) << ok.out;
+  EXPECT_NE(ok.out.find("library gloo"), std::string::npos) << ok.out;
+  EXPECT_NE(testutil::slurp(xml.path()).find("value=\"gloo\""), std::string::npos);
+  const auto clash = testutil::run_ddlsim("netfit " + csv.path() + " --library mpi --out " + xml.path());
+  EXPECT_EQ(clash.code, 2) << clash.out;
+  EXPECT_NE(clash.out.find("--library mpi: " + csv.path() + " says it was measured with gloo"), std::string::npos)
+      << clash.out;
+  const auto bad = testutil::run_ddlsim("netfit " + csv.path() + " --library ucx --out " + xml.path());
+  EXPECT_EQ(bad.code, 2) << bad.out;
+  EXPECT_NE(bad.out.find("--library 'ucx': expected mpi, gloo or nccl"), std::string::npos) << bad.out;
+}

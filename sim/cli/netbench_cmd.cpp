@@ -2,7 +2,9 @@
 // program kept out of ddlsim so that ddlsim never needs MPI) through mpirun or srun, one rank per
 // host, and leaves its table on stdout and its CSV in --csv. The program writes the CSV to a
 // temporary file beside it, which becomes --csv only when the run succeeds: a failed or killed run
-// leaves an earlier CSV as it was.
+// leaves an earlier CSV as it was. With --library gloo the ranks run
+// calibration/torch/gloo_netbench.py (torch.distributed's gloo, the same tests and CSV) under the
+// same launchers. The CSV's first line names the library (`# library: mpi`), which netfit records.
 #include <fmt/format.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -44,6 +46,8 @@ constexpr long kMaxBytes = 1L << 30;        // one message: at most 1 GiB (MPI c
 constexpr long kMaxBufferBytes = 4L << 30;  // window x largest size: the send and receive buffers
 constexpr int kMaxIters = 10000, kMaxWindow = 1024;
 const char* const kTests[] = {"pingpong", "bw", "bibw", "exchange", "shift", "ring", "allreduce", "nccl"};
+// The gloo script: beside the sources this ddlsim was built from (DDLSIM_SOURCE_DIR, CMakeLists.txt).
+const std::string kGlooScript = std::string(DDLSIM_SOURCE_DIR) + "/calibration/torch/gloo_netbench.py";
 
 // "64K" -> 65536: a positive integer with an optional K, M or G suffix (powers of 1024), at most
 // 1G; 0 when it is not one.
@@ -111,6 +115,35 @@ void check_launcher_status(int status, const std::string& launcher) {
                                launcher, how_it_ended(status)));
 }
 
+// The program each rank runs: ddlsim_netbench (MPI, or its NCCL build) or, for gloo, the python
+// script with the rendezvous address (--master-addr, else MASTER_ADDR) that torch.distributed needs.
+std::string rank_program(const po::variables_map& vm, const std::string& library, bool nccl) {
+  if (library == "gloo") {
+    if (nccl) throw InputError("--nccl with --library gloo: NCCL is measured by the MPI program (--library mpi)");
+    if (vm["tests"].as<std::string>().find("nccl") != std::string::npos)
+      throw InputError("--tests nccl with --library gloo: the gloo script has no nccl test");
+    std::string addr = vm["master-addr"].as<std::string>();
+    if (addr.empty() && std::getenv("MASTER_ADDR")) addr = std::getenv("MASTER_ADDR");
+    if (addr.empty())
+      throw InputError("--library gloo: no rendezvous address: pass --master-addr (the first host's address on the "
+                       "measured network) or set MASTER_ADDR");
+    const std::string python = vm["python"].as<std::string>();
+    if (::access(python.c_str(), X_OK) != 0)
+      throw InputError("--python " + python + ": not an executable (Debian: python3-torch installs /usr/bin/python3)");
+    if (::access(kGlooScript.c_str(), R_OK) != 0)
+      throw InputError("--library gloo: " + kGlooScript + " is missing (the sources this ddlsim was built from)");
+    return quote(python) + " " + quote(kGlooScript) + " --master-addr " + quote(addr) + " --master-port " +
+           std::to_string(bounded(vm, "master-port", 65535));
+  }
+  if (library != "mpi") throw InputError("--library '" + clip(library) + "': expected mpi or gloo");
+  const std::string exe = exe_dir() + (nccl ? "/ddlsim_netbench_nccl" : "/ddlsim_netbench");
+  if (::access(exe.c_str(), X_OK) != 0)
+    throw InputError("ddlsim netbench: " + exe + " does not exist: this ddlsim was built without " +
+                     (nccl ? std::string("CUDA and NCCL (nvcc and nccl.h were not found when it was configured)")
+                           : std::string("MPI (install libopenmpi-dev openmpi-bin and rebuild)")));
+  return quote(exe);
+}
+
 }  // namespace
 
 int cmd_netbench(const Args& args) {
@@ -125,7 +158,11 @@ int cmd_netbench(const Args& args) {
       "window", po::value<int>()->default_value(4), "messages in flight for bw and bibw, 1 to 1024")(
       "tests", po::value<std::string>()->default_value("pingpong,bw,bibw,exchange,shift,ring,allreduce"), "which tests")(
       "csv", po::value<std::string>()->required(), "CSV file to write (for ddlsim netfit)")(
-      "nccl", po::bool_switch(), "run build/ddlsim_netbench_nccl (built with CUDA and NCCL); add nccl to --tests");
+      "nccl", po::bool_switch(), "run build/ddlsim_netbench_nccl (built with CUDA and NCCL); add nccl to --tests")(
+      "library", po::value<std::string>()->default_value("mpi"), "mpi (Open MPI) or gloo (torch.distributed)")(
+      "master-addr", po::value<std::string>()->default_value(""), "gloo: rank 0's address (default: MASTER_ADDR)")(
+      "master-port", po::value<int>()->default_value(29500), "gloo: rendezvous port")(
+      "python", po::value<std::string>()->default_value("/usr/bin/python3"), "gloo: interpreter with torch");
   // Everything after `--` goes to the launcher as written (e.g. -- --mca btl tcp,self).
   const auto dashdash = std::find(args.begin(), args.end(), std::string("--"));
   const Args mine(args.begin(), dashdash);
@@ -144,12 +181,8 @@ int cmd_netbench(const Args& args) {
   const std::string partial = (csv == "-" ? std::string("/tmp/ddlsim-netbench") : csv) + ".partial-" +
                               std::to_string(::getpid());
   const std::string bench_args = netbench_args(vm, partial);
-  const bool nccl = vm["nccl"].as<bool>();
-  const std::string exe = exe_dir() + (nccl ? "/ddlsim_netbench_nccl" : "/ddlsim_netbench");
-  if (::access(exe.c_str(), X_OK) != 0)
-    throw InputError("ddlsim netbench: " + exe + " does not exist: this ddlsim was built without " +
-                     (nccl ? std::string("CUDA and NCCL (nvcc and nccl.h were not found when it was configured)")
-                           : std::string("MPI (install libopenmpi-dev openmpi-bin and rebuild)")));
+  const std::string library = vm["library"].as<std::string>();
+  const std::string program = rank_program(vm, library, vm["nccl"].as<bool>());
   const std::string launcher = vm["launcher"].as<std::string>();
   std::string cmd;
   if (launcher == "mpirun") {
@@ -165,7 +198,7 @@ int cmd_netbench(const Args& args) {
     throw InputError("--launcher '" + clip(launcher) + "': expected mpirun or srun");
   }
   cmd += launcher_extra;
-  cmd += " " + quote(exe) + bench_args;
+  cmd += " " + program + bench_args;
   std::cerr << "ddlsim netbench: " << cmd << "\n";
   std::cout.flush();
   const int status = std::system(cmd.c_str());
@@ -181,7 +214,7 @@ int cmd_netbench(const Args& args) {
     throw;
   }
   std::remove(partial.c_str());
-  write_output(csv, text);
+  write_output(csv, "# library: " + library + "\n" + text);
   return 0;
 }
 

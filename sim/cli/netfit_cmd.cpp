@@ -60,6 +60,15 @@ void print_check(const std::vector<NetSample>& samples, const NetFit& all, const
   }
 }
 
+// --library, or the CSV's own line; the two must agree.
+std::string fitted_library(const std::string& given, const std::string& in_csv, const std::string& csv) {
+  if (!given.empty() && given != "mpi" && given != "gloo" && given != "nccl")
+    throw InputError("--library '" + given + "': expected mpi, gloo or nccl");
+  if (!given.empty() && !in_csv.empty() && given != in_csv)
+    throw InputError("--library " + given + ": " + csv + " says it was measured with " + in_csv);
+  return given.empty() ? in_csv : given;
+}
+
 // A per-step latency far above the idle ping-pong one is software overhead or a busy machine.
 constexpr double kLatencyWarnFactor = 3;
 
@@ -70,12 +79,16 @@ int cmd_netfit(const Args& args) {
   own.add_options()("out,o", po::value<std::string>()->required(), "platform XML to write")(
       "nodes", po::value<int>()->default_value(0), "nodes in the platform (default: the most ranks measured, >= 2)")(
       "device", po::value<std::string>()->default_value("rtx4090"), "GPU model of each node (ddlsim keys: compute.device)")(
-      "check", po::bool_switch(), "compare the simulated ring allreduce with the measured ring rows");
+      "check", po::bool_switch(), "compare the simulated ring allreduce with the measured ring rows")(
+      "library", po::value<std::string>()->default_value(""),
+      "library that measured the CSV (mpi, gloo, nccl); default: its `# library:` line");
   const ParsedArgs pa = parse_args(args, own, "netfit");
   if (pa.positional.size() != 1) throw InputError("ddlsim netfit: expected one netbench CSV file");
   const std::string csv = pa.positional.front();
-  const auto samples = parse_netbench_csv(read_text_file(csv, "netbench CSV file"), csv);
-  const NetFit fit = fit_network(samples, csv);
+  const std::string text = read_text_file(csv, "netbench CSV file");
+  const auto samples = parse_netbench_csv(text, csv);
+  NetFit fit = fit_network(samples, csv);
+  fit.library = fitted_library(pa.vm["library"].as<std::string>(), netbench_library(text, csv), csv);
   int nodes = pa.vm["nodes"].as<int>();
   if (nodes <= 0) {
     nodes = 2;
@@ -85,6 +98,7 @@ int cmd_netfit(const Args& args) {
   find_device(device, "--device");
   const std::string out = pa.vm["out"].as<std::string>();
   write_output(out, fitted_platform_xml(fit, nodes, device, csv));
+  std::cout << "library " << (fit.library.empty() ? "unknown" : fit.library) << "\n";
   std::cout << fmt::format("idle_latency_s {:.6g}\nstep_latency_s {:.6g}\n", fit.idle_latency_s, fit.step_latency_s);
   std::cout << fmt::format("latency_s {:.6g}\nbandwidth_Bps {:.6g}\nbandwidth_Mbit_s {:.4g}\nexchange_factor {:.4g}\n"
                            "duplex_factor {:.4g}\nbibw_factor {:.4g}\nsamples {}\nmethod {}\n",

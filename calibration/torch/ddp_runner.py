@@ -1,0 +1,261 @@
+#!/usr/bin/python3
+"""ddlsim's PyTorch DDP runner: trains the torchvision equivalent of a ddlsim zoo model on
+synthetic data and writes the measured CSV that `ddlsim compare` reads (one row per run).
+
+One process per rank, started by torchrun, srun or mpirun (see ddlsim_dist.py for the variables);
+gloo on CPUs, nccl on GPUs (--backend). Per run it measures, after --warmup iterations (DDP
+rebuilds its buckets after the first):
+  step_time_s     median over --steps iterations of (iteration time / sync period), the slowest
+                  rank's time per iteration; one iteration = sync-period micro-batches, all but the
+                  last under DDP's no_sync() (gradient accumulation), then the optimizer step
+  step_time_p10_s, _p90_s, _min_s, _max_s   the spread of those per-iteration figures
+  compute_step_s  median forward + backward of one micro-batch under no_sync() (no allreduce)
+  allreduce_s     median dist.all_reduce of one flat float32 tensor of the gradient's size
+Columns named after scenario keys (model.name, training.batch_per_gpu, cluster.nodes, ...) set
+those keys in `ddlsim compare`; the others are kept for the reader. Bad input: exit code 2.
+"""
+import argparse
+import os
+import sys
+import time
+
+import ddlsim_dist as dd
+
+# ddlsim zoo name -> (torchvision constructor, default input size, default classes): the zoo's
+# defaults (sim/model/zoo.cpp). small_cnn is not in torchvision: the Keras CIFAR-10 example CNN
+# that sim/model/zoo_small.cpp describes, built below. alexnet: torchvision's single-tower
+# variant (64-192-384-256-256, 61.1 M parameters), not the zoo's tf_cnn_benchmarks one (61.8 M).
+MODELS = {
+    "resnet50": ("resnet50", 224, 1000), "resnet101": ("resnet101", 224, 1000),
+    "resnet152": ("resnet152", 224, 1000), "efficientnet_b0": ("efficientnet_b0", 224, 1000),
+    "mobilenet_v2": ("mobilenet_v2", 224, 1000), "inception_v3": ("inception_v3", 299, 1000),
+    "vgg16": ("vgg16", 224, 1000), "alexnet": ("alexnet", 227, 1000), "small_cnn": (None, 32, 10),
+}
+HEADER = ["model.name", "model.input_size", "model.classes", "training.framework", "training.batch_per_gpu",
+          "training.sync_period", "training.optimizer", "comm.library", "comm.bucket_mb", "cluster.nodes",
+          "cluster.gpus_per_node", "input.format", "step_time_s", "step_time_p10_s", "step_time_p90_s",
+          "step_time_min_s", "step_time_max_s", "steps", "compute_step_s", "allreduce_s", "grad_bytes", "params",
+          "threads", "device", "torch_version"]
+
+
+def small_cnn(classes, size):
+    import torch.nn as nn
+    flat = 64 * (((size - 2) // 2 - 2) // 2) ** 2
+    return nn.Sequential(
+        nn.Conv2d(3, 32, 3, padding=1), nn.ReLU(), nn.Conv2d(32, 32, 3), nn.ReLU(), nn.MaxPool2d(2), nn.Dropout(0.25),
+        nn.Conv2d(32, 64, 3, padding=1), nn.ReLU(), nn.Conv2d(64, 64, 3), nn.ReLU(), nn.MaxPool2d(2), nn.Dropout(0.25),
+        nn.Flatten(), nn.Linear(flat, 512), nn.ReLU(), nn.Dropout(0.5), nn.Linear(512, classes))
+
+
+def build_model(name, classes, size):
+    import torchvision
+    ctor = MODELS[name][0]
+    if ctor is None:
+        return small_cnn(classes, size)
+    extra = {"aux_logits": False, "init_weights": False} if name == "inception_v3" else {}
+    return getattr(torchvision.models, ctor)(num_classes=classes, **extra)
+
+
+def positive(text):
+    v = int(text) if text.isdigit() else 0
+    if v < 1:
+        raise argparse.ArgumentTypeError(f"'{text}': expected a positive integer")
+    return v
+
+
+def count(text):
+    if not text.isdigit():
+        raise argparse.ArgumentTypeError(f"'{text}': expected an integer >= 0")
+    return int(text)
+
+
+def pin_mode(text):
+    if text in ("none", "rank", "local") or text.isdigit():
+        return text
+    raise argparse.ArgumentTypeError(f"'{text}': expected none, rank, local or a CPU number")
+
+
+def megabytes(text):
+    try:
+        v = float(text)
+    except ValueError:
+        v = -1
+    if not 0 < v <= 65536:
+        raise argparse.ArgumentTypeError(f"'{text}': expected MiB from (0, 65536]")
+    return v
+
+
+def options(argv):
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--model", required=True, choices=sorted(MODELS), help="ddlsim zoo name")
+    p.add_argument("--input-size", type=positive, help="input height = width (default: the model's)")
+    p.add_argument("--classes", type=positive, help="output classes (default: the model's)")
+    p.add_argument("--batch", type=positive, default=32, help="samples per rank per micro-batch")
+    p.add_argument("--bucket-mb", type=megabytes, default=25.0, help="DDP bucket_cap_mb (DDP's default 25)")
+    p.add_argument("--sync-period", type=positive, default=1, help="micro-batches per allreduce (no_sync)")
+    p.add_argument("--backend", choices=["gloo", "nccl"], default="gloo", help="gloo (CPU) or nccl (GPU)")
+    p.add_argument("--warmup", type=count, default=3, help="untimed iterations first")
+    p.add_argument("--steps", type=positive, default=10, help="timed iterations")
+    p.add_argument("--nosync-steps", type=count, default=5, help="timed no_sync micro-batches (0: skip)")
+    p.add_argument("--allreduce-reps", type=count, default=3, help="timed gradient-size allreduces (0: skip)")
+    p.add_argument("--threads", type=positive, default=1, help="torch threads per rank (intra- and inter-op)")
+    p.add_argument("--pin", type=pin_mode, default="none",
+                   help="bind each rank to one CPU: rank (one machine, e.g. the namespace testbed), local (local "
+                        "rank), or a CPU number")
+    p.add_argument("--master-addr", help="rank 0's address (default: MASTER_ADDR)")
+    p.add_argument("--master-port", help="rendezvous port (default: MASTER_PORT, else 29500)")
+    p.add_argument("--csv", required=True, help="measured CSV to write (rank 0), '-' for stdout")
+    p.add_argument("--append", action="store_true", help="add the row to an existing CSV with the same header")
+    o = p.parse_args(argv)
+    _, size, classes = MODELS[o.model]
+    o.input_size = o.input_size or size
+    o.classes = o.classes or classes
+    if o.model == "inception_v3" and o.input_size < 75:
+        dd.fail(f"--input-size {o.input_size}: inception_v3 needs at least 75 pixels")
+    if o.model == "small_cnn" and o.input_size < 10:
+        dd.fail(f"--input-size {o.input_size}: small_cnn needs at least 10 pixels")
+    return o
+
+
+def check_csv_header(path):
+    with open(path) as f:
+        first = f.readline().strip()
+    if first and first != ",".join(HEADER):
+        dd.fail(f"{path}:1: --append: the file's header is not this runner's ({','.join(HEADER[:3])},...)")
+
+
+def write_row(o, row):
+    line = ",".join(str(row[k]) for k in HEADER) + "\n"
+    if o.csv == "-":
+        sys.stdout.write(",".join(HEADER) + "\n" + line)
+        return
+    fresh = not (o.append and os.path.exists(o.csv) and os.path.getsize(o.csv) > 0)
+    if not fresh:
+        check_csv_header(o.csv)
+    tmp = f"{o.csv}.partial-{os.getpid()}"
+    old = "" if fresh else open(o.csv).read()
+    with open(tmp, "w") as f:
+        f.write((",".join(HEADER) + "\n" if fresh else old) + line)
+    os.replace(tmp, o.csv)  # all or nothing
+
+
+class Trainer:
+    """The DDP model, its optimizer (SGD with momentum 0.9: ddlsim's default optimizer) and one
+    synthetic batch, resident on the rank's device."""
+
+    def __init__(self, o, layout, torch, dist):
+        from torch.nn.parallel import DistributedDataParallel as DDP
+        self.torch, self.dist, self.o = torch, dist, o
+        cuda = o.backend == "nccl"
+        self.device = torch.device(f"cuda:{layout.local_rank % max(1, torch.cuda.device_count())}" if cuda else "cpu")
+        if cuda:
+            torch.cuda.set_device(self.device)
+        torch.manual_seed(1234 + layout.rank)
+        model = build_model(o.model, o.classes, o.input_size).to(self.device)
+        self.params = sum(p.numel() for p in model.parameters() if p.requires_grad)
+        self.ddp = DDP(model, device_ids=[self.device] if cuda else None, bucket_cap_mb=o.bucket_mb)
+        self.opt = torch.optim.SGD(self.ddp.parameters(), lr=1e-3, momentum=0.9)
+        self.x = torch.randn(o.batch, 3, o.input_size, o.input_size, device=self.device)
+        self.y = torch.randint(0, o.classes, (o.batch,), device=self.device)
+        self.loss = torch.nn.CrossEntropyLoss()
+
+    def sync(self):
+        if self.device.type == "cuda":
+            self.torch.cuda.synchronize(self.device)
+
+    def micro_batch(self):
+        self.loss(self.ddp(self.x), self.y).backward()
+
+    def iteration(self):
+        """sync-period micro-batches (all but the last without allreduce), then the update."""
+        for _ in range(self.o.sync_period - 1):
+            with self.ddp.no_sync():
+                self.micro_batch()
+        self.micro_batch()
+        self.opt.step()
+        self.opt.zero_grad(set_to_none=False)
+
+    def timed(self, fn):
+        self.sync()
+        t0 = time.perf_counter()
+        fn()
+        self.sync()
+        return time.perf_counter() - t0
+
+    def slowest(self, times):
+        """Each entry's maximum over the ranks."""
+        t = self.torch.tensor(times, dtype=self.torch.float64)
+        if self.device.type == "cuda":
+            t = t.to(self.device)
+        self.dist.all_reduce(t, op=self.dist.ReduceOp.MAX)
+        return t.cpu().tolist()
+
+    def nosync_compute(self, n):
+        def step():
+            with self.ddp.no_sync():
+                self.micro_batch()
+        times = [self.timed(step) for _ in range(n)]
+        self.opt.zero_grad(set_to_none=False)
+        return self.slowest(times)
+
+    def allreduce(self, reps):
+        flat = self.torch.ones(self.params, dtype=self.torch.float32, device=self.device)
+        self.dist.all_reduce(flat)  # warm-up
+        times = []
+        for _ in range(reps):
+            self.dist.barrier()
+            times.append(self.timed(lambda: self.dist.all_reduce(flat)))
+        return self.slowest(times)
+
+
+def measure(o, layout):
+    import torch
+    torch.set_num_threads(o.threads)
+    torch.set_num_interop_threads(o.threads)
+    if o.backend == "nccl" and not torch.cuda.is_available():
+        dd.fail("--backend nccl: this torch sees no CUDA device (use --backend gloo on CPUs)")
+    dist = dd.init(o.backend, layout)
+    t = Trainer(o, layout, torch, dist)
+    for _ in range(o.warmup):
+        t.iteration()
+    steps = t.slowest([t.timed(t.iteration) / o.sync_period for _ in range(o.steps)])
+    nosync = t.nosync_compute(o.nosync_steps) if o.nosync_steps else []
+    allreduce = t.allreduce(o.allreduce_reps) if o.allreduce_reps and layout.world > 1 else []
+    row = {
+        "model.name": o.model, "model.input_size": o.input_size, "model.classes": o.classes,
+        "training.framework": "pytorch_ddp", "training.batch_per_gpu": o.batch, "training.sync_period": o.sync_period,
+        "training.optimizer": "momentum", "comm.library": o.backend, "comm.bucket_mb": f"{o.bucket_mb:g}",
+        "cluster.nodes": layout.nodes, "cluster.gpus_per_node": layout.world // layout.nodes,
+        "input.format": "synthetic", "step_time_s": f"{dd.median(steps):.6g}",
+        "step_time_p10_s": f"{dd.quantile(steps, 0.1):.6g}", "step_time_p90_s": f"{dd.quantile(steps, 0.9):.6g}",
+        "step_time_min_s": f"{min(steps):.6g}", "step_time_max_s": f"{max(steps):.6g}", "steps": o.steps,
+        "compute_step_s": f"{dd.median(nosync):.6g}" if nosync else "",
+        "allreduce_s": f"{dd.median(allreduce):.6g}" if allreduce else "",
+        "grad_bytes": 4 * t.params, "params": t.params, "threads": o.threads, "device": t.device.type,
+        "torch_version": torch.__version__,
+    }
+    return row, dist, t  # t (the DDP model) stays alive until the exit: see ddlsim_dist.finish
+
+
+def main(argv):
+    o = options(argv)
+    layout = dd.Layout(o.master_addr, o.master_port)
+    cpu = dd.pin(o.pin, layout)
+    if o.csv != "-" and layout.rank == 0 and not os.path.isdir(os.path.dirname(os.path.abspath(o.csv))):
+        dd.fail(f"--csv {o.csv}: its folder does not exist")
+    if o.append and layout.rank == 0 and o.csv != "-" and os.path.exists(o.csv):
+        check_csv_header(o.csv)
+    row, dist, _trainer = measure(o, layout)
+    dist.barrier()
+    if layout.rank == 0:
+        write_row(o, row)
+        where = f", rank 0 on CPU {cpu}" if cpu is not None else ""
+        sys.stderr.write(f"ddp_runner: {o.model} {o.input_size}px batch {o.batch} x {layout.world} ranks ({o.backend}"
+                         f"{where}): step {row['step_time_s']} s [p10 {row['step_time_p10_s']}, p90 "
+                         f"{row['step_time_p90_s']}], compute {row['compute_step_s'] or '-'} s, allreduce of "
+                         f"{row['grad_bytes']} B {row['allreduce_s'] or '-'} s\n")
+    dd.finish(dist)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -1,0 +1,78 @@
+// The PyTorch measurement kit (calibration/torch/) on one rank: its CSV is what `ddlsim compare`
+// reads, its model is the zoo's (trainable parameters equal ddlsim's count), bad input exits with
+// code 2 naming the option. Skipped, with the reason, where /usr/bin/python3 has no torch.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "test_util.hpp"
+
+namespace {
+
+const std::string kDir = testutil::source_dir() + "/calibration/torch";
+const std::string kPython = "/usr/bin/python3";
+
+bool have_torch() { return std::system((kPython + " -c 'import torch, torchvision' >/dev/null 2>&1").c_str()) == 0; }
+
+testutil::RunResult python(const std::string& args) { return testutil::run_shell("timeout 120 " + kPython + " " + args + " 2>&1"); }
+
+std::string column(const std::string& csv, const std::string& name) {
+  const auto nl = csv.find('\n');
+  std::stringstream header(csv.substr(0, nl)), row(csv.substr(nl + 1));
+  for (std::string h, v; std::getline(header, h, ',') && std::getline(row, v, ',');)
+    if (h == name) return v;
+  return "";
+}
+
+}  // namespace
+
+TEST(DdpKit, BadInputExitsWithCode2NamingTheOption) {
+  if (!have_torch()) GTEST_SKIP() << "skipped: no torch for " << kPython << " (Debian: python3-torch)";
+  testutil::TempFile csv("m.csv", "other,header\n1,2\n");
+  const std::string runner = kDir + "/ddp_runner.py --csv " + csv.path();
+  for (const auto& [args, want] : std::vector<std::pair<std::string, std::string>>{
+           {" --model resnet9", "--model: invalid choice: 'resnet9'"},
+           {" --model small_cnn --batch 0", "--batch: '0': expected a positive integer"},
+           {" --model small_cnn --bucket-mb -1", "--bucket-mb: '-1': expected MiB"},
+           {" --model small_cnn --pin core", "--pin: 'core': expected none, rank, local or a CPU number"},
+           {" --model inception_v3 --input-size 64", "--input-size 64: inception_v3 needs at least 75 pixels"},
+           {" --model small_cnn --append", ":1: --append: the file's header is not this runner's"}}) {
+    const auto r = python(runner + args);
+    EXPECT_EQ(r.code, 2) << args << "\n" << r.out;
+    EXPECT_NE(r.out.find(want), std::string::npos) << args << "\n" << r.out;
+  }
+  const auto r = testutil::run_shell("RANK=1 WORLD_SIZE=2 MASTER_ADDR= timeout 60 " + kPython + " " + kDir +
+                                     "/gloo_netbench.py --tests ring,foo 2>&1");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("unknown test 'foo'"), std::string::npos) << r.out;
+  EXPECT_EQ(testutil::slurp(csv.path()), "other,header\n1,2\n");
+}
+
+// One rank of small_cnn (the Keras CIFAR-10 CNN: 1,250,858 parameters at 32x32x3, 10 classes, as
+// sim/model/zoo_small.cpp counts them) and mobilenet_v2 with 10 classes (2,236,682 trainable, ddlsim's
+// count). With compute.throughput = batch / measured step, compare predicts the 1-rank row exactly.
+TEST(DdpKit, OneRankCsvIsWhatCompareReads) {
+  if (!have_torch()) GTEST_SKIP() << "skipped: no torch for " << kPython << " (Debian: python3-torch)";
+  testutil::TempFile csv("m.csv");
+  const auto r = python(kDir + "/ddp_runner.py --model small_cnn --batch 4 --warmup 1 --steps 3 --nosync-steps 1 "
+                        "--csv " + csv.path() + " --master-port " + std::to_string(20000 + ::getpid() % 20000));
+  ASSERT_EQ(r.code, 0) << r.out;
+  const std::string text = testutil::slurp(csv.path());
+  EXPECT_EQ(column(text, "params"), "1250858") << text;
+  EXPECT_EQ(column(text, "grad_bytes"), "5003432");
+  EXPECT_EQ(column(text, "cluster.nodes"), "1");
+  EXPECT_FALSE(column(text, "compute_step_s").empty());
+  const double step = std::stod(column(text, "step_time_s"));
+  testutil::TempFile ini("base.ini", "[training]\nframework = pytorch_ddp\n[input]\nformat = synthetic\n[compute]\n"
+                                     "throughput = " + std::to_string(4 / step) + "\n");
+  const auto c = testutil::run_ddlsim("compare " + csv.path() + " --scenario " + ini.path() + " --format json");
+  ASSERT_EQ(c.code, 0) << c.out;
+  const auto j = nlohmann::json::parse(c.out);
+  EXPECT_EQ(j["metric"], "step_time_s");
+  EXPECT_NEAR(j["rows"][0]["error"].get<double>(), 0.0, 1e-4) << c.out;
+
+  const auto m = python("-c 'import sys; sys.path.insert(0, \"" + kDir + "\"); import ddp_runner as d; "
+                        "m = d.build_model(\"mobilenet_v2\", 10, 32); print(sum(p.numel() for p in m.parameters()))'");
+  EXPECT_EQ(m.out, "2236682\n");
+}
