@@ -1,5 +1,7 @@
 #include "calibration/netfit.hpp"
 
+#include <regex>
+
 #include <fmt/format.h>
 
 #include <Eigen/Dense>
@@ -192,9 +194,36 @@ std::string fitted_platform_xml(const NetFit& f, int nodes, const std::string& d
   if (at == std::string::npos) throw std::logic_error("netfit: platform_xml wrote no ddlsim.device property");
   std::string props = fmt::format("\n  <prop id=\"ddlsim.exchange_factor\" value=\"{:.6g}\"/>\n  <prop "
                                   "id=\"ddlsim.duplex_factor\" value=\"{:.6g}\"/>", f.exchange_factor, f.duplex_factor);
-  if (!f.library.empty()) props += fmt::format("\n  <prop id=\"ddlsim.netbench_library\" value=\"{}\"/>", f.library);
+  if (!f.library.empty()) {
+    props += fmt::format("\n  <prop id=\"ddlsim.netbench_library\" value=\"{}\"/>", f.library);
+    // The same factors under the library's name, so that files fitted with several libraries can
+    // hold each one's (a scenario uses its comm.library's: system/platform.hpp).
+    props += fmt::format("\n  <prop id=\"ddlsim.exchange_factor.{0}\" value=\"{1:.6g}\"/>\n  <prop "
+                         "id=\"ddlsim.duplex_factor.{0}\" value=\"{2:.6g}\"/>", f.library, f.exchange_factor,
+                         f.duplex_factor);
+  }
   xml.insert(at + device_prop.size(), props);
   return xml;
+}
+
+std::string merge_library_factors(const std::string& xml, const std::string& old_xml, const std::string& library,
+                                  const std::string& old_origin) {
+  static const std::regex prop(R"re(<prop id="ddlsim\.(exchange|duplex)_factor\.([A-Za-z0-9_-]+)" value="[^"]*"/>)re");
+  std::string kept;
+  int found = 0;
+  for (auto it = std::sregex_iterator(old_xml.begin(), old_xml.end(), prop); it != std::sregex_iterator(); ++it) {
+    ++found;
+    if ((*it)[2].str() != library) kept += "\n  " + it->str();
+  }
+  if (found == 0)
+    throw InputError(old_origin + ": no per-library factors (ddlsim.exchange_factor.LIB) to merge; expected a "
+                     "platform file written by `ddlsim netfit` from a CSV that names its library");
+  const std::string anchor = "<prop id=\"ddlsim.duplex_factor\"";
+  const auto at = xml.find(anchor);
+  if (at == std::string::npos) throw std::logic_error("netfit: the fitted platform has no ddlsim.duplex_factor");
+  std::string out = xml;
+  out.insert(out.find('>', at) + 1, kept);
+  return out;
 }
 
 }  // namespace ddlsim

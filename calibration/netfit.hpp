@@ -48,4 +48,11 @@ Route fitted_route(const NetFit& f);
 // names f.library when known: the factors describe that library's protocol).
 std::string fitted_platform_xml(const NetFit& f, int nodes, const std::string& device, const std::string& source);
 
+// `xml` (a fitted platform) with the per-library factor properties (ddlsim.exchange_factor.LIB,
+// ddlsim.duplex_factor.LIB) of `old_xml` for every library other than `library`: one file then
+// carries the factors of each library fitted so far (netfit --merge). Throws InputError naming
+// `old_origin` when it has none.
+std::string merge_library_factors(const std::string& xml, const std::string& old_xml, const std::string& library,
+                                  const std::string& old_origin);
+
 }  // namespace ddlsim

@@ -81,7 +81,9 @@ int cmd_netfit(const Args& args) {
       "device", po::value<std::string>()->default_value("rtx4090"), "GPU model of each node (ddlsim keys: compute.device)")(
       "check", po::bool_switch(), "compare the simulated ring allreduce with the measured ring rows")(
       "library", po::value<std::string>()->default_value(""),
-      "library that measured the CSV (mpi, gloo, nccl); default: its `# library:` line");
+      "library that measured the CSV (mpi, gloo, nccl); default: its `# library:` line")(
+      "merge", po::value<std::string>()->default_value(""),
+      "a platform file netfit wrote for another library: keep its per-library factors in the new file");
   const ParsedArgs pa = parse_args(args, own, "netfit");
   if (pa.positional.size() != 1) throw InputError("ddlsim netfit: expected one netbench CSV file");
   const std::string csv = pa.positional.front();
@@ -97,7 +99,14 @@ int cmd_netfit(const Args& args) {
   const std::string device = pa.vm["device"].as<std::string>();
   find_device(device, "--device");
   const std::string out = pa.vm["out"].as<std::string>();
-  write_output(out, fitted_platform_xml(fit, nodes, device, csv));
+  std::string xml = fitted_platform_xml(fit, nodes, device, csv);
+  const std::string merge = pa.vm["merge"].as<std::string>();
+  if (!merge.empty()) {
+    if (fit.library.empty())
+      throw InputError("--merge " + merge + ": " + csv + " does not say which library measured it; give --library");
+    xml = merge_library_factors(xml, read_text_file(merge, "platform file"), fit.library, merge);
+  }
+  write_output(out, xml);
   std::cout << "library " << (fit.library.empty() ? "unknown" : fit.library) << "\n";
   std::cout << fmt::format("idle_latency_s {:.6g}\nstep_latency_s {:.6g}\n", fit.idle_latency_s, fit.step_latency_s);
   std::cout << fmt::format("latency_s {:.6g}\nbandwidth_Bps {:.6g}\nbandwidth_Mbit_s {:.4g}\nexchange_factor {:.4g}\n"

@@ -266,6 +266,7 @@ Scenario resolve_scenario(const Settings& settings, const std::string& base_dir,
                      "ddlsim.device); expected compute.device to name one (see `ddlsim keys`)");
   sc.system.device = find_device(device, r.where("compute.device"));
   sc.execution = resolve_execution(r, sc.system.nodes);
+  use_library_factors(sc.system.cluster, to_string(sc.execution.library));
   sc.system.compute = resolve_compute(r, sc.execution.batch_per_gpu);
   if (r.given("compute.memory_gib")) sc.system.device.memory_bytes = r.real("compute.memory_gib", 1e-3, true, 1e6) * kGiB;
   if (r.given("compute.calibration")) attach_calibration(r, base_dir, sc);

@@ -72,6 +72,23 @@ double factor_property(const sg4::Engine& e, const char* name, const std::string
                                clip(text)));
 }
 
+// ddlsim.exchange_factor.LIB and ddlsim.duplex_factor.LIB: {LIB: [exchange, duplex]} (1 where one is missing).
+nlohmann::json library_factors(const sg4::Engine& e, const std::string& path) {
+  nlohmann::json out = nlohmann::json::object();
+  const auto* props = e.get_netzone_root()->get_properties();
+  if (!props) return out;
+  std::map<std::string, std::pair<double, double>> found;
+  for (const auto& [key, value] : *props)
+    for (const char* kind : {"ddlsim.exchange_factor.", "ddlsim.duplex_factor."}) {
+      const std::string prefix = kind;
+      if (key.rfind(prefix, 0) != 0 || key.size() == prefix.size()) continue;
+      auto& f = found.emplace(key.substr(prefix.size()), std::make_pair(1.0, 1.0)).first->second;
+      (prefix == "ddlsim.exchange_factor." ? f.first : f.second) = factor_property(e, key.c_str(), path);
+    }
+  for (const auto& [lib, f] : found) out[lib] = {f.first, f.second};
+  return out;
+}
+
 std::string describe(const std::string& path) {
   sg4::Engine& e = start_engine(SimGridOptions{});
   load_platform_file(e, path);
@@ -92,6 +109,9 @@ std::string describe(const std::string& path) {
   j["inter_bw"] = inter.bw_Bps;
   j["exchange_factor"] = factor_property(e, "ddlsim.exchange_factor", path);  // written by `ddlsim netfit`
   j["duplex_factor"] = factor_property(e, "ddlsim.duplex_factor", path);
+  const char* lib = e.get_netzone_root()->get_property("ddlsim.netbench_library");
+  j["factors_library"] = lib ? lib : "";
+  j["library_factors"] = library_factors(e, path);
   return j.dump();
 }
 
@@ -167,6 +187,8 @@ ClusterDescription read_platform_file(const std::string& path) {
   c.xml_path = path;
   c.inter.exchange_factor = j["exchange_factor"].get<double>();
   c.inter.duplex_factor = j["duplex_factor"].get<double>();
+  c.factors_library = j["factors_library"].get<std::string>();
+  for (const auto& [lib, f] : j["library_factors"].items()) c.library_factors[lib] = {f[0].get<double>(), f[1].get<double>()};
   return c;
 }
 

@@ -1,5 +1,7 @@
 #include "system/platform.hpp"
 
+#include <tuple>
+
 #include <algorithm>
 
 #include "core/error.hpp"
@@ -77,6 +79,16 @@ Route ClusterDescription::intra_route() const {
 Route ClusterDescription::inter_route() const {
   return {2 * intra.latency_s + 2 * inter.latency_s, std::min(intra.bw_Bps, uplink_Bps()),
           std::min(intra.exchange_factor, inter.exchange_factor), std::min(intra.duplex_factor, inter.duplex_factor)};
+}
+
+void use_library_factors(ClusterDescription& c, const std::string& library) {
+  if (c.xml_path.empty()) return;
+  const auto own = c.library_factors.find(library);
+  if (own != c.library_factors.end()) {
+    std::tie(c.inter.exchange_factor, c.inter.duplex_factor) = own->second;
+  } else if (!c.factors_library.empty() && c.factors_library != library) {
+    c.inter.exchange_factor = c.inter.duplex_factor = 1;
+  }
 }
 
 // Ethernet: IEEE 802.3 rates; InfiniBand: IBTA data rates (FDR 54.5, EDR 100, HDR 200, NDR 400

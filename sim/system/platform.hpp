@@ -3,7 +3,9 @@
 // name or generated. Every GPU is a host with a private link to its node's router; each node has
 // one uplink to the switch (its NICs, aggregated, that all of its GPUs share).
 #pragma once
+#include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/units.hpp"
@@ -50,6 +52,11 @@ struct ClusterDescription {
   std::string xml_path;    // SimGrid platform file it was read from ("" = built in / generated)
   int nics = 1;            // inter-node NICs per node ("rails"), aggregated into the node's uplink
                            // (NCCL spreads its rings' channels over them): uplink = nics x inter
+  // A platform file's netfit factors per library that measured them (exchange, duplex), and the
+  // library its plain ddlsim.*_factor properties came from ("" when not recorded); see
+  // use_library_factors.
+  std::map<std::string, std::pair<double, double>> library_factors;
+  std::string factors_library;
 
   // GPU to GPU inside a node: two intra hops.
   Route intra_route() const;
@@ -57,6 +64,13 @@ struct ClusterDescription {
   Route inter_route() const;
   BytesPerSecond uplink_Bps() const { return nics * inter.bw_Bps; }
 };
+
+// The inter-node factors for a scenario communicating with `library`: its own when the platform
+// file has them (ddlsim.exchange_factor.LIB); the file's plain ones when they were measured with
+// that library or with an unrecorded one; else 1 (a factor is a library's protocol: Open MPI's
+// two-rank exchange at half rate says nothing of gloo's). Built-in platforms keep theirs.
+void use_library_factors(ClusterDescription& c, const std::string& library);
+
 
 const std::vector<ClusterDescription>& builtin_clusters();
 // Throws InputError naming `key` for an unknown name.
