@@ -34,6 +34,17 @@ bool winograd(const Layer& l, Precision p) {
          l.geom.stride == 1 && l.geom.groups == 1;
 }
 
+// Memory format: tensor cores take channels-last (NHWC) data; with channels-first (NCHW)
+// activations cuDNN transposes each convolution's input and output, a read and a write of both
+// (NVIDIA Deep Learning Performance Guide, "Convolutional Layers User's Guide": Tensor Core
+// tensor layouts). TensorFlow and NVIDIA's DeepLearningExamples run NHWC; PyTorch is NCHW unless
+// channels_last is asked for (compute.memory_format).
+// TF32 counts where the table gives it a rate above FP32 (A100, H100, A10, L40S; GeForce parts
+// list TF32 at the FP32 rate, V100 and T4 have none).
+bool tensor_cores(const Device& d, Precision p) {
+  return d.tensor_cores && (p == Precision::Mixed || (p == Precision::TF32 && d.peak_tf32 > d.peak_fp32));
+}
+
 LayerCost layer_cost(const Layer& l, const Device& d, Precision p, int batch, const ComputeTuning& t) {
   LayerCost c;
   c.grad_bytes = double(l.params_trainable) * gradient_elem_bytes(p);
@@ -46,10 +57,13 @@ LayerCost layer_cost(const Layer& l, const Device& d, Precision p, int batch, co
   const Bytes act = double(l.in_elems + l.out_elems) * batch * act_bytes;
   const Bytes weights = double(l.params()) * act_bytes;
   c.fwd_s = roof.kernel_s(flops, act + weights);
+  const Seconds transpose_s = t.nchw && tensor_cores(d, p) && l.kind == LayerKind::Conv2D
+                                  ? roof.kernel_s(0, 2 * act) : 0;
+  c.fwd_s += transpose_s;
   // Backward: data gradient and weight gradient for layers with weights (2x the work, two
   // kernels); one kernel reading the output gradient and input, writing the input gradient else.
   if (l.params_trainable > 0)
-    c.bwd_s = 2 * roof.kernel_s(flops, act + weights);
+    c.bwd_s = 2 * (roof.kernel_s(flops, act + weights) + transpose_s);
   else
     c.bwd_s = roof.kernel_s(flops, 1.5 * act);
   return c;

@@ -192,6 +192,7 @@ ComputeTuning resolve_compute(const Reader& r, int batch) {
   t.max_efficiency = r.real("compute.efficiency", 1e-6, true, 1);
   t.kernel_overhead_s = r.real("compute.kernel_overhead_us", 0, true, 1e6) * 1e-6;
   t.winograd = r.boolean("compute.winograd");
+  t.nchw = r.choice<bool>("compute.memory_format", {{"nhwc", false}, {"nchw", true}});
   t.jitter_cv = r.real("compute.jitter_cv", 0, true, 1);
   t.threads_per_rank = r.small_int("compute.threads_per_rank", 1, 1 << 16);
   if (r.given("compute.node_cores")) t.node_cores = r.small_int("compute.node_cores", 1, 1 << 16);

@@ -64,6 +64,9 @@ const std::vector<KeySpec>& scenario_keys() {
       {"compute.threads_per_rank", "1", "CPU ranks (a cpu calibration file): compute threads of each rank, as calibrated"},
       {"compute.node_cores", "", "CPU ranks: a node's cores, shared by its ranks' compute threads (more threads than "
                                  "cores slow compute in proportion); default: not limiting"},
+      {"compute.memory_format", "nhwc", "roofline: nhwc (channels last: TensorFlow, NVIDIA's examples, PyTorch "
+                                        "channels_last) or nchw (PyTorch's default): tensor-core convolutions then "
+                                        "transpose their input and output"},
       {"compute.jitter_cv", "0", "run-to-run variation of a rank's forward + backward time (coefficient of "
                                  "variation, e.g. 0.02); each synchronisation waits for the slowest rank"},
       {"input.storage", "local_ssd", "memory, local_ssd, nfs or blob"},

@@ -35,8 +35,8 @@ const std::vector<Device>& device_table() {
       {"v100", 15.7 * T, 15.7 * T, 125 * T, 900 * G, 16 * kGiB, "V100 SXM2 16GB datasheet"},
       {"a100", 19.5 * T, 156 * T, 312 * T, 1555 * G, 40 * kGiB, "A100 SXM4 40GB datasheet", 4},
       {"a100-80gb", 19.5 * T, 156 * T, 312 * T, 2039 * G, 80 * kGiB, "A100 SXM4 80GB datasheet", 4},
-      {"p100", 10.6 * T, 10.6 * T, 21.2 * T, 732 * G, 16 * kGiB, "P100 SXM2 datasheet (FP16 without tensor cores)"},
-      {"k80", 4.37 * T, 4.37 * T, 4.37 * T, 240 * G, 12 * kGiB, "K80 datasheet, one of its two GK210 dies"},
+      {"p100", 10.6 * T, 10.6 * T, 21.2 * T, 732 * G, 16 * kGiB, "P100 SXM2 datasheet (FP16 without tensor cores)", 3, false},
+      {"k80", 4.37 * T, 4.37 * T, 4.37 * T, 240 * G, 12 * kGiB, "K80 datasheet, one of its two GK210 dies", 3, false},
       {"h100", 67 * T, 494.7 * T, 989.4 * T, 3350 * G, 80 * kGiB, "H100 SXM5 datasheet (dense)", 5},
       {"v100-32gb", 15.7 * T, 15.7 * T, 125 * T, 900 * G, 32 * kGiB, "V100 SXM2 32GB datasheet"},
       {"v100-pcie", 14 * T, 14 * T, 112 * T, 900 * G, 16 * kGiB, "V100 PCIe 16GB datasheet"},
@@ -45,6 +45,10 @@ const std::vector<Device>& device_table() {
       {"l40s", 91.6 * T, 183 * T, 362 * T, 864 * G, 48 * kGiB, "L40S datasheet (dense)", 4},
       {"a10", 31.2 * T, 62.5 * T, 125 * T, 600 * G, 24 * kGiB, "A10 datasheet (dense)", 4},
       {"t4", 8.1 * T, 8.1 * T, 65 * T, 320 * G, 16 * kGiB, "T4 datasheet (Turing: no TF32; FP16 tensor, mixed)"},
+      // RTX Blackwell whitepaper: 104.8 TFLOPS FP32; FP16 tensor 838 TFLOPS sparse = 419 dense with
+      // FP16 accumulate, half of it with FP32 accumulate on GeForce parts; GDDR7 1792 GB/s; PCIe 5.
+      {"rtx5090", 104.8 * T, 104.8 * T, 209.5 * T, 1792 * G, 32 * kGiB,
+       "NVIDIA RTX Blackwell whitepaper, RTX 5090 (tensor FP16 with FP32 accumulate, dense)", 5},
       {"rtx2080ti", 13.4 * T, 13.4 * T, 53.8 * T, 616 * G, 11 * kGiB,
        "NVIDIA Turing TU102 whitepaper, RTX 2080 Ti (FP16 tensor with FP32 accumulate)"},
   };

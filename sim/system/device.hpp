@@ -17,6 +17,7 @@ struct Device {
   Bytes memory_bytes = 0;         // device memory capacity (binary GiB as sold: "16 GB" HBM2 = 16 GiB)
   std::string source;             // where the figures come from
   int pcie_gen = 3;               // the host interface (PCIe generation, x16), same datasheets
+  bool tensor_cores = true;       // Volta and later; K80 and P100 have none
 
   FlopsPerSecond peak(Precision p) const;
 };

@@ -21,6 +21,7 @@ struct ComputeTuning {
   double memory_efficiency = 0.8;     // fraction of memory bandwidth a streaming kernel reaches
   Seconds kernel_overhead_s = 5e-6;   // launch and framework cost per kernel
   bool winograd = true;               // FP32 3x3 convolutions by Winograd (cost/compute.cpp)
+  bool nchw = false;                  // activations channels-first: tensor-core convolutions transpose
   double jitter_cv = 0;               // per-rank compute variation (cost/stragglers.hpp); 0: none
   int threads_per_rank = 1;           // CPU ranks: compute threads each (as calibrated)
   int node_cores = 0;                 // CPU ranks: a node's cores, shared by its ranks; 0 = not limiting
