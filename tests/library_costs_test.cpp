@@ -193,3 +193,19 @@ TEST(HostContention, GpuComputeIsNotSlowedByTheHostsCores) {
   EXPECT_DOUBLE_EQ(gpu.host_contention, 1.0);
   EXPECT_EQ(gpu.contention_s, 0.0);
 }
+
+TEST(LibraryCosts, BothBackendsAndFidelitiesAgreeOnTheInterference) {
+  // One DGX-1 V100 node (NVLink, NCCL): exchanges overlap the backward pass, nothing is shared.
+  const std::vector<std::string> base = {"--cluster.platform=dgx1", "--cluster.nodes=1"};
+  const auto with = [&](std::vector<std::string> extra) {
+    extra.insert(extra.begin(), base.begin(), base.end());
+    return predict_default(extra);
+  };
+  const Prediction analytic = with({});
+  ASSERT_GT(analytic.interference_s, 0.0);
+  for (const char* fidelity : {"fast", "full"}) {
+    const Prediction sg = with({"--simulation.backend=simgrid", std::string("--simulation.fidelity=") + fidelity});
+    EXPECT_NEAR(sg.interference_s, analytic.interference_s, 1e-9 * analytic.step_time_s) << fidelity;
+    EXPECT_NEAR(sg.step_time_s, analytic.step_time_s, 1e-9 * analytic.step_time_s) << fidelity;
+  }
+}
