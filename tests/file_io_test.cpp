@@ -3,6 +3,8 @@
 // and validate --data.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -232,4 +234,12 @@ TEST(Validate, DataFolder) {
   r = run_ddlsim("validate --data " + testutil::source_dir() + "/scenarios/validation --format csv");
   EXPECT_EQ(r.code, 0) << r.out;
   EXPECT_NE(run_ddlsim("--help").out.find("validate [--data DIR]"), std::string::npos);
+}
+
+TEST(DisplayPath, RelativeBelowTheWorkingDirectoryElseAsGiven) {
+  const std::string cwd = std::filesystem::current_path().string();
+  EXPECT_EQ(ddlsim::display_path(cwd + "/study/m.csv"), "study/m.csv");
+  EXPECT_EQ(ddlsim::display_path("study/m.csv"), "study/m.csv");
+  const std::string elsewhere = "/nonexistent-ddlsim-dir/m.csv";
+  if (cwd != "/") EXPECT_EQ(ddlsim::display_path(elsewhere), elsewhere);
 }

@@ -78,7 +78,8 @@ int cmd_compare(const Args& args) {
   }
   const MeasuredInput in = read_measured_input(pa, "compare");
   Comparison c = compare_predictions(in.set, in.scenarios);
-  c.scenario_file = in.scenario_file;
+  c.scenario_file = display_path(in.scenario_file);
+  c.measured_file = display_path(c.measured_file);
   const std::string report = render_comparison(c, format);
   const std::string plot = pa.vm["plot"].as<std::string>();
   OutputSet out;

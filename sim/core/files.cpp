@@ -1,5 +1,7 @@
 #include "core/files.hpp"
 
+#include <filesystem>
+
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
@@ -83,6 +85,14 @@ std::string read_text_file(const std::string& path, const std::string& what) {
 void check_input_file(const std::string& path, const std::string& what) {
   const Fd fd(open_input(path, what));
   check_kind_and_size(fd, path, what);
+}
+
+std::string display_path(const std::string& path) {
+  std::error_code ec;
+  const std::filesystem::path rel = std::filesystem::proximate(path, ec);
+  if (ec || rel.empty()) return path;
+  const std::string text = rel.generic_string();
+  return text.rfind("..", 0) == 0 ? path : text;
 }
 
 }  // namespace ddlsim

@@ -14,6 +14,10 @@ inline constexpr std::size_t kMaxInputFileBytes = std::size_t(64) << 20;  // 64 
 //   "PATH: not a regular file (expected a scenario file)".
 std::string read_text_file(const std::string& path, const std::string& what);
 
+// `path` as a title shows it: relative to the working directory when it lies below it, else as
+// given ("/home/u/study/m.csv" run from /home/u/study reads "m.csv").
+std::string display_path(const std::string& path);
+
 // The bytes of the regular file `path`, with the same checks (no text rules: an image, say).
 std::string read_binary_file(const std::string& path, const std::string& what);
 
