@@ -4,6 +4,7 @@
 
 #include <sys/stat.h>
 
+#include "core/text.hpp"
 #include "study/figures.hpp"
 #include "study/html_page.hpp"
 #include "compare/csv_table.hpp"
@@ -236,7 +237,7 @@ TEST(Report, HelpListsTheOptions) {
 
 TEST(Report, TextFromInputsCannotBreakOutOfTheScript) {
   EXPECT_EQ(ddlsim::plot_text("a'b\"c`d\\e\nf"), "a?b?c?d?e?f");
-  EXPECT_EQ(ddlsim::html_escape("<a href='x'>&"), "&lt;a href=&#39;x&#39;&gt;&amp;");
+  EXPECT_EQ(ddlsim::markup_escape("<a href='x'>&"), "&lt;a href=&#39;x&#39;&gt;&amp;");
 }
 
 TEST(Report, FilesFolderBesideThePage) {

@@ -101,4 +101,19 @@ std::string did_you_mean(const std::string& word, const std::vector<std::string>
   return best_d > 0 && best_d <= allowed ? "; did you mean '" + best + "'?" : "";
 }
 
+std::string markup_escape(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&#39;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
 }  // namespace ddlsim

@@ -20,4 +20,7 @@ std::string did_you_mean(const std::string& word, const std::vector<std::string>
 // characters shown escaped (\r, \n, \t, \xHH), never echoed raw.
 std::string clip(const std::string& s);
 
+// Text for HTML, SVG and XML: & < > " ' as character references.
+std::string markup_escape(const std::string& s);
+
 }  // namespace ddlsim

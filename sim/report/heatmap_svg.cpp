@@ -4,24 +4,14 @@
 
 #include "report/plot_svg.hpp"
 
+#include "core/text.hpp"
+
 namespace ddlsim {
 
 namespace {
 
 constexpr double kW = 720, kH = 560;
 constexpr double kLeft = 90, kRight = 130, kTop = 50, kBottom = 70;
-
-std::string esc(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    if (c == '<') out += "&lt;";
-    else if (c == '>') out += "&gt;";
-    else if (c == '&') out += "&amp;";
-    else if (c == '"') out += "&quot;";
-    else out += c;
-  }
-  return out;
-}
 
 // Maps [lo, hi] (log or linear) onto pixels [p0, p1].
 struct Scale {
@@ -138,11 +128,11 @@ void axes(std::string& out, const HeatMap& m, const Scale& x, const Scale& y) {
                        x.p0 - 5, y.at(v), x.p0, x.p0 - 8, y.at(v) + 4, v) + "\n";
   out += fmt::format(R"(<rect x="{:.1f}" y="{:.1f}" width="{:.1f}" height="{:.1f}" fill="none" stroke="#333"/>)", x.p0,
                      y.p1, x.p1 - x.p0, y.p0 - y.p1) + "\n";
-  out += fmt::format(R"(<text x="{:.1f}" y="28" text-anchor="middle" font-size="16">{}</text>)", kW / 2, esc(m.title)) + "\n";
+  out += fmt::format(R"(<text x="{:.1f}" y="28" text-anchor="middle" font-size="16">{}</text>)", kW / 2, markup_escape(m.title)) + "\n";
   out += fmt::format(R"(<text x="{:.1f}" y="{:.1f}" text-anchor="middle" font-size="13">{}</text>)", (x.p0 + x.p1) / 2,
-                     kH - 22, esc(m.x_label)) + "\n";
+                     kH - 22, markup_escape(m.x_label)) + "\n";
   out += fmt::format(R"X(<text transform="translate(22,{:.1f}) rotate(-90)" text-anchor="middle" font-size="13">{}</text>)X",
-                     (y.p0 + y.p1) / 2, esc(m.y_label)) + "\n";
+                     (y.p0 + y.p1) / 2, markup_escape(m.y_label)) + "\n";
 }
 
 void colour_bar(std::string& out, const HeatMap& m, double lo, double hi, const std::vector<double>& lv) {
@@ -158,7 +148,7 @@ void colour_bar(std::string& out, const HeatMap& m, double lo, double hi, const 
   for (double v : marks)
     out += fmt::format(R"(<line x1="{0:.1f}" y1="{1:.1f}" x2="{2:.1f}" y2="{1:.1f}" stroke="black"/><text x="{3:.1f}" y="{4:.1f}" font-size="11">{5:.3g}</text>)",
                        x0, ypos(v), x0 + 20, x0 + 23, ypos(v) + 4, v) + "\n";
-  out += fmt::format(R"(<text x="{:.1f}" y="{:.1f}" font-size="12">{}</text>)", x0 - 10, top - 10, esc(m.z_label)) + "\n";
+  out += fmt::format(R"(<text x="{:.1f}" y="{:.1f}" font-size="12">{}</text>)", x0 - 10, top - 10, markup_escape(m.z_label)) + "\n";
 }
 
 // Dashed vertical lines with rotated labels, at the top; a label too close to the previous top one
@@ -175,7 +165,7 @@ void markers(std::string& out, const HeatMap& m, const Scale& x, const Scale& y)
     const bool top = px - last_top >= 14;
     if (top) last_top = px;
     out += fmt::format(R"X(<text transform="translate({:.1f},{:.1f}) rotate(-90)" text-anchor="{}" font-size="11" fill="white">{}</text>)X",
-                       px - 3, top ? y.p1 + 6 : y.p0 - 6, top ? "end" : "start", esc(label)) + "\n";
+                       px - 3, top ? y.p1 + 6 : y.p0 - 6, top ? "end" : "start", markup_escape(label)) + "\n";
   }
 }
 

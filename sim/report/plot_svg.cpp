@@ -1,5 +1,7 @@
 #include "report/plot_svg.hpp"
 
+#include "core/text.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
@@ -11,20 +13,6 @@ namespace {
 constexpr double kWidth = 640, kHeight = 560;
 constexpr double kLeft = 80, kRight = 20, kTop = 50, kBottom = 70;
 const char* const kColours[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b"};
-
-std::string escape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '&': out += "&amp;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
 
 // Log-scale mapping of [lo, hi] onto a pixel range.
 struct Axis {
@@ -61,11 +49,11 @@ void frame(std::string& s, const Axis& x, const Axis& y, const ScatterPlot& p) {
   s += fmt::format(R"(<rect x="{:.1f}" y="{:.1f}" width="{:.1f}" height="{:.1f}" fill="none" stroke="#333"/>)", x.p0, y.p1,
                    x.p1 - x.p0, y.p0 - y.p1) + "\n";
   s += fmt::format(R"(<text x="{:.1f}" y="{:.1f}" text-anchor="middle" font-size="16">{}</text>)", kWidth / 2, 28.0,
-                   escape(p.title)) + "\n";
+                   markup_escape(p.title)) + "\n";
   s += fmt::format(R"(<text x="{:.1f}" y="{:.1f}" text-anchor="middle" font-size="13">measured {}</text>)",
-                   (x.p0 + x.p1) / 2, kHeight - 20, escape(p.unit)) + "\n";
+                   (x.p0 + x.p1) / 2, kHeight - 20, markup_escape(p.unit)) + "\n";
   s += fmt::format(R"X(<text transform="translate(20,{:.1f}) rotate(-90)" text-anchor="middle" font-size="13">predicted {}</text>)X",
-                   (y.p0 + y.p1) / 2, escape(p.unit)) + "\n";
+                   (y.p0 + y.p1) / 2, markup_escape(p.unit)) + "\n";
 }
 
 // y = x and y = (1 +- 10 %) x, clipped to the square plot range.
@@ -108,14 +96,14 @@ std::string render_scatter_svg(const ScatterPlot& p) {
     const char* colour = kColours[pt.series % 6];
     const bool filled = is_filled(p, pt.series);
     s += fmt::format(R"(<circle cx="{:.1f}" cy="{:.1f}" r="4" fill="{}" stroke="{}"><title>{}</title></circle>)",
-                     x.at(pt.measured), y.at(pt.predicted), filled ? colour : "none", colour, escape(pt.label)) + "\n";
+                     x.at(pt.measured), y.at(pt.predicted), filled ? colour : "none", colour, markup_escape(pt.label)) + "\n";
   }
   for (std::size_t i = 0; i < p.series.size(); ++i) {
     const double ly = kTop + 14 + 18.0 * i;
     const char* colour = kColours[i % 6];
     s += fmt::format(R"(<circle cx="{:.1f}" cy="{:.1f}" r="4" fill="{}" stroke="{}"/>)", kLeft + 14, ly,
                      is_filled(p, int(i)) ? colour : "none", colour) + "\n";
-    s += fmt::format(R"(<text x="{:.1f}" y="{:.1f}" font-size="12">{}</text>)", kLeft + 24, ly + 4, escape(p.series[i])) + "\n";
+    s += fmt::format(R"(<text x="{:.1f}" y="{:.1f}" font-size="12">{}</text>)", kLeft + 24, ly + 4, markup_escape(p.series[i])) + "\n";
   }
   s += fmt::format(R"(<text x="{:.1f}" y="{:.1f}" font-size="11" fill="#555">solid: y = x; dashed: +-10 %</text>)",
                    kLeft + 10, kTop + 14 + 18.0 * p.series.size()) + "\n";

@@ -9,21 +9,6 @@
 
 namespace ddlsim {
 
-std::string html_escape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
-
 namespace {
 
 std::string replace_all(std::string s, const std::string& from, const std::string& to) {
@@ -55,7 +40,7 @@ std::string joined(const std::vector<std::string>& v, std::size_t most) {
 }
 
 std::string row3(const std::string& a, const std::string& b, const std::string& c) {
-  return "<tr><td><code>" + html_escape(a) + "</code></td><td>" + html_escape(b) + "</td><td>" + html_escape(c) +
+  return "<tr><td><code>" + markup_escape(a) + "</code></td><td>" + markup_escape(b) + "</td><td>" + markup_escape(c) +
          "</td></tr>\n";
 }
 
@@ -94,9 +79,9 @@ std::string assumptions_section(const SweepResults& sw) {
 std::string figure_block(const DrawnFigure& f, std::size_t k, const std::string& dir) {
   const std::string base = dir + "/" + f.source.name;
   return "<figure id=\"fig-" + f.source.name + "\">\n" + inline_svg(f.svg, fmt::format("f{}_", k), f.source.title) +
-         "\n<figcaption>Figure " + std::to_string(k + 1) + ". " + html_escape(f.source.caption) + " Files: <a href=\"" +
-         html_escape(base) + ".png\">PNG</a>, <a href=\"" + html_escape(base) + ".svg\">SVG</a>, <a href=\"" +
-         html_escape(base) + ".gp\">gnuplot script</a>, <a href=\"" + html_escape(base) +
+         "\n<figcaption>Figure " + std::to_string(k + 1) + ". " + markup_escape(f.source.caption) + " Files: <a href=\"" +
+         markup_escape(base) + ".png\">PNG</a>, <a href=\"" + markup_escape(base) + ".svg\">SVG</a>, <a href=\"" +
+         markup_escape(base) + ".gp\">gnuplot script</a>, <a href=\"" + markup_escape(base) +
          ".dat\">data</a>.</figcaption>\n</figure>\n";
 }
 
@@ -106,7 +91,7 @@ std::string measured_section(const MeasuredMatch& m) {
   std::string rows;
   int unmatched = 0;
   for (const auto& r : m.runs) {
-    const std::string label = html_escape(r.measured.label());
+    const std::string label = markup_escape(r.measured.label());
     if (!r.row) {
       ++unmatched;
       rows += "<tr><td>" + label + "</td><td>" + num(r.measured.mean) + "</td><td>" + num(r.measured.stddev) +
@@ -119,7 +104,7 @@ std::string measured_section(const MeasuredMatch& m) {
             fmt::format("{:+.1f} %", err) + "</td></tr>\n";
   }
   const std::string metric = to_string(m.metric);
-  return "<h2>Measured against predicted</h2>\n<p>Measured runs from <code>" + html_escape(m.file) +
+  return "<h2>Measured against predicted</h2>\n<p>Measured runs from <code>" + markup_escape(m.file) +
          "</code>, metric <code>" + metric + "</code>; replications of one configuration are grouped (mean, sample " +
          "standard deviation, count)" + (unmatched ? fmt::format("; {} configuration(s) are not in the sweep", unmatched) : "") +
          ".</p>\n" +
@@ -132,7 +117,7 @@ std::string failed_section(const SweepResults& sw) {
   if (sw.failed.empty()) return "";
   std::string items;
   for (auto i : sw.failed)
-    items += "<li>line " + std::to_string(sw.row(i).line) + ": " + html_escape(sw.cell(i, "error")) + "</li>\n";
+    items += "<li>line " + std::to_string(sw.row(i).line) + ": " + markup_escape(sw.cell(i, "error")) + "</li>\n";
   return "<h2>Configurations that failed</h2>\n<ul id=\"failed\">\n" + items + "</ul>\n";
 }
 
@@ -167,7 +152,7 @@ const std::vector<std::pair<std::string, std::string>>& assumption_columns() {
 std::string inline_svg(const std::string& svg, const std::string& prefix, const std::string& title) {
   const auto start = svg.find("<svg");
   std::string s = start == std::string::npos ? svg : svg.substr(start);
-  s = replace_all(s, "<title>Gnuplot</title>", "<title>" + html_escape(title) + "</title>");
+  s = replace_all(s, "<title>Gnuplot</title>", "<title>" + markup_escape(title) + "</title>");
   s = replace_all(s, "id='", "id='" + prefix);
   s = replace_all(s, "id=\"", "id=\"" + prefix);
   s = replace_all(s, "href='#", "href='#" + prefix);
@@ -179,7 +164,7 @@ std::string inline_svg(const std::string& svg, const std::string& prefix, const 
 
 std::string render_study_page(const PageInputs& in) {
   const SweepResults& sw = *in.sweep;
-  std::string body = "<h1>Study report</h1>\n<p>Predictions by ddlsim from <code>" + html_escape(sw.table.file) +
+  std::string body = "<h1>Study report</h1>\n<p>Predictions by ddlsim from <code>" + markup_escape(sw.table.file) +
                      "</code>: " + std::to_string(sw.ok.size()) + " configurations" +
                      (sw.failed.empty() ? "" : fmt::format(" ({} more failed, listed at the end)", sw.failed.size())) +
                      ". Ranks are nodes x GPUs per node; speed-up is over the same scenario on one GPU with the same "
@@ -189,10 +174,10 @@ std::string render_study_page(const PageInputs& in) {
   for (std::size_t k = 0; k < in.figures->size(); ++k) body += figure_block((*in.figures)[k], k, in.files_dir);
   if (in.measured) body += measured_section(*in.measured);
   body += failed_section(sw);
-  body += "<p>Each figure's PNG, SVG, gnuplot script and data are in <code>" + html_escape(in.files_dir) +
+  body += "<p>Each figure's PNG, SVG, gnuplot script and data are in <code>" + markup_escape(in.files_dir) +
           "/</code> beside this page: run <code>gnuplot NAME.gp</code> there to redraw after editing.</p>\n";
   return "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>ddlsim study report: " +
-         html_escape(sw.table.file) + "</title>\n<link rel=\"icon\" href=\"data:,\">\n<style>" + kStyle +
+         markup_escape(sw.table.file) + "</title>\n<link rel=\"icon\" href=\"data:,\">\n<style>" + kStyle +
          "</style>\n</head>\n<body>\n" + body + "</body>\n</html>\n";
 }
 

@@ -20,7 +20,6 @@ struct PageInputs {
 
 std::string render_study_page(const PageInputs& in);
 
-std::string html_escape(const std::string& s);
 // gnuplot's SVG made fit to sit in a page: no XML prolog, every id and reference prefixed.
 std::string inline_svg(const std::string& svg, const std::string& prefix, const std::string& title);
 
