@@ -33,13 +33,15 @@ Prediction predict_of(const std::string& file, const std::vector<std::string>& o
 //   => T = t_1 (1 - e) / e  =>  B = n / (p (T / (2 (p - 1)) - alpha))
 // with n the gradient bytes, alpha the route's latency (two intra-node and two inter-node hops) and
 // B the route's ring bandwidth (the inter-node link's, intra-node made fast so it is not the slowest
-// hop; duplex factor 1 on poti). advise must find B within 0.1 %.
+// hop; duplex factor 1 on poti). advise must find B within 0.1 %. No straggler term: the devices'
+// spread is off (compute.device_spread = 0; tests/stragglers_test.cpp checks it).
 TEST(Advise, RingBandwidthForEfficiencyMatchesClosedForm) {
   const int p = 4;
   const std::vector<std::string> keys = {"--cluster.platform=poti", "--training.framework=tf_mirrored",
                                          "--input.format=synthetic", "--training.batch_per_gpu=32",
                                          "--training.samples=" + std::to_string(32 * p * 100),
-                                         "--cluster.intra_bw_GBps=1000", "--cluster.nodes=" + std::to_string(p)};
+                                         "--cluster.intra_bw_GBps=1000", "--compute.device_spread=0",
+                                         "--cluster.nodes=" + std::to_string(p)};
   std::vector<std::string> one_gpu = keys;
   one_gpu.back() = "--cluster.nodes=1";
   const Prediction single = predict_of("", one_gpu);
@@ -74,7 +76,9 @@ TEST(Advise, RingBandwidthForEfficiencyMatchesClosedForm) {
 //   k >= (S_2 (T + d) - S_1 d) / ((S_1 - S_2) t_l)
 // The ceilings (one partial group of k steps per epoch) move the answer by at most one; the exact
 // answer is the least k for which the two epochs above, written out, satisfy epoch_2 <= epoch_1.
+// No straggler term: the devices' spread is off (compute.device_spread = 0).
 TEST(Advise, PotiLeastSyncPeriodMatchesHandCalculation) {
+  const std::string no_spread = "--compute.device_spread=0";
   const Prediction one = predict_of(kPoti, {"--cluster.nodes=1"});
   ASSERT_EQ(one.input_wait_s, 0);
   ASSERT_EQ(one.steps_per_epoch, 3125);
@@ -93,7 +97,7 @@ TEST(Advise, PotiLeastSyncPeriodMatchesHandCalculation) {
   EXPECT_LE(std::abs(k_hand - k_estimate), 1) << k_hand << " " << k_estimate;
   EXPECT_GT(k_hand, 10);  // 1 GbE: ResNet-50's 94 MB of gradients take ~0.8 s, a step ~25 ms
 
-  const Evaluator ev(settings_of(kPoti, {}), ".", read_platform_file);
+  const Evaluator ev(settings_of(kPoti, {no_spread}), ".", read_platform_file);
   AdviseRequest req;
   req.key = "training.sync_period";
   req.target = parse_target("speedup=1");
@@ -101,7 +105,7 @@ TEST(Advise, PotiLeastSyncPeriodMatchesHandCalculation) {
   ASSERT_TRUE(a.reachable) << a.conclusion;
   EXPECT_EQ(a.answer, std::to_string(k_hand)) << a.conclusion;
   EXPECT_GE(a.check.outcome.prediction->speedup, 1);
-  const Prediction before = predict_of(kPoti, {"--training.sync_period=" + std::to_string(k_hand - 1)});
+  const Prediction before = predict_of(kPoti, {no_spread, "--training.sync_period=" + std::to_string(k_hand - 1)});
   EXPECT_LT(before.speedup, 1);
 }
 
@@ -182,7 +186,8 @@ TEST(Advise, BadRequestsExitTwoNamingTheKey) {
 
 // A key whose growth hurts (latency): the answer is the greatest value still reaching the target.
 TEST(Advise, LatencyAnswerIsTheGreatestValueReachingTheTarget) {
-  const Evaluator ev(settings_of(kPoti, {"--training.sync_period=16"}), ".", read_platform_file);
+  const Evaluator ev(settings_of(kPoti, {"--training.sync_period=16", "--compute.device_spread=0"}), ".",
+                     read_platform_file);
   AdviseRequest req;
   req.key = "cluster.inter_latency_us";
   req.target = parse_target("efficiency=0.3");
@@ -191,7 +196,8 @@ TEST(Advise, LatencyAnswerIsTheGreatestValueReachingTheTarget) {
   EXPECT_NE(a.conclusion.find("greatest"), std::string::npos) << a.conclusion;
   EXPECT_TRUE(a.check.reaches);
   const Prediction beyond =
-      predict_of(kPoti, {"--training.sync_period=16", "--cluster.inter_latency_us=" + std::to_string(*a.boundary * 1.001)});
+      predict_of(kPoti, {"--training.sync_period=16", "--compute.device_spread=0",
+                         "--cluster.inter_latency_us=" + std::to_string(*a.boundary * 1.001)});
   EXPECT_LT(beyond.efficiency, 0.3);
 }
 

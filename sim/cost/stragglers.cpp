@@ -20,9 +20,16 @@ double expected_max_std_normal(int n) {
   return sum * h / 3;
 }
 
-Seconds straggler_wait_s(Seconds compute_s, double cv, int sync_period, int ranks) {
-  if (cv <= 0 || ranks <= 1) return 0;
-  return compute_s * cv * std::sqrt(double(sync_period)) * expected_max_std_normal(ranks);
+double device_spread(const ComputeTuning& t) {
+  if (t.device_spread >= 0) return t.device_spread;
+  const bool cpu = t.calibration && t.calibration->device_kind == "cpu";
+  return cpu ? 0 : kGpuDeviceSpread;
+}
+
+Seconds straggler_wait_s(Seconds compute_s, double cv, double spread, int sync_period, int ranks) {
+  if ((cv <= 0 && spread <= 0) || ranks <= 1) return 0;
+  const double k = sync_period;
+  return k * compute_s * std::sqrt(spread * spread + cv * cv / k) * expected_max_std_normal(ranks);
 }
 
 }  // namespace ddlsim

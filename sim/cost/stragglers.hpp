@@ -1,18 +1,36 @@
-// Stragglers: run-to-run variation of each rank's compute. A synchronous exchange waits for the
-// slowest rank, so with per-rank compute times T (1 + cv Z_i), Z_i independent standard normals,
-// each synchronisation adds the expected lead of the slowest of p ranks:
-//   wait = T_k x cv_k x E[max of p standard normals]
-// where T_k = k T is the compute between two synchronisations (k = sync period) and cv_k = cv / sqrt(k)
-// (k micro-batches' variations partly cancel), so wait = T cv sqrt(k) E_p. E_1 = 0, E_2 = 1/sqrt(pi).
+// Stragglers: a synchronous exchange waits for the slowest rank. Two kinds of variation:
+//  * between devices of one model (static: manufacturing and power management give every GPU its
+//    own pace; the same GPU is the slowest on every micro-batch), standard deviation `spread`;
+//  * run to run (each micro-batch draws afresh), coefficient of variation `cv`.
+// Over a synchronisation period of k micro-batches of compute T each, rank i computes
+//   k T (1 + spread X_i + cv/sqrt(k) W_i),   X_i, W_i independent standard normals,
+// a normal of standard deviation k T sqrt(spread^2 + cv^2/k) (k micro-batches' run-to-run
+// variations partly cancel; a slow device's do not). Each synchronisation adds the expected lead
+// of the slowest of p ranks:
+//   wait = k T sqrt(spread^2 + cv^2 / k) E_p,   E_p = E[max of p standard normals]
+// (spread = 0 gives T cv sqrt(k) E_p). E_1 = 0, E_2 = 1/sqrt(pi).
 #pragma once
 #include "core/units.hpp"
+#include "system/system.hpp"
 
 namespace ddlsim {
 
 // E[max of n independent standard normals] = integral of x n phi(x) Phi(x)^(n-1) dx (Simpson's rule).
 double expected_max_std_normal(int n);
 
+// Speed spread between GPUs of one model when compute.device_spread is not given. Sinha et al.,
+// "Not All GPUs Are Created Equal", SC22 (arXiv 2208.11035): across V100/MI60 clusters (Summit,
+// Vortex, Longhorn, Frontera, Corona), 8 % average performance variation between GPUs of one SKU
+// (the fastest to the slowest GPU that is not an outlier; outliers up to 1.5x slower are left
+// out). Read as the whiskers of a normal (+-2.698 sigma, Tukey's 1.5 IQR), the range is 5.396
+// sigma: sigma = 0.08 / 5.396 = 0.0148.
+constexpr double kGpuDeviceSpread = 0.08 / 5.396;
+
+// The spread that applies: compute.device_spread when given; 0 for CPU ranks of a `cpu`
+// calibration (one machine's cores share its clock); else kGpuDeviceSpread.
+double device_spread(const ComputeTuning& t);
+
 // Per synchronisation: `compute_s` is one micro-batch's forward + backward time on one rank.
-Seconds straggler_wait_s(Seconds compute_s, double cv, int sync_period, int ranks);
+Seconds straggler_wait_s(Seconds compute_s, double cv, double spread, int sync_period, int ranks);
 
 }  // namespace ddlsim

@@ -70,6 +70,7 @@ std::vector<PlanKey> plan_keys() {
       real("compute.efficiency", 0.01, 1, false, ""),
       real("compute.kernel_overhead_us", 0.1, 1000, true, "us"),
       real("compute.jitter_cv", 0, 1, false, ""),
+      real("compute.device_spread", 0, 1, false, ""),
       choice("input.storage", {"memory", "local_ssd", "nfs", "blob"}),
       choice("input.format", {"synthetic", "records", "files"}),
       integer("input.loader_workers", 1, 64),

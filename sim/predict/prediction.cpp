@@ -46,8 +46,8 @@ Run run(const Scenario& sc, ComputeProfile prof, int nodes, int gpus_per_node) {
   r.steps = run_steps(sc.backend, r.schedule, comm_topology(sys, nodes, gpus_per_node, e.ps_servers), e.comm(), sys,
                       sc.simgrid);
   r.shape = epoch_shape(e.samples, e.batch_per_gpu, nodes * gpus_per_node, e.sync_period);
-  r.wait_s = straggler_wait_s(r.schedule.forward_s + r.schedule.backward_s, sys.compute.jitter_cv, e.sync_period,
-                              nodes * gpus_per_node);
+  r.wait_s = straggler_wait_s(r.schedule.forward_s + r.schedule.backward_s, sys.compute.jitter_cv,
+                              device_spread(sys.compute), e.sync_period, nodes * gpus_per_node);
   r.epoch_s = r.shape.syncs * (r.steps.sync.step_s + r.wait_s) + (r.shape.steps - r.shape.syncs) * r.steps.local.step_s;
   return r;
 }

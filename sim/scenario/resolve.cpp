@@ -194,6 +194,7 @@ ComputeTuning resolve_compute(const Reader& r, int batch) {
   t.winograd = r.boolean("compute.winograd");
   t.nchw = r.choice<bool>("compute.memory_format", {{"nhwc", false}, {"nchw", true}});
   t.jitter_cv = r.real("compute.jitter_cv", 0, true, 1);
+  if (r.given("compute.device_spread")) t.device_spread = r.real("compute.device_spread", 0, true, 1);
   t.threads_per_rank = r.small_int("compute.threads_per_rank", 1, 1 << 16);
   if (r.given("compute.node_cores")) t.node_cores = r.small_int("compute.node_cores", 1, 1 << 16);
   if (r.given("compute.throughput")) t.measured_samples_per_s = r.real("compute.throughput", 1e-6, true, 1e12);

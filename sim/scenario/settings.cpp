@@ -69,6 +69,9 @@ const std::vector<KeySpec>& scenario_keys() {
                                         "transpose their input and output"},
       {"compute.jitter_cv", "0", "run-to-run variation of a rank's forward + backward time (coefficient of "
                                  "variation, e.g. 0.02); each synchronisation waits for the slowest rank"},
+      {"compute.device_spread", "", "speed spread between devices of one model (standard deviation, fraction): a "
+                                    "synchronous step waits for the slowest device; default 0.0148 for GPUs (Sinha et "
+                                    "al., SC22), 0 for CPU ranks of a cpu calibration"},
       {"input.storage", "local_ssd", "memory, local_ssd, nfs or blob"},
       {"input.format", "records", "synthetic, records (TFRecord-like shards) or files (one per sample)"},
       {"input.loader_workers", "4", "data-loader workers (CPU processes) per GPU"},

@@ -23,6 +23,7 @@ struct ComputeTuning {
   bool winograd = true;               // FP32 3x3 convolutions by Winograd (cost/compute.cpp)
   bool nchw = false;                  // activations channels-first: tensor-core convolutions transpose
   double jitter_cv = 0;               // per-rank compute variation (cost/stragglers.hpp); 0: none
+  double device_spread = -1;          // speed spread between devices (cost/stragglers.hpp); < 0: default
   int threads_per_rank = 1;           // CPU ranks: compute threads each (as calibrated)
   int node_cores = 0;                 // CPU ranks: a node's cores, shared by its ranks; 0 = not limiting
   double measured_samples_per_s = 0;  // single-GPU throughput measured by the user (0: none)
