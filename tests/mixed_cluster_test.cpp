@@ -131,7 +131,7 @@ TEST(MixedCluster, BackendsAndFidelitiesAgree) {
 }
 
 TEST(MixedCluster, GroupsOfOneDeviceAreTheHomogeneousCluster) {
-  const Prediction groups = predict_with({"--cluster.nodes=tupi:1,tupi:2"});
+  const Prediction groups = predict_with({"--cluster.nodes=tupi:1+tupi:2"});
   const Prediction plain = predict_with({"--cluster.platform=tupi", "--cluster.nodes=3"});
   EXPECT_EQ(groups.step_time_s, plain.step_time_s);
   EXPECT_EQ(groups.device, "rtx4090");

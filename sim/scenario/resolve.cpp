@@ -148,10 +148,13 @@ std::vector<NodeGroup> node_groups(const Reader& r) {
   if (is_platform_file(r.text("cluster.platform")))
     r.fail(key, "a node count with a platform file (" + r.where("cluster.platform") + " describes its own nodes; "
                 "hosts of different speeds in it make a mixed cluster)");
-  const std::string form = "a node count, or groups of built-in platforms' nodes NAME:COUNT, ... (e.g. tupi:2, poti:1)";
+  const std::string form = "a node count, or groups of built-in platforms' nodes NAME:COUNT, ... (e.g. tupi:2, poti:1 "
+                           "or tupi:2+poti:1)";
   std::vector<NodeGroup> groups;
   long long total = 0;
-  for (const std::string& item : split(r.text(key), ',')) {
+  std::string text = r.text(key);  // '+' separates groups too, so a sweep list can hold them
+  std::replace(text.begin(), text.end(), '+', ',');
+  for (const std::string& item : split(text, ',')) {
     const auto parts = split(item, ':');
     if (parts.size() != 2 || parts[0].empty()) r.fail(key, form);
     const ClusterDescription& c = find_cluster(parts[0], r.where(key));
