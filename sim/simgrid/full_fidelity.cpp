@@ -86,8 +86,7 @@ void comm_actor(const StepSchedule& s, const Plans& plans, const Layout& l, Full
   if (rank) st.ranks[me].comm_done->release();
 }
 
-// Each kind's timeline, from its first rank; one kind: the cluster's fields are each the maximum
-// over ranks (rank 0's phases).
+// One rank's own step: its fields, and the phases its kind's first rank recorded.
 StepTiming rank_timing(const StepSchedule& s, const FullState& st, int kind, const RankState& r) {
   StepTiming t;
   t.phases = st.phases[kind];
@@ -103,6 +102,7 @@ StepTiming rank_timing(const StepSchedule& s, const FullState& st, int kind, con
   return t;
 }
 
+// One kind of rank: each field the maximum over ranks, rank 0's phases (as before mixed clusters).
 StepTiming homogeneous_step(const StepSchedule& s, const FullState& st) {
   // Synchronous data parallelism: the step is the slowest rank's.
   StepTiming t;
