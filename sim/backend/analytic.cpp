@@ -18,4 +18,8 @@ StepPair analytic_steps(const StepSchedule& s, const CommTopology& topo, const C
   return compose_steps(s, analytic_exchange_s(s, topo, m), to_string(m.algorithm));
 }
 
+StepPair analytic_steps(const RankSchedules& rs, const CommTopology& topo, const CommMethod& m) {
+  return compose_steps(rs, analytic_exchange_s(rs.kinds.front(), topo, m), to_string(m.algorithm));
+}
+
 }  // namespace ddlsim

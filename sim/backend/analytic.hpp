@@ -14,5 +14,7 @@ namespace ddlsim {
 std::vector<Seconds> analytic_exchange_s(const StepSchedule& s, const CommTopology& topo, const CommMethod& m);
 
 StepPair analytic_steps(const StepSchedule& s, const CommTopology& topo, const CommMethod& m);
+// Every kind of rank its own schedule (mixed clusters; the exchanges depend on the sizes only).
+StepPair analytic_steps(const RankSchedules& rs, const CommTopology& topo, const CommMethod& m);
 
 }  // namespace ddlsim

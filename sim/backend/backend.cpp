@@ -20,10 +20,10 @@ Seconds collective_s(BackendKind kind, Collective c, Algorithm a, const CommTopo
   return collective_time_s(c, a, topo, bytes);
 }
 
-StepPair run_steps(BackendKind kind, const StepSchedule& schedule, const CommTopology& topo, const CommMethod& method,
+StepPair run_steps(BackendKind kind, const RankSchedules& schedules, const CommTopology& topo, const CommMethod& method,
                    const System& sys, const SimGridOptions& simgrid) {
-  if (kind == BackendKind::SimGrid) return simgrid_steps(schedule, topo, method, sys, simgrid);
-  return analytic_steps(schedule, topo, method);
+  if (kind == BackendKind::SimGrid) return simgrid_steps(schedules, topo, method, sys, simgrid);
+  return analytic_steps(schedules, topo, method);
 }
 
 }  // namespace ddlsim

@@ -17,7 +17,8 @@ const char* to_string(BackendKind b);
 Seconds collective_s(BackendKind kind, Collective c, Algorithm a, const CommTopology& topo, Bytes bytes,
                      const System& sys, const SimGridOptions& simgrid);
 
-StepPair run_steps(BackendKind kind, const StepSchedule& schedule, const CommTopology& topo, const CommMethod& method,
+// `schedules`: every kind of rank's own (mixed clusters, hosts of different speeds).
+StepPair run_steps(BackendKind kind, const RankSchedules& schedules, const CommTopology& topo, const CommMethod& method,
                    const System& sys, const SimGridOptions& simgrid);
 
 }  // namespace ddlsim

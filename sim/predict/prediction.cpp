@@ -1,6 +1,8 @@
 #include "predict/prediction.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <map>
 
 #include "core/error.hpp"
 #include "core/text.hpp"
@@ -26,7 +28,7 @@ EpochShape epoch_shape(long long samples, int batch, int ranks, int sync_period)
 namespace {
 
 struct Run {
-  StepSchedule schedule;
+  StepSchedule schedule;  // the slowest kind of rank's (mixed clusters), else every rank's
   StepPair steps;
   EpochShape shape;
   Seconds wait_s = 0;  // per synchronisation: waiting for the slowest rank
@@ -34,22 +36,86 @@ struct Run {
   Seconds epoch_s = 0;
 };
 
-Run run(const Scenario& sc, ComputeProfile prof, int nodes, int gpus_per_node) {
+Seconds compute_of(const ComputeProfile& p) { return p.forward_s() + p.backward_s(); }
+
+// The compute profile of every kind of rank: its device's, times its host's slowdown.
+std::vector<ComputeProfile> kind_profiles(const Scenario& sc, const RankKinds& kinds) {
+  const Execution& e = sc.execution;
+  std::map<std::string, ComputeProfile> by_device;
+  std::vector<ComputeProfile> out;
+  for (const RankKind& k : kinds.kinds) {
+    auto it = by_device.find(k.device.name);
+    if (it == by_device.end())
+      it = by_device.emplace(k.device.name, compute_profile(sc.model, k.device, e.precision, e.batch_per_gpu,
+                                                            sc.system.compute, e.optimizer)).first;
+    out.push_back(it->second);
+    if (k.slowdown != 1) out.back().scale_by(k.slowdown);
+  }
+  return out;
+}
+
+std::size_t extreme_kind(const std::vector<ComputeProfile>& profs, bool slowest) {
+  std::size_t at = 0;
+  for (std::size_t k = 1; k < profs.size(); ++k)
+    if (slowest ? compute_of(profs[k]) > compute_of(profs[at]) : compute_of(profs[k]) < compute_of(profs[at])) at = k;
+  return at;
+}
+
+// Every kind's schedule; a kind on another device pays its own host staging (its PCIe generation).
+RankSchedules kind_schedules(const Scenario& sc, const RankKinds& kinds, std::vector<ComputeProfile> profs,
+                             double contention, Seconds input_s) {
+  const System& sys = sc.system;
+  RankSchedules rs;
+  rs.of_rank = kinds.of_rank;
+  for (std::size_t k = 0; k < profs.size(); ++k) {
+    profs[k].scale_by(contention);
+    const Device& d = kinds.kinds[k].device;
+    LibraryCosts lib;
+    if (d.name == sys.device.name) {
+      lib = library_costs(sc.execution, sys);
+    } else {
+      System other = sys;
+      other.device = d;
+      lib = library_costs(sc.execution, other);
+    }
+    rs.kinds.push_back(build_schedule(profs[k], sc.execution, input_s, lib));
+  }
+  return rs;
+}
+
+Run run(const Scenario& sc, const RankKinds& kinds, const std::vector<ComputeProfile>& profs, int nodes,
+        int gpus_per_node) {
   const Execution& e = sc.execution;
   const System& sys = sc.system;
   Run r;
   r.contention = host_contention(sys.compute, gpus_per_node);
-  prof.scale_by(r.contention);
   const Seconds input_s = input_batch_s(sys.storage, e.format, e.loader_workers, e.batch_per_gpu,
                                         nodes, gpus_per_node);
-  r.schedule = build_schedule(prof, e, input_s, library_costs(e, sys));
-  r.steps = run_steps(sc.backend, r.schedule, comm_topology(sys, nodes, gpus_per_node, e.ps_servers), e.comm(), sys,
+  const RankSchedules rs = kind_schedules(sc, kinds, profs, r.contention, input_s);
+  r.schedule = rs.kinds[extreme_kind(profs, true)];
+  r.steps = run_steps(sc.backend, rs, comm_topology(sys, nodes, gpus_per_node, e.ps_servers), e.comm(), sys,
                       sc.simgrid);
   r.shape = epoch_shape(e.samples, e.batch_per_gpu, nodes * gpus_per_node, e.sync_period);
   r.wait_s = straggler_wait_s(r.schedule.forward_s + r.schedule.backward_s, sys.compute.jitter_cv,
                               device_spread(sys.compute), e.sync_period, nodes * gpus_per_node);
   r.epoch_s = r.shape.syncs * (r.steps.sync.step_s + r.wait_s) + (r.shape.steps - r.shape.syncs) * r.steps.local.step_s;
   return r;
+}
+
+// Mixed clusters: the devices in rank order ("rtx4090+rtx4070"); else the one device (with a
+// calibration file, the device it measured).
+std::string device_label(const System& sys, const RankKinds& kinds) {
+  if (sys.groups.empty() || kinds.kinds.size() == 1)
+    return sys.compute.calibration ? sys.compute.calibration->device : sys.device.name;
+  std::string out;
+  for (const RankKind& k : kinds.kinds) out += (out.empty() ? "" : "+") + k.device.name;
+  return out;
+}
+
+Bytes smallest_memory(const RankKinds& kinds) {
+  Bytes m = kinds.kinds.front().device.memory_bytes;
+  for (const RankKind& k : kinds.kinds) m = std::min(m, k.device.memory_bytes);
+  return m;
 }
 
 // Mean of a per-step figure over the epoch's sync and local steps.
@@ -80,18 +146,20 @@ void check_finite(const Prediction& p) {
 Prediction predict(const Scenario& sc) {
   const Execution& e = sc.execution;
   const System& sys = sc.system;
-  const ComputeProfile prof =
-      compute_profile(sc.model, sys.device, e.precision, e.batch_per_gpu, sys.compute, e.optimizer);
-  const Run r = run(sc, prof, sys.nodes, sys.cluster.gpus_per_node);
-  const Run single = run(sc, prof, 1, 1);
+  const RankKinds kinds = rank_kinds(sys);
+  const std::vector<ComputeProfile> profs = kind_profiles(sc, kinds);
+  const Run r = run(sc, kinds, profs, sys.nodes, sys.cluster.gpus_per_node);
+  // The speed-up reference: one GPU of the fastest kind.
+  const std::size_t fastest = extreme_kind(profs, false);
+  const Run single = run(sc, RankKinds{{kinds.kinds[fastest]}, {}}, {profs[fastest]}, 1, 1);
+  const ComputeProfile& prof = profs.front();
 
   Prediction p;
   p.model = sc.model.name;
   p.framework = e.framework;
   p.algorithm = to_string(e.algorithm);
   p.library = to_string(e.library);
-  // With a calibration file the compute times are those of the device it measured.
-  p.device = sys.compute.calibration ? sys.compute.calibration->device : sys.device.name;
+  p.device = device_label(sys, kinds);
   p.platform = sys.cluster.name;
   p.precision = to_string(e.precision);
   p.backend = to_string(sc.backend);
@@ -122,6 +190,7 @@ Prediction predict(const Scenario& sc) {
   p.efficiency = p.speedup / p.ranks;
   p.comm_overhead = p.exposed_comm_s / p.step_time_s;
   p.steps = r.steps;
+  if (!r.steps.kind_sync.empty()) p.rank_kind = kinds.of_rank;
   p.interference_s = per_step(r, [](const StepTiming& t) { return t.interference_s; });
   p.interference = r.schedule.library.interference;
   p.per_call_s = r.schedule.library.per_call_s;
@@ -132,7 +201,7 @@ Prediction predict(const Scenario& sc) {
   p.optimizer = to_string(e.optimizer);
   p.activation_memory_bytes = mem.activations;
   p.memory_per_gpu_bytes = mem.total();
-  p.device_memory_bytes = sys.device.memory_bytes;
+  p.device_memory_bytes = sys.groups.empty() ? sys.device.memory_bytes : smallest_memory(kinds);
   p.fits_in_memory = p.memory_per_gpu_bytes <= p.device_memory_bytes;
   check_finite(p);
   return p;

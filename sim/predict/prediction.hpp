@@ -2,6 +2,7 @@
 // speed-up over one GPU, scaling efficiency and communication overhead.
 #pragma once
 #include <string>
+#include <vector>
 
 #include "schedule/step_timing.hpp"
 #include "scenario/scenario.hpp"
@@ -45,6 +46,7 @@ struct Prediction {
   double host_contention = 1;    // CPU ranks sharing a node's cores: compute slow-down factor
   Seconds contention_s = 0;      // the part of compute_time_s that contention adds
   StepPair steps;                // the two kinds of step, for traces
+  std::vector<int> rank_kind;    // mixed clusters: each rank's index into steps.kind_sync/kind_local
 };
 
 // Epoch figures from the two kinds of step: a sync step every k-th micro-batch.

@@ -45,6 +45,20 @@ void add_elided(nlohmann::ordered_json& events, const StepTiming& local, int ran
   events.push_back(e);
 }
 
+// A rank of a faster kind (mixed clusters) idles until the slowest rank's period ends.
+void add_wait(nlohmann::ordered_json& events, int rank, Seconds from_s, Seconds to_s) {
+  if (to_s - from_s <= 1e-12 * std::max(1.0, to_s)) return;
+  nlohmann::ordered_json e;
+  e["name"] = "wait for slower ranks";
+  e["cat"] = "wait";
+  e["ph"] = "X";
+  e["ts"] = from_s * 1e6;
+  e["dur"] = (to_s - from_s) * 1e6;
+  e["pid"] = rank;
+  e["tid"] = int(Lane::Compute);
+  events.push_back(e);
+}
+
 nlohmann::ordered_json meta(const char* what, int pid, int tid, const std::string& name) {
   nlohmann::ordered_json e;
   e["name"] = what;
@@ -64,13 +78,21 @@ std::string chrome_trace_json(const Prediction& p, int max_ranks, int max_steps)
   for (int r = 0; r < ranks; ++r) {
     events.push_back(meta("process_name", r, 0, "rank " + std::to_string(r)));
     for (Lane l : {Lane::Compute, Lane::Comm, Lane::Input}) events.push_back(meta("thread_name", r, int(l), lane_name(l)));
+    // Mixed clusters: each rank its own kind's steps; the period is the cluster's.
+    const bool own = !p.rank_kind.empty();
+    const std::size_t kind = own ? std::size_t(p.rank_kind[std::size_t(r)]) : 0;
+    const StepTiming& sync = own ? p.steps.kind_sync[kind] : p.steps.sync;
+    const StepTiming& local = own ? p.steps.kind_local[kind] : p.steps.local;
     Seconds offset = 0;
     for (long long s = 0; s < drawn; ++s) {
-      const StepTiming& t = s == 0 ? p.steps.sync : p.steps.local;
+      const StepTiming& t = s == 0 ? sync : local;
       add_step(events, t, r, offset, s);
       offset += t.step_s;
     }
-    if (drawn < steps) add_elided(events, p.steps.local, r, offset, drawn, steps - drawn);
+    if (drawn < steps) add_elided(events, local, r, offset, drawn, steps - drawn);
+    if (own)
+      add_wait(events, r, offset + local.step_s * double(steps - drawn),
+               p.steps.sync.step_s + p.steps.local.step_s * double(steps - 1));
   }
   nlohmann::ordered_json doc;
   doc["traceEvents"] = events;

@@ -3,8 +3,10 @@
 // most `max_steps` in all are drawn (the rest is one "N more local steps (not drawn)" event on
 // the compute lane), so a large training.sync_period keeps the file small.
 // One process per rank (the first `max_ranks`), one thread per lane (compute, communication,
-// input); complete events ("ph": "X") in microseconds. Backends report one rank's phases
-// (data-parallel ranks run the same schedule), so every rank shows the same timeline.
+// input); complete events ("ph": "X") in microseconds. Ranks alike show the same timeline; in a
+// mixed cluster each rank shows its own kind's (compose.hpp): a faster rank's exchanges start when
+// the slowest rank's buckets are ready, it runs its local steps back to back, and a "wait for
+// slower ranks" event fills its period up to the slowest rank's.
 #pragma once
 #include <string>
 

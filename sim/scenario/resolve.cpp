@@ -1,5 +1,7 @@
 #include "scenario/resolve.hpp"
 
+#include <algorithm>
+
 
 #include "calibration/calibration_file.hpp"
 #include "core/error.hpp"
@@ -134,10 +136,73 @@ Execution resolve_execution(const Reader& r, int nodes) {
   return e;
 }
 
+bool is_platform_file(const std::string& name) {
+  return name.size() >= 4 && to_lower(name.substr(name.size() - 4)) == ".xml";
+}
+
+// cluster.nodes = NAME:COUNT, ... (a mixed cluster: consecutive nodes of built-in clusters, in rank
+// order); nothing for a plain count, which keeps its meaning.
+std::vector<NodeGroup> node_groups(const Reader& r) {
+  const std::string key = "cluster.nodes";
+  if (r.text(key).find(':') == std::string::npos) return {};
+  if (is_platform_file(r.text("cluster.platform")))
+    r.fail(key, "a node count with a platform file (" + r.where("cluster.platform") + " describes its own nodes; "
+                "hosts of different speeds in it make a mixed cluster)");
+  const std::string form = "a node count, or groups of built-in platforms' nodes NAME:COUNT, ... (e.g. tupi:2, poti:1 "
+                           "or tupi:2+poti:1)";
+  std::vector<NodeGroup> groups;
+  long long total = 0;
+  std::string text = r.text(key);  // '+' separates groups too, so a sweep list can hold them
+  std::replace(text.begin(), text.end(), '+', ',');
+  for (const std::string& item : split(text, ',')) {
+    const auto parts = split(item, ':');
+    if (parts.size() != 2 || parts[0].empty()) r.fail(key, form);
+    const ClusterDescription& c = find_cluster(parts[0], r.where(key));
+    const auto count = parse_integer(parts[1], 1, kMaxNodes);
+    if (!count) r.fail(key, form + " with counts from 1 to " + std::to_string(kMaxNodes) + " ('" + clip(item) + "')");
+    if (c.max_nodes > 0 && *count > c.max_nodes)
+      r.fail(key, "at most " + std::to_string(c.max_nodes) + " nodes of platform " + c.name + " ('" + clip(item) + "')");
+    total += *count;
+    if (total > kMaxNodes) r.fail(key, "at most " + std::to_string(kMaxNodes) + " nodes in all");
+    groups.push_back({c.name, find_device(c.device, r.where(key)), int(*count)});
+  }
+  return groups;
+}
+
+// The slower of two links (lower bandwidth; the higher latency of the two).
+LinkKind slower_link(const LinkKind& a, const LinkKind& b) {
+  LinkKind out = b.bw_Bps < a.bw_Bps ? b : a;
+  out.latency_s = std::max(a.latency_s, b.latency_s);
+  return out;
+}
+
+// A mixed cluster's description: the first group's, with each link the slowest of the groups' (a
+// ring through every node runs at its slowest hop) and the fewest NICs. The groups' nodes must have
+// as many GPUs each unless cluster.gpus_per_node says how many to use.
+ClusterDescription mixed_cluster(const Reader& r, const std::vector<NodeGroup>& groups) {
+  ClusterDescription c = find_cluster(groups.front().cluster, r.where("cluster.nodes"));
+  std::string name;
+  for (const NodeGroup& g : groups) {
+    const ClusterDescription& other = find_cluster(g.cluster, r.where("cluster.nodes"));
+    if (other.gpus_per_node != c.gpus_per_node && !r.given("cluster.gpus_per_node"))
+      r.fail("cluster.nodes", "groups whose nodes have as many GPUs (" + c.name + ": " + std::to_string(c.gpus_per_node) +
+                                  ", " + other.name + ": " + std::to_string(other.gpus_per_node) +
+                                  "), or cluster.gpus_per_node to use as many of each");
+    c.intra = slower_link(c.intra, other.intra);
+    c.inter = slower_link(c.inter, other.inter);
+    c.nics = std::min(c.nics, other.nics);
+    name += (name.empty() ? "" : ",") + g.cluster + ":" + std::to_string(g.nodes);
+  }
+  c.name = name;
+  c.max_nodes = 0;  // each group was checked against its own
+  c.note = "mixed cluster " + name + ": links are the slowest of the groups'";
+  return c;
+}
+
 // A built-in name, or a SimGrid platform file (*.xml).
 ClusterDescription platform_of(const Reader& r, const std::string& base_dir, const PlatformReader& read_platform) {
   const std::string& name = r.text("cluster.platform");
-  if (name.size() < 4 || to_lower(name.substr(name.size() - 4)) != ".xml")
+  if (!is_platform_file(name))
     return find_cluster(name, r.where("cluster.platform"));
   try {
     return read_platform(r.path("cluster.platform", base_dir));
@@ -146,8 +211,9 @@ ClusterDescription platform_of(const Reader& r, const std::string& base_dir, con
   }
 }
 
-ClusterDescription resolve_cluster(const Reader& r, const std::string& base_dir, const PlatformReader& read_platform) {
-  ClusterDescription c = platform_of(r, base_dir, read_platform);
+ClusterDescription resolve_cluster(const Reader& r, const std::string& base_dir, const PlatformReader& read_platform,
+                                   const std::vector<NodeGroup>& groups) {
+  ClusterDescription c = groups.empty() ? platform_of(r, base_dir, read_platform) : mixed_cluster(r, groups);
   if (r.given("cluster.gpus_per_node")) c.gpus_per_node = r.small_int("cluster.gpus_per_node", 1, kMaxGpusPerNode);
   if (r.given("cluster.nics")) c.nics = r.small_int("cluster.nics", 1, 64);
   if (r.given("cluster.intra")) c.intra = find_link_kind(r.text("cluster.intra"), r.where("cluster.intra"), LinkPlace::Intra);
@@ -220,6 +286,24 @@ void attach_calibration(const Reader& r, const std::string& base_dir, Scenario& 
   }
 }
 
+// A mixed cluster of several devices: the GPU comes from each group's platform, and a measured
+// throughput or calibration describes one device only, so both are refused.
+void check_mixed_compute(const Reader& r, const std::vector<NodeGroup>& groups) {
+  if (groups.empty()) return;
+  if (r.given("compute.device"))
+    r.fail("compute.device", "no compute.device with node groups in cluster.nodes (each group's platform names its GPU: " +
+                                 r.where("cluster.nodes") + ")");
+  std::vector<std::string> names;
+  for (const NodeGroup& g : groups)
+    if (std::find(names.begin(), names.end(), g.device.name) == names.end()) names.push_back(g.device.name);
+  if (names.size() == 1) return;
+  const std::string devices = names_of(names, [](const std::string& n) { return n; });
+  for (const char* key : {"compute.throughput", "compute.calibration"})
+    if (r.given(key))
+      r.fail(key, std::string("none in a cluster of several devices (") + devices + ", " + r.where("cluster.nodes") +
+                      "): a measurement describes one device; the roofline models each");
+}
+
 SimGridOptions resolve_simgrid(const Reader& r) {
   SimGridOptions o;
   o.fidelity = r.choice<Fidelity>("simulation.fidelity", {{"fast", Fidelity::Fast}, {"full", Fidelity::Full}});
@@ -247,10 +331,14 @@ Scenario resolve_scenario(const Settings& settings, const std::string& base_dir,
                                                             {"simgrid", BackendKind::SimGrid}});
   sc.simgrid = resolve_simgrid(r);
   sc.model = resolve_model(r, base_dir);
-  sc.system.cluster = resolve_cluster(r, base_dir, read_platform);
+  sc.system.groups = node_groups(r);
+  check_mixed_compute(r, sc.system.groups);
+  sc.system.cluster = resolve_cluster(r, base_dir, read_platform, sc.system.groups);
   if (sc.backend == BackendKind::SimGrid && !sc.system.cluster.xml_path.empty())
     check_no_link_overrides(r, sc.system.cluster);
-  sc.system.nodes = r.small_int("cluster.nodes", 1, kMaxNodes);
+  sc.system.nodes = 0;
+  for (const NodeGroup& g : sc.system.groups) sc.system.nodes += g.nodes;
+  if (sc.system.groups.empty()) sc.system.nodes = r.small_int("cluster.nodes", 1, kMaxNodes);
   if (sc.system.ranks() > kMaxRanks)
     r.fail("cluster.nodes", "at most " + std::to_string(kMaxRanks) + " GPUs in all (nodes x cluster.gpus_per_node = " +
                                 std::to_string(sc.system.nodes) + " x " + std::to_string(sc.system.cluster.gpus_per_node) + ")");
@@ -266,11 +354,15 @@ Scenario resolve_scenario(const Settings& settings, const std::string& base_dir,
   if (device.empty())
     throw InputError(r.where("cluster.platform") + ": the platform names no GPU (root zone property " +
                      "ddlsim.device); expected compute.device to name one (see `ddlsim keys`)");
-  sc.system.device = find_device(device, r.where("compute.device"));
+  sc.system.device = sc.system.groups.empty() ? find_device(device, r.where("compute.device"))
+                                              : sc.system.groups.front().device;
   sc.execution = resolve_execution(r, sc.system.nodes);
   use_library_factors(sc.system.cluster, to_string(sc.execution.library));
   sc.system.compute = resolve_compute(r, sc.execution.batch_per_gpu);
-  if (r.given("compute.memory_gib")) sc.system.device.memory_bytes = r.real("compute.memory_gib", 1e-3, true, 1e6) * kGiB;
+  if (r.given("compute.memory_gib")) {
+    sc.system.device.memory_bytes = r.real("compute.memory_gib", 1e-3, true, 1e6) * kGiB;
+    for (NodeGroup& g : sc.system.groups) g.device.memory_bytes = sc.system.device.memory_bytes;
+  }
   if (r.given("compute.calibration")) attach_calibration(r, base_dir, sc);
   sc.system.storage = resolve_storage(r, sc.model);
   return sc;

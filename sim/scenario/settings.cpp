@@ -30,7 +30,9 @@ const std::vector<KeySpec>& scenario_keys() {
       {"training.optimizer", "momentum", "sgd, momentum or adam: update time and optimizer memory"},
       {"cluster.platform", "poti", "built-in platform (`ddlsim platform list`: tupi, poti, dgx1, dgx-a100, "
                                    "dgx-h100, aws-p4d-24xlarge, ...) or a SimGrid platform file NAME.xml"},
-      {"cluster.nodes", "1", "nodes used"},
+      {"cluster.nodes", "1", "nodes used; or a mixed cluster of built-in platforms' nodes NAME:COUNT, ... "
+                              "(tupi:2, poti:1 or, in a sweep list, tupi:2+poti:1: each node its platform's GPU; links the "
+                              "slowest of the groups')"},
       {"cluster.gpus_per_node", "", "GPUs used per node; default: all of the platform's"},
       {"cluster.nics", "", "inter-node NICs (rails) per node, aggregated into its uplink; platform"},
       {"cluster.intra", "", "intra-node link kind override (pcie3..5, nvlink1..4, nvlink-bridge)"},

@@ -28,4 +28,12 @@ StepTiming compose_step(const StepSchedule& s, bool sync, const std::vector<Seco
 // Both kinds of step: the sync one with `exchange_s`, the local one without exchange.
 StepPair compose_steps(const StepSchedule& s, const std::vector<Seconds>& exchange_s, const std::string& label);
 
+// Mixed clusters: ranks of several kinds, each with its own schedule, start a step together. A
+// bucket's exchange starts once every kind has it ready (and the stream is free); each kind's update
+// waits for its own backward pass and the last exchange; the sync step ends with the slowest rank.
+// A local step exchanges nothing: each kind runs its own, and the cluster's is the slowest kind's
+// (the next synchronisation waits for it), so a slower device costs its extra time on every
+// micro-batch. One kind: exactly compose_steps(kinds[0], ...).
+StepPair compose_steps(const RankSchedules& rs, const std::vector<Seconds>& exchange_s, const std::string& label);
+
 }  // namespace ddlsim

@@ -32,6 +32,15 @@ struct StepSchedule {
   LibraryCosts library;     // interference, per-call cost and host staging of each exchange
 };
 
+// What the ranks of a cluster run: one schedule per kind of rank (its device and host speed:
+// system.hpp RankKinds), and which kind each rank is (empty: every rank runs kinds[0]). The kinds'
+// buckets hold the same gradients (one model); only their times differ.
+struct RankSchedules {
+  std::vector<StepSchedule> kinds;
+  std::vector<int> of_rank;
+  int kind_of(int rank) const { return of_rank.empty() ? 0 : of_rank[std::size_t(rank)]; }
+};
+
 // Buckets: close a bucket once it holds at least `bucket_bytes` (0: one bucket for everything);
 // the first one, when `first_bucket_bytes` > 0, once it holds that much (PyTorch DDP).
 std::vector<Bucket> make_buckets(const ComputeProfile& prof, Bytes bucket_bytes, Bytes first_bucket_bytes = 0);

@@ -28,9 +28,13 @@ struct StepTiming {
 };
 
 // Both kinds of step: one that exchanges gradients and one that only accumulates them.
+// Mixed clusters (several kinds of rank): `sync` and `local` are the cluster's steps (those of the
+// rank that ends last) and each kind has its own timeline, waits included; empty with one kind.
 struct StepPair {
   StepTiming sync;
   StepTiming local;
+  std::vector<StepTiming> kind_sync;
+  std::vector<StepTiming> kind_local;
 };
 
 }  // namespace ddlsim

@@ -26,19 +26,20 @@ Seconds overlapped_s(const RankState& r, Seconds from, Seconds to) {
 
 struct FullState {
   std::vector<RankState> ranks;
-  std::vector<Phase> phases;  // rank 0's
-  Seconds comm_s = 0;         // rank 0's exchange time
-  double speed_flops = 1;     // the pace of the cost model
+  std::vector<int> records;                // per rank: the kind whose timeline it records, else -1
+  std::vector<std::vector<Phase>> phases;  // per kind: its first rank's
+  std::vector<Seconds> comm_s;             // per kind: its first rank's exchange time
 };
 
 void compute_actor(const StepSchedule& s, FullState& st, int me) {
   RankState& r = st.ranks[me];
+  const int kind = st.records[me];
   const auto run = [&](Seconds d, const char* name) {
     const Seconds start = sg4::Engine::get_clock();
-    if (d > 0) sg4::this_actor::execute(d * st.speed_flops);
+    if (d > 0) sg4::this_actor::execute(d * sg4::this_actor::get_host()->get_speed());
     const Seconds end = sg4::Engine::get_clock();
     r.compute += end - start;
-    if (me == 0 && name) st.phases.push_back({name, Lane::Compute, start, end});
+    if (kind >= 0 && name) st.phases[kind].push_back({name, Lane::Compute, start, end});
   };
   run(s.forward_s, "forward");
   const Seconds backward_start = sg4::Engine::get_clock();
@@ -54,7 +55,7 @@ void compute_actor(const StepSchedule& s, FullState& st, int me) {
   r.interference = s.library.interference * overlapped_s(r, backward_start, sg4::Engine::get_clock());
   run(r.interference, nullptr);
   r.backward_end = sg4::Engine::get_clock();
-  if (me == 0) st.phases.push_back({"backward", Lane::Compute, backward_start, r.backward_end});
+  if (kind >= 0) st.phases[kind].push_back({"backward", Lane::Compute, backward_start, r.backward_end});
   r.comm_done->acquire();
   r.update_start = sg4::Engine::get_clock();
   run(s.optimizer_s, "optimizer");
@@ -77,34 +78,38 @@ void comm_actor(const StepSchedule& s, const Plans& plans, const Layout& l, Full
       for (int k = 0; k < r.repeat; ++k) run_round(r, l, me);
     const Seconds end = sg4::Engine::get_clock();
     if (rank) st.ranks[me].exchanges.back().second = end;
-    if (me == 0) {
-      st.phases.push_back({label + " bucket " + std::to_string(i), Lane::Comm, start, end});
-      st.comm_s += end - start;
+    if (rank && st.records[me] >= 0) {
+      st.phases[st.records[me]].push_back({label + " bucket " + std::to_string(i), Lane::Comm, start, end});
+      st.comm_s[st.records[me]] += end - start;
     }
   }
   if (rank) st.ranks[me].comm_done->release();
 }
 
-}  // namespace
-
-StepTiming run_full(const StepSchedule& s, const World& w, const Plans& plans, const std::string& label) {
-  FullState st;
-  st.ranks.resize(w.layout.ranks);
-  for (int me = 0; me < w.layout.ranks; ++me) st.speed_flops = std::max(st.speed_flops, w.hosts[me]->get_speed());
-  for (int me = 0; me < int(w.hosts.size()); ++me) {
-    const std::string name = "rank" + std::to_string(me);
-    if (me < w.layout.ranks)
-      sg4::Actor::create(name + "-compute", w.hosts[me], [&s, &st, me] { compute_actor(s, st, me); });
-    sg4::Actor::create(name + "-comm", w.hosts[me],
-                       [&s, &plans, &w, &st, me, &label] { comm_actor(s, plans, w.layout, st, me, label); });
-  }
-  run_engine();
-  // Synchronous data parallelism: the step is the slowest rank's.
+// One rank's own step: its fields, and the phases its kind's first rank recorded.
+StepTiming rank_timing(const StepSchedule& s, const FullState& st, int kind, const RankState& r) {
   StepTiming t;
-  t.phases = st.phases;
+  t.phases = st.phases[kind];
   std::stable_sort(t.phases.begin(), t.phases.end(),
                    [](const Phase& a, const Phase& b) { return a.start_s < b.start_s; });
-  t.comm_s = st.comm_s;
+  t.comm_s = st.comm_s[kind];
+  t.compute_s = r.compute - r.interference;
+  t.interference_s = r.interference;
+  t.exposed_comm_s = r.update_start - r.backward_end;
+  t.input_wait_s = std::max(0.0, s.input_s - r.end);
+  t.step_s = r.end + t.input_wait_s;
+  if (t.input_wait_s > 0) t.phases.push_back({"input wait", Lane::Input, r.end, t.step_s});
+  return t;
+}
+
+// One kind of rank: each field the maximum over ranks, rank 0's phases (as before mixed clusters).
+StepTiming homogeneous_step(const StepSchedule& s, const FullState& st) {
+  // Synchronous data parallelism: the step is the slowest rank's.
+  StepTiming t;
+  t.phases = st.phases[0];
+  std::stable_sort(t.phases.begin(), t.phases.end(),
+                   [](const Phase& a, const Phase& b) { return a.start_s < b.start_s; });
+  t.comm_s = st.comm_s[0];
   Seconds core = 0;
   for (const RankState& r : st.ranks) {
     core = std::max(core, r.end);
@@ -116,6 +121,46 @@ StepTiming run_full(const StepSchedule& s, const World& w, const Plans& plans, c
   t.step_s = core + t.input_wait_s;
   if (t.input_wait_s > 0) t.phases.push_back({"input wait", Lane::Input, core, t.step_s});
   return t;
+}
+
+}  // namespace
+
+FullSteps run_full(const RankSchedules& rs, const World& w, const Plans& plans, const std::string& label) {
+  FullState st;
+  const int kinds = int(rs.kinds.size());
+  st.ranks.resize(w.layout.ranks);
+  st.records.assign(w.hosts.size(), -1);
+  st.phases.resize(kinds);
+  st.comm_s.assign(kinds, 0);
+  std::vector<int> first(kinds, -1);
+  for (int me = 0; me < w.layout.ranks; ++me)
+    if (first[rs.kind_of(me)] < 0) {
+      first[rs.kind_of(me)] = me;
+      st.records[me] = rs.kind_of(me);
+    }
+  // Each kind's schedule carries its host's speed (system.hpp RankKinds): execute at the host's own pace.
+  for (int me = 0; me < int(w.hosts.size()); ++me) {
+    const std::string name = "rank" + std::to_string(me);
+    const StepSchedule& s = rs.kinds[me < w.layout.ranks ? rs.kind_of(me) : 0];
+    if (me < w.layout.ranks)
+      sg4::Actor::create(name + "-compute", w.hosts[me], [&s, &st, me] { compute_actor(s, st, me); });
+    sg4::Actor::create(name + "-comm", w.hosts[me],
+                       [&s, &plans, &w, &st, me, &label] { comm_actor(s, plans, w.layout, st, me, label); });
+  }
+  run_engine();
+  FullSteps out;
+  if (kinds == 1) {
+    out.cluster = homogeneous_step(rs.kinds[0], st);
+    return out;
+  }
+  for (int k = 0; k < kinds; ++k) out.kinds.push_back(rank_timing(rs.kinds[k], st, k, st.ranks[first[k]]));
+  // The cluster's step: the fields of the rank that ends last, its kind's phases.
+  int last = 0;
+  for (int me = 1; me < w.layout.ranks; ++me)
+    if (st.ranks[me].end > st.ranks[last].end) last = me;
+  const int k = rs.kind_of(last);
+  out.cluster = rank_timing(rs.kinds[k], st, k, st.ranks[last]);
+  return out;
 }
 
 }  // namespace ddlsim

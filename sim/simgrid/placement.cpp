@@ -16,8 +16,10 @@ namespace ddlsim {
 namespace {
 
 // A platform file is symmetric when the ranks form nodes of g consecutive hosts of one netzone
-// each, all hosts have one speed, and every route between neighbours inside a node, and between
-// consecutive nodes, looks the same (links, latency, bottleneck). Built-in and generated clusters are symmetric by design.
+// each and every route between neighbours inside a node, and between
+// consecutive nodes, looks the same (links, latency, bottleneck). Host speeds do not matter: each
+// rank's schedule already carries its host's (system.hpp RankKinds). Built-in and generated
+// clusters are symmetric by design.
 bool same_route(const RouteInfo& a, const RouteInfo& b) {
   const auto close = [](double x, double y) { return std::abs(x - y) <= 1e-9 * std::max(std::abs(x), std::abs(y)); };
   return a.links.size() == b.links.size() && close(a.latency_s, b.latency_s) && close(a.bw_Bps, b.bw_Bps);
@@ -29,9 +31,7 @@ bool is_symmetric(const std::vector<sg4::Host*>& ranks, int g) {
   std::vector<RouteInfo> intra, inter;
   for (int n = 0; n < nodes; ++n) {
     for (int k = 0; k < g; ++k)
-      if (ranks[n * g + k]->get_englobing_zone() != ranks[n * g]->get_englobing_zone() ||
-          ranks[n * g + k]->get_speed() != ranks[0]->get_speed())
-        return false;
+      if (ranks[n * g + k]->get_englobing_zone() != ranks[n * g]->get_englobing_zone()) return false;
     for (int k = 0; k + 1 < g; ++k) intra.push_back(route_info(ranks[n * g + k], ranks[n * g + k + 1]));
     if (nodes > 1) inter.push_back(route_info(ranks[n * g], ranks[((n + 1) % nodes) * g]));
   }

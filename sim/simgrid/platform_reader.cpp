@@ -89,6 +89,18 @@ nlohmann::json library_factors(const sg4::Engine& e, const std::string& path) {
   return out;
 }
 
+// Host speeds per node (netzone, ordered by first host), hosts in natural order: placement.cpp's order.
+nlohmann::json node_host_speeds(const Shape& s) {
+  std::map<const sg4::NetZone*, std::size_t> index;
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto* h : s.hosts) {
+    const auto [it, fresh] = index.emplace(h->get_englobing_zone(), out.size());
+    if (fresh) out.push_back(nlohmann::json::array());
+    out[it->second].push_back(h->get_speed());
+  }
+  return out;
+}
+
 std::string describe(const std::string& path) {
   sg4::Engine& e = start_engine(SimGridOptions{});
   load_platform_file(e, path);
@@ -112,6 +124,7 @@ std::string describe(const std::string& path) {
   const char* lib = e.get_netzone_root()->get_property("ddlsim.netbench_library");
   j["factors_library"] = lib ? lib : "";
   j["library_factors"] = library_factors(e, path);
+  j["node_host_speeds"] = node_host_speeds(s);
   return j.dump();
 }
 
@@ -189,6 +202,7 @@ ClusterDescription read_platform_file(const std::string& path) {
   c.inter.duplex_factor = j["duplex_factor"].get<double>();
   c.factors_library = j["factors_library"].get<std::string>();
   for (const auto& [lib, f] : j["library_factors"].items()) c.library_factors[lib] = {f[0].get<double>(), f[1].get<double>()};
+  for (const auto& node : j["node_host_speeds"]) c.node_host_speeds.push_back(node.get<std::vector<double>>());
   return c;
 }
 

@@ -20,6 +20,11 @@ Plans bucket_plans(const StepSchedule& s, Collective c, const CommMethod& m, con
   return plans;
 }
 
+struct SyncSteps {
+  StepTiming cluster;
+  std::vector<StepTiming> kinds;  // mixed clusters: each kind of rank's own
+};
+
 nlohmann::json to_json(const StepTiming& t) {
   nlohmann::json phases = nlohmann::json::array();
   for (const auto& p : t.phases) phases.push_back({p.name, int(p.lane), p.start_s, p.end_s});
@@ -40,15 +45,34 @@ StepTiming from_json(const nlohmann::json& j) {
   return t;
 }
 
-std::string simulate_sync_step(const StepSchedule& s, const CommTopology& topo, Collective c, const CommMethod& m,
+nlohmann::json to_json(const SyncSteps& s) {
+  nlohmann::json j = to_json(s.cluster);
+  if (!s.kinds.empty()) {
+    j["kinds"] = nlohmann::json::array();
+    for (const StepTiming& t : s.kinds) j["kinds"].push_back(to_json(t));
+  }
+  return j;
+}
+
+SyncSteps sync_from_json(const nlohmann::json& j) {
+  SyncSteps s{from_json(j), {}};
+  if (j.contains("kinds"))
+    for (const auto& k : j["kinds"]) s.kinds.push_back(from_json(k));
+  return s;
+}
+
+std::string simulate_sync_step(const RankSchedules& rs, const CommTopology& topo, Collective c, const CommMethod& m,
                                const System& sys, const SimGridOptions& o) {
   const World w = make_world(topo, m.algorithm, sys, o);
-  const Plans plans = bucket_plans(s, c, m, w.layout);
+  const Plans plans = bucket_plans(rs.kinds.front(), c, m, w.layout);
   const std::string label = to_string(m.algorithm);
   const bool fast = o.fidelity == Fidelity::Fast && w.symmetric;
-  const StepTiming t =
-      fast ? compose_step(s, true, fast_bucket_times(w, plans), label) : run_full(s, w, plans, label);
-  return to_json(t).dump();
+  if (fast) {
+    const StepPair p = compose_steps(rs, fast_bucket_times(w, plans), label);
+    return to_json(SyncSteps{p.sync, p.kind_sync}).dump();
+  }
+  const FullSteps f = run_full(rs, w, plans, label);
+  return to_json(SyncSteps{f.cluster, f.kinds}).dump();
 }
 
 std::string platform_label(const System& sys) {
@@ -71,21 +95,29 @@ Seconds deadline_s(const StepSchedule& s, const CommTopology& topo, Collective c
   return 60 + 20e-6 * messages;
 }
 
-StepTiming simgrid_sync_step(const StepSchedule& s, const CommTopology& topo, Collective c, const CommMethod& m,
-                             const System& sys, const SimGridOptions& o) {
-  const std::string answer = run_isolated([&] { return simulate_sync_step(s, topo, c, m, sys, o); },
-                                          platform_label(sys), deadline_s(s, topo, c, m, o));
-  return from_json(nlohmann::json::parse(answer));
+SyncSteps simgrid_sync_step(const RankSchedules& rs, const CommTopology& topo, Collective c, const CommMethod& m,
+                            const System& sys, const SimGridOptions& o) {
+  const std::string answer = run_isolated([&] { return simulate_sync_step(rs, topo, c, m, sys, o); },
+                                          platform_label(sys), deadline_s(rs.kinds.front(), topo, c, m, o));
+  return sync_from_json(nlohmann::json::parse(answer));
 }
 
 }  // namespace
 
-StepPair simgrid_steps(const StepSchedule& s, const CommTopology& topo, const CommMethod& m, const System& sys,
+StepPair simgrid_steps(const RankSchedules& rs, const CommTopology& topo, const CommMethod& m, const System& sys,
                        const SimGridOptions& o) {
   // The local step exchanges nothing, and one rank needs no network: no simulation for them.
-  StepPair out = compose_steps(s, {}, to_string(m.algorithm));
-  if (topo.ranks() > 1) out.sync = simgrid_sync_step(s, topo, Collective::Allreduce, m, sys, o);
+  StepPair out = compose_steps(rs, {}, to_string(m.algorithm));
+  if (topo.ranks() <= 1) return out;
+  SyncSteps sync = simgrid_sync_step(rs, topo, Collective::Allreduce, m, sys, o);
+  out.sync = std::move(sync.cluster);
+  out.kind_sync = std::move(sync.kinds);
   return out;
+}
+
+StepPair simgrid_steps(const StepSchedule& s, const CommTopology& topo, const CommMethod& m, const System& sys,
+                       const SimGridOptions& o) {
+  return simgrid_steps(RankSchedules{{s}, {}}, topo, m, sys, o);
 }
 
 bool simgrid_fast_applies(const CommTopology& topo, const System& sys) {
@@ -99,7 +131,7 @@ Seconds simgrid_collective_s(Collective c, Algorithm a, const CommTopology& topo
   StepSchedule s;  // no compute: one exchange alone
   s.buckets = {Bucket{bytes, 0, 0, 0}};
   s.overlap = false;
-  return simgrid_sync_step(s, topo, c, {Library::Nccl, a}, sys, o).comm_s;
+  return simgrid_sync_step(RankSchedules{{s}, {}}, topo, c, {Library::Nccl, a}, sys, o).cluster.comm_s;
 }
 
 Seconds simgrid_collective_s(Algorithm a, const CommTopology& topo, Bytes bytes, const System& sys,

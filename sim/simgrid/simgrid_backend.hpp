@@ -18,7 +18,10 @@
 
 namespace ddlsim {
 
-// The sync step from SimGrid; the local step (no exchange) needs no network.
+// The sync step from SimGrid; the local step (no exchange) needs no network. Every kind of rank
+// runs its own schedule (mixed clusters; a platform file's host speeds are in the schedules).
+StepPair simgrid_steps(const RankSchedules& rs, const CommTopology& topo, const CommMethod& m, const System& sys,
+                       const SimGridOptions& o);
 StepPair simgrid_steps(const StepSchedule& s, const CommTopology& topo, const CommMethod& m, const System& sys,
                        const SimGridOptions& o);
 

@@ -57,6 +57,9 @@ struct ClusterDescription {
   // use_library_factors.
   std::map<std::string, std::pair<double, double>> library_factors;
   std::string factors_library;
+  // A platform file's host speeds, flop/s: per node (netzone, ordered by first host) its hosts in
+  // natural order, as the SimGrid backend places ranks. Empty for built-in clusters.
+  std::vector<std::vector<double>> node_host_speeds;
 
   // GPU to GPU inside a node: two intra hops.
   Route intra_route() const;

@@ -1,6 +1,57 @@
 #include "system/system.hpp"
 
+#include <algorithm>
+#include <map>
+
 namespace ddlsim {
+
+namespace {
+
+// The kind of each rank from a key per rank: kinds in order of first appearance.
+template <class Key, class MakeKind>
+RankKinds kinds_by_key(const std::vector<Key>& keys, MakeKind make) {
+  RankKinds out;
+  std::map<Key, int> index;
+  for (const Key& k : keys) {
+    const auto [it, fresh] = index.emplace(k, int(out.kinds.size()));
+    if (fresh) out.kinds.push_back(make(k));
+    out.of_rank.push_back(it->second);
+  }
+  if (out.kinds.size() <= 1) out.of_rank.clear();
+  return out;
+}
+
+RankKinds group_kinds(const System& sys) {
+  std::vector<std::string> device_of_rank;
+  for (const NodeGroup& g : sys.groups)
+    device_of_rank.insert(device_of_rank.end(), std::size_t(g.nodes) * sys.cluster.gpus_per_node, g.device.name);
+  return kinds_by_key(device_of_rank, [&](const std::string& name) {
+    const auto g = std::find_if(sys.groups.begin(), sys.groups.end(), [&](const NodeGroup& x) { return x.device.name == name; });
+    return RankKind{g->device, 1};
+  });
+}
+
+// A platform file's rank hosts' speeds; a host the file lacks counts as the fastest (the SimGrid
+// backend refuses such a placement; the analytic one never needed the host).
+RankKinds speed_kinds(const System& sys) {
+  const auto& speeds = sys.cluster.node_host_speeds;
+  std::vector<double> of_rank;
+  for (int n = 0; n < sys.nodes; ++n)
+    for (int k = 0; k < sys.cluster.gpus_per_node; ++k)
+      of_rank.push_back(std::size_t(n) < speeds.size() && std::size_t(k) < speeds[n].size() ? speeds[n][k] : 0);
+  double fastest = 0;
+  for (double s : of_rank) fastest = std::max(fastest, s);
+  for (double& s : of_rank) s = s > 0 ? s : fastest;
+  return kinds_by_key(of_rank, [&](double s) { return RankKind{sys.device, s == fastest ? 1 : fastest / s}; });
+}
+
+}  // namespace
+
+RankKinds rank_kinds(const System& sys) {
+  if (!sys.groups.empty()) return group_kinds(sys);
+  if (!sys.cluster.node_host_speeds.empty()) return speed_kinds(sys);
+  return {{RankKind{sys.device, 1}}, {}};
+}
 
 CommTopology comm_topology(const System& sys, int nodes, int gpus_per_node, int ps_servers) {
   CommTopology t;

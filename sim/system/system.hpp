@@ -3,6 +3,7 @@
 #pragma once
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "core/units.hpp"
 #include "system/calibration.hpp"
@@ -41,15 +42,43 @@ struct StorageSpec {
   int cpu_cores = 0;             // a node's cores for its GPUs' loader workers; 0 = not limiting
 };
 
-struct System {
-  ClusterDescription cluster;
-  int nodes = 1;
+// Mixed clusters (cluster.nodes = tupi:2, poti:1): consecutive nodes of one built-in cluster each,
+// in rank order.
+struct NodeGroup {
+  std::string cluster;  // built-in cluster name
   Device device;
+  int nodes = 0;
+};
+
+struct System {
+  ClusterDescription cluster;  // mixed: the first group's, with the slowest of the groups' links
+  int nodes = 1;
+  Device device;               // mixed: the first group's
+  std::vector<NodeGroup> groups;  // mixed clusters only (empty: every node is `device`)
   ComputeTuning compute;
   StorageSpec storage;
 
   int ranks() const { return nodes * cluster.gpus_per_node; }
 };
+
+// One kind of rank: its device, and how much longer its host takes than the fastest rank host of a
+// platform file (max speed / own speed; 1 on built-in clusters).
+struct RankKind {
+  Device device;
+  double slowdown = 1;
+};
+
+// The distinct kinds of rank of a system, in order of first rank, and which kind each rank is
+// (`of_rank` empty when there is one kind: every rank alike).
+struct RankKinds {
+  std::vector<RankKind> kinds;
+  std::vector<int> of_rank;
+  int kind_of(int rank) const { return of_rank.empty() ? 0 : of_rank[std::size_t(rank)]; }
+};
+
+// Node groups give a kind per distinct device; a platform file's host speeds (ranks as the SimGrid
+// backend places them: the first gpus_per_node hosts of each node) a kind per distinct speed.
+RankKinds rank_kinds(const System& sys);
 
 // Where the ranks of `sys` are, with the cluster's routes, on `nodes` nodes of `gpus_per_node`.
 CommTopology comm_topology(const System& sys, int nodes, int gpus_per_node, int ps_servers);
