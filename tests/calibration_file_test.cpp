@@ -130,7 +130,7 @@ TEST(CalibrationCompute, ReplacesTheRooflineExactly) {
   EXPECT_DOUBLE_EQ(p.backward_s(), 2.5e-3);
   EXPECT_DOUBLE_EQ(p.optimizer_s, 1e-4);
   EXPECT_DOUBLE_EQ(p.accumulate_s, 5e-5);
-  EXPECT_DOUBLE_EQ(p.gradient_bytes(), 40);
+  EXPECT_DOUBLE_EQ(p.gradient_elems(), 10);
 }
 
 TEST(CalibrationFile, HeaderKeyTwiceNamesTheSecondLine) {

@@ -54,8 +54,11 @@ TEST(Predict, ResNet50GradientsAreItsTrainableParameters) {
   const Prediction p = predict_with({});
   EXPECT_EQ(p.params_trainable, 25583592);
   EXPECT_DOUBLE_EQ(p.gradient_bytes, 25583592.0 * 4);
+  // Mixed precision: FP32 master gradients (see the next test); FP16 only when compressed.
   const Prediction mixed = predict_with({"--model.precision=mixed"});
-  EXPECT_DOUBLE_EQ(mixed.gradient_bytes, 25583592.0 * 2);
+  EXPECT_DOUBLE_EQ(mixed.gradient_bytes, 25583592.0 * 4);
+  const Prediction fp16 = predict_with({"--model.precision=mixed", "--comm.gradient_dtype=fp16"});
+  EXPECT_DOUBLE_EQ(fp16.gradient_bytes, 25583592.0 * 2);
 }
 
 TEST(Predict, MeasuredThroughputScalesCompute) {
@@ -118,9 +121,33 @@ TEST(Schedule, BucketsHoldEveryGradientOnce) {
       EXPECT_GE(b.ready_s, last_ready);
       last_ready = b.ready_s;
     }
-    EXPECT_DOUBLE_EQ(total, prof.gradient_bytes());
+    EXPECT_DOUBLE_EQ(total, 4 * prof.gradient_elems());  // FP32 gradients by default
     if (mib == 0) EXPECT_EQ(buckets.size(), 1u);
   }
+}
+
+// Mixed precision keeps FP32 master weights, so its gradients are exchanged in FP32 (4 bytes each)
+// unless comm.gradient_dtype = fp16 (Horovod's Compression.fp16): ResNet-50's 25,583,592 trainable
+// parameters are 102,334,368 bytes, or 51,167,184 compressed; a slow network's exchange halves.
+TEST(Predict, MixedPrecisionExchangesFp32GradientsUnlessCompressed) {
+  const std::vector<std::string> base = {"--model.name=resnet50", "--model.precision=mixed", "--cluster.nodes=2",
+                                         "--cluster.platform=cluster4x25g", "--comm.interference=0",
+                                         "--comm.per_call_us=0", "--comm.bucket_mb=0", "--comm.overlap=false"};
+  auto with = [&](const char* dtype) {
+    auto o = base;
+    o.push_back(std::string("--comm.gradient_dtype=") + dtype);
+    return predict_with(o);
+  };
+  const Prediction fp32 = predict_with(base), fp16 = with("fp16");
+  EXPECT_DOUBLE_EQ(fp32.gradient_bytes, 102334368);
+  EXPECT_DOUBLE_EQ(with("fp32").gradient_bytes, 102334368);
+  EXPECT_DOUBLE_EQ(fp16.gradient_bytes, 51167184);
+  EXPECT_GT(fp32.comm_time_s, 1.9 * fp16.comm_time_s);
+  EXPECT_LT(fp32.comm_time_s, 2.0 * fp16.comm_time_s);  // the latency terms do not double
+  EXPECT_GT(fp32.memory_per_gpu_bytes, fp16.memory_per_gpu_bytes);
+  const auto bad = testutil::run_ddlsim("simulate --comm.gradient_dtype=bf8");
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_NE(bad.out.find("comm.gradient_dtype"), std::string::npos) << bad.out;
 }
 
 // The observations of the Poti study (ResNet-50 and EfficientNet-B0 on TinyImageNet, 1 GbE).

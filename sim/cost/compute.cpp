@@ -47,7 +47,7 @@ bool tensor_cores(const Device& d, Precision p) {
 
 LayerCost layer_cost(const Layer& l, const Device& d, Precision p, int batch, const ComputeTuning& t) {
   LayerCost c;
-  c.grad_bytes = double(l.params_trainable) * gradient_elem_bytes(p);
+  c.grad_elems = double(l.params_trainable);
   if (is_free(l.kind)) return c;
   const double act_bytes = p == Precision::Mixed ? 2.0 : 4.0;
   const Roofline gemm{d.peak(p), d.mem_bw_Bps * t.memory_efficiency, t};
@@ -81,13 +81,11 @@ Seconds ComputeProfile::backward_s() const {
   for (const auto& l : layers) s += l.bwd_s;
   return s;
 }
-Bytes ComputeProfile::gradient_bytes() const {
-  Bytes b = 0;
-  for (const auto& l : layers) b += l.grad_bytes;
-  return b;
+double ComputeProfile::gradient_elems() const {
+  double n = 0;
+  for (const auto& l : layers) n += l.grad_elems;
+  return n;
 }
-
-double gradient_elem_bytes(Precision p) { return p == Precision::Mixed ? 2.0 : 4.0; }
 
 namespace {
 ComputeProfile roofline_profile(const Model& model, const Device& device, Precision precision,
@@ -120,7 +118,7 @@ ComputeProfile calibrated_profile(const Model& model, Precision precision, int b
   for (const auto& l : model.layers) {
     const LayerTiming at = layer_timing_at(cal, l.name, batch, t.calibration_origin);
     LayerCost c;
-    c.grad_bytes = double(l.params_trainable) * gradient_elem_bytes(precision);
+    c.grad_elems = double(l.params_trainable);
     c.fwd_s = at.fwd_s;
     c.bwd_s = at.bwd_s;
     prof.layers.push_back(c);

@@ -18,7 +18,7 @@ namespace ddlsim {
 struct LayerCost {
   Seconds fwd_s = 0;
   Seconds bwd_s = 0;
-  Bytes grad_bytes = 0;  // trainable gradient bytes this layer contributes to the exchange
+  double grad_elems = 0;  // trainable gradient elements (parameters) this layer exchanges
 };
 
 // CPU ranks sharing a node's cores (a `cpu` calibration file): when ranks x threads_per_rank
@@ -36,11 +36,8 @@ struct ComputeProfile {
 
   Seconds forward_s() const;
   Seconds backward_s() const;
-  Bytes gradient_bytes() const;
+  double gradient_elems() const;
 };
-
-// Bytes per gradient element exchanged: 2 with mixed precision, else 4.
-double gradient_elem_bytes(Precision p);
 
 // `optimizer` sets the update's memory traffic (cost/optimizer.hpp).
 ComputeProfile compute_profile(const Model& model, const Device& device, Precision precision,

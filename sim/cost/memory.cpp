@@ -41,7 +41,7 @@ MemoryEstimate memory_per_gpu(const Model& m, const Execution& e) {
   const double trainable = double(m.params_trainable());
   MemoryEstimate est;
   est.weights = double(m.params_total()) * 4 + (mixed ? trainable * 2 : 0);
-  est.gradients = trainable * gradient_elem_bytes(e.precision);
+  est.gradients = trainable * e.gradient_elem_bytes();
   if (e.algorithm != Algorithm::ParameterServer) est.optimizer_state = trainable * optimizer_state_bytes(e.optimizer);
   if (e.sync_period > 1) est.accumulator = est.gradients;
   est.activations = double(saved_elems_per_sample(m)) * e.batch_per_gpu * (mixed ? 2 : 4);

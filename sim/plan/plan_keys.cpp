@@ -64,6 +64,7 @@ std::vector<PlanKey> plan_keys() {
       choice("comm.algorithm", {"ring", "rhd", "rabenseifner", "rd", "tree", "hierarchical", "ps", "auto"}),
       real("comm.bucket_mb", 0.25, 1024, true, "MiB"),
       choice("comm.overlap", {"true", "false"}),
+      choice("comm.gradient_dtype", {"fp32", "fp16"}),
       real("comm.cycle_time_ms", 0.01, 100, true, "ms"),
       integer("comm.ps_servers", 1, 64),
       real("compute.throughput", 1, 1e6, true, "samples/s"),

@@ -165,7 +165,7 @@ Prediction predict(const Scenario& sc) {
   p.backend = to_string(sc.backend);
   p.params_total = sc.model.params_total();
   p.params_trainable = sc.model.params_trainable();
-  p.gradient_bytes = prof.gradient_bytes();
+  p.gradient_bytes = prof.gradient_elems() * e.gradient_elem_bytes();
   p.nodes = sys.nodes;
   p.gpus_per_node = sys.cluster.gpus_per_node;
   p.ranks = sys.ranks();

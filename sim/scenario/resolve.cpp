@@ -126,6 +126,8 @@ Execution resolve_execution(const Reader& r, int nodes) {
   e.first_bucket_bytes = (r.given("comm.first_bucket_mb") ? r.real("comm.first_bucket_mb", 0, true, 1e6)
                                                            : preset.first_bucket_mib) * kMiB;
   e.step_costs = resolve_step_costs(r);
+  e.gradient_dtype = r.choice<GradientDtype>("comm.gradient_dtype", {{"fp32", GradientDtype::FP32},
+                                                                    {"fp16", GradientDtype::FP16}});
   e.overlap = r.given("comm.overlap") ? r.boolean("comm.overlap") : preset.overlap;
   e.cycle_time_s = (r.given("comm.cycle_time_ms") ? r.real("comm.cycle_time_ms", 0, true, 1e6) : preset.cycle_time_ms) * 1e-3;
   e.ps_servers = r.given("comm.ps_servers") ? r.small_int("comm.ps_servers", 1, kMaxNodes) : nodes;

@@ -51,6 +51,10 @@ const std::vector<KeySpec>& scenario_keys() {
       {"comm.per_call_us", "", "fixed cost of one collective call, us; default: the library's (nccl 8.4, others 0)"},
       {"comm.host_staging", "auto", "auto, on or off: copy each bucket to host memory and back around the exchange "
                                     "(auto: mpi and gloo on a GPU)"},
+      {"comm.gradient_dtype", "fp32", "fp32 or fp16: what each exchanged gradient element is. Mixed precision keeps "
+                                      "FP32 master weights and gradients (PyTorch AMP, TF mixed_float16, Horovod "
+                                      "without compression); fp16 for Horovod's Compression.fp16, DDP's "
+                                      "fp16_compress_hook or pure FP16 training"},
       {"comm.cycle_time_ms", "", "framework coordination cycle before each exchange, ms; preset"},
       {"comm.ps_servers", "", "parameter servers (algorithm ps); default: one per node"},
       {"compute.device", "", "GPU model; default: the platform's"},

@@ -2,17 +2,18 @@
 
 namespace ddlsim {
 
-std::vector<Bucket> make_buckets(const ComputeProfile& prof, Bytes bucket_bytes, Bytes first_bucket_bytes) {
+std::vector<Bucket> make_buckets(const ComputeProfile& prof, Bytes bucket_bytes, Bytes first_bucket_bytes,
+                                 double elem_bytes) {
   std::vector<Bucket> buckets;
   Bucket open;
   Seconds t = 0;
   for (int i = int(prof.layers.size()) - 1; i >= 0; --i) {
     const LayerCost& l = prof.layers[i];
     t += l.bwd_s;
-    if (l.grad_bytes <= 0) continue;
+    if (l.grad_elems <= 0) continue;
     if (open.bytes == 0) open.last_layer = i;
     open.first_layer = i;
-    open.bytes += l.grad_bytes;
+    open.bytes += l.grad_elems * elem_bytes;
     open.ready_s = t;
     const Bytes cap = buckets.empty() && first_bucket_bytes > 0 ? first_bucket_bytes : bucket_bytes;
     if (cap > 0 && open.bytes >= cap) {
@@ -30,7 +31,7 @@ StepSchedule build_schedule(const ComputeProfile& prof, const Execution& exec, S
   s.input_s = input_s;
   s.forward_s = prof.forward_s();
   s.backward_s = prof.backward_s();
-  s.buckets = make_buckets(prof, exec.bucket_bytes, exec.first_bucket_bytes);
+  s.buckets = make_buckets(prof, exec.bucket_bytes, exec.first_bucket_bytes, exec.gradient_elem_bytes());
   s.overlap = exec.overlap;
   s.cycle_s = exec.cycle_time_s;
   s.optimizer_s = prof.optimizer_s;

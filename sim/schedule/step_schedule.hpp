@@ -43,7 +43,8 @@ struct RankSchedules {
 
 // Buckets: close a bucket once it holds at least `bucket_bytes` (0: one bucket for everything);
 // the first one, when `first_bucket_bytes` > 0, once it holds that much (PyTorch DDP).
-std::vector<Bucket> make_buckets(const ComputeProfile& prof, Bytes bucket_bytes, Bytes first_bucket_bytes = 0);
+std::vector<Bucket> make_buckets(const ComputeProfile& prof, Bytes bucket_bytes, Bytes first_bucket_bytes = 0,
+                                 double elem_bytes = 4);
 
 StepSchedule build_schedule(const ComputeProfile& prof, const Execution& exec, Seconds input_s,
                             const LibraryCosts& library);

@@ -12,6 +12,13 @@ namespace ddlsim {
 
 enum class DataFormat { Synthetic, Records, Files };  // Records: TFRecord-like shards
 
+// What the exchanged gradients are made of (comm.gradient_dtype). Mixed precision as the frameworks
+// run it keeps FP32 master weights, so gradients are FP32 unless a compression asks for FP16:
+// PyTorch AMP ("gradients ... are float32", torch.cuda.amp docs; DDP allreduces param.grad),
+// TensorFlow's mixed_float16 policy (variables stay float32), tf_cnn_benchmarks --use_fp16
+// (fp16_vars off by default), Horovod (Compression.none unless Compression.fp16 is passed).
+enum class GradientDtype { FP32, FP16 };
+
 // Whether gradients go through host memory around each exchange (cost/library_costs.hpp).
 enum class HostStaging { Auto, On, Off };  // Auto: the library's usual way
 
@@ -41,6 +48,9 @@ struct Execution {
   int loader_workers = 4;
   StepCostOverrides step_costs;
   Bytes first_bucket_bytes = 0;    // PyTorch DDP: the first bucket's own cap (0: as the others)
+  GradientDtype gradient_dtype = GradientDtype::FP32;
+
+  double gradient_elem_bytes() const { return gradient_dtype == GradientDtype::FP16 ? 2 : 4; }
 
   CommMethod comm() const { return {library, algorithm}; }
 };
