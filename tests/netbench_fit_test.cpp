@@ -250,3 +250,22 @@ TEST(NetbenchFit, LatencyWarningAboveTheFactor) {
   EXPECT_EQ(bad.code, 2) << bad.out;
   EXPECT_NE(bad.out.find("--latency-factor 0.5: expected a factor from 1 to 1e6"), std::string::npos) << bad.out;
 }
+
+// A platform file's step overhead that is not a number of microseconds: an input error naming the
+// file and the property.
+TEST(NetbenchFit, BadStepOverheadPropertyNamesFileAndKey) {
+  NetFit f;
+  f.latency_s = 50e-6, f.bw_Bps = 12.5e6, f.step_overhead_s = 1e-4;
+  std::string xml = fitted_platform_xml(f, 2, "rtx4090", "net.csv");
+  const std::string good = "value=\"100\"";
+  ASSERT_NE(xml.find(good), std::string::npos) << xml;
+  xml.replace(xml.find(good), good.size(), "value=\"-3\"");
+  testutil::TempFile file("bad.xml", xml);
+  try {
+    read_platform_file(file.path());
+    ADD_FAILURE() << "accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find(file.path() + ": property ddlsim.step_overhead_us = '-3'"), std::string::npos)
+        << e.what();
+  }
+}

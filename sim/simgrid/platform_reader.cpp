@@ -77,8 +77,8 @@ double overhead_property(const sg4::Engine& e, const std::string& path) {
   const char* name = "ddlsim.step_overhead_us";
   const char* text = e.get_netzone_root()->get_property(name);
   if (!text) return 0.0;
-  if (const auto v = parse_real(text, 0, 1e6)) return *v;
-  throw InputError(fmt::format("{}: property {} = '{}': expected microseconds from 0 to 1e6", path, name, clip(text)));
+  if (const auto v = parse_real(text, 0, 1e9)) return *v;
+  throw InputError(fmt::format("{}: property {} = '{}': expected microseconds from 0 to 1e9", path, name, clip(text)));
 }
 
 // ddlsim.exchange_factor.LIB and ddlsim.duplex_factor.LIB: {LIB: [exchange, duplex]} (1 where one is missing).
