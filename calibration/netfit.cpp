@@ -43,6 +43,18 @@ std::vector<NetSample> parse_netbench_csv(const std::string& text, const std::st
     if (!(num(3, "time_s") > 0)) bad(3, "time_s", "a positive time");
     NetSample s{f[0], int(ranks), num(2, "bytes"), num(3, "time_s"), 0};
     if (f.size() > 4) s.algbw_Bps = num(4, "algbw_Bps");
+    if (f.size() > 6) {
+      if (f.size() != 11)
+        throw InputError(fmt::format("{}:{}: {} columns: expected 6 (test,ranks,bytes,time_s,algbw_Bps,busbw_Bps) or "
+                                     "11 (and min_s,p10_s,p50_s,p90_s,reps)", origin, n, f.size()));
+      s.min_s = num(6, "min_s"), s.p10_s = num(7, "p10_s"), s.p50_s = num(8, "p50_s"), s.p90_s = num(9, "p90_s");
+      const double reps = num(10, "reps");
+      if (reps < 1 || reps > 1e9 || reps != std::floor(reps)) bad(10, "reps", "an integer >= 1");
+      s.reps = int(reps);
+      if (!(s.min_s <= s.p10_s && s.p10_s <= s.p50_s && s.p50_s <= s.p90_s))
+        throw InputError(fmt::format("{}:{}: min_s, p10_s, p50_s, p90_s = {}, {}, {}, {}: expected them in increasing "
+                                     "order", origin, n, clip(f[6]), clip(f[7]), clip(f[8]), clip(f[9])));
+    }
     out.push_back(s);
   }
   if (out.empty()) throw InputError(origin + ": no measurements (expected rows written by `ddlsim netbench`)");
@@ -106,6 +118,20 @@ double bandwidth_factor(const std::vector<const NetSample*>& rows, BytesPerSecon
   return std::clamp(sxx / sxy, 0.05, 1.0);
 }
 
+// Least squares over the ring rows of t - transfer = 2 (p-1) step, transfers at B e (2 ranks) or
+// B d (3 or more); not below 0.
+double ring_step_latency(const std::vector<const NetSample*>& ring, const NetFit& f) {
+  double skk = 0, skr = 0;
+  for (const auto* r : ring) {
+    const int p = std::max(2, r->ranks);
+    const double bw = f.bw_Bps * (p == 2 ? f.exchange_factor : f.duplex_factor);
+    const double k = 2.0 * (p - 1);
+    skk += k * k;
+    skr += k * (r->time_s - k * r->bytes / (p * bw));
+  }
+  return std::max(0.0, skr / skk);
+}
+
 }  // namespace
 
 NetFit fit_network(const std::vector<NetSample>& s, const std::string& origin) {
@@ -119,13 +145,18 @@ NetFit fit_network(const std::vector<NetSample>& s, const std::string& origin) {
   f.method = fmt::format("B: least squares t = c0 + n/B over {} bw sizes (c0 = {:.3g} s per message in a window)",
                          bw.size(), c0);
 
-  // alpha: half a round trip of the smallest ping-pong message (larger ones can ride a token
-  // bucket's burst above B, so n/B would over-correct them).
+  // alpha: half a round trip of the smallest ping-pong message, the median of its repetitions
+  // (larger ones can ride a token bucket's burst above B, so n/B would over-correct them).
   const auto pp = rows_of(s, "pingpong");
   if (!pp.empty()) {
     const NetSample* small = *std::min_element(pp.begin(), pp.end(), [](auto* a, auto* b) { return a->bytes < b->bytes; });
-    f.latency_s = std::max(0.0, small->time_s - small->bytes / f.bw_Bps);
-    f.method += fmt::format("; alpha: half a round trip of the {}-byte pingpong", small->bytes);
+    const double median = small->p50_s > 0 ? small->p50_s : small->time_s;
+    f.latency_s = std::max(0.0, median - small->bytes / f.bw_Bps);
+    f.pingpong_p10_s = small->p10_s, f.pingpong_p90_s = small->p90_s, f.pingpong_reps = small->reps;
+    f.method += small->reps > 0
+                    ? fmt::format("; alpha: median half round trip of {} repetitions of the {}-byte pingpong",
+                                  small->reps, small->bytes)
+                    : fmt::format("; alpha: half a round trip of the {}-byte pingpong (no spread recorded)", small->bytes);
   }
 
   const auto ex = rows_of(s, "exchange");
@@ -139,23 +170,16 @@ NetFit fit_network(const std::vector<NetSample>& s, const std::string& origin) {
     f.method += fmt::format("; d: least squares t - alpha = n / (B d) over {} shift rows", sh.size());
   }
   // Latency per step of a loaded ring: what is left of the measured ring allreduce after the
-  // transfers at B e (2 ranks) or B d (3 or more), least squares over t - transfer = 2 (p-1) alpha.
-  // A full queue in front of each message's handshake makes it larger than the idle latency.
+  // transfers at B e (2 ranks) or B d (3 or more), least squares over t - transfer = 2 (p-1) step.
+  // The network's part of it is alpha; the rest, o = step - alpha >= 0, is the library's software
+  // per round (and a full queue in front of each message's handshake on a loaded machine).
   f.idle_latency_s = f.latency_s;
   const auto ring = rows_of(s, "ring");
   if (!ring.empty()) {
-    double skk = 0, skr = 0;
-    for (const auto* r : ring) {
-      const int p = std::max(2, r->ranks);
-      const double bw = f.bw_Bps * (p == 2 ? f.exchange_factor : f.duplex_factor);
-      const double k = 2.0 * (p - 1);
-      skk += k * k;
-      skr += k * (r->time_s - k * r->bytes / (p * bw));
-    }
-    f.step_latency_s = std::max(0.0, skr / skk);
-    f.latency_s = std::max(f.idle_latency_s, f.step_latency_s);
-    f.method += fmt::format("; alpha: latency per step of the {} ring rows (least squares), not below the idle "
-                            "pingpong latency", ring.size());
+    f.step_latency_s = ring_step_latency(ring, f);
+    f.step_overhead_s = std::max(0.0, f.step_latency_s - f.latency_s);
+    f.method += fmt::format("; o: latency per step of the {} ring rows (least squares) minus alpha, not below 0",
+                            ring.size());
   }
   const auto bi = rows_of(s, "bibw");
   if (!bi.empty()) {
@@ -170,7 +194,19 @@ NetFit fit_network(const std::vector<NetSample>& s, const std::string& origin) {
   return f;
 }
 
-Route fitted_route(const NetFit& f) { return Route{f.latency_s, f.bw_Bps, f.exchange_factor, f.duplex_factor}; }
+std::string latency_warning(const NetFit& f, double factor) {
+  if (!(f.idle_latency_s > 0) || !(f.step_latency_s > factor * f.idle_latency_s)) return "";
+  return fmt::format("the latency per ring step ({:.3g} s) is {:.1f} times the idle ping-pong latency ({:.3g} s, the "
+                     "median; warning above {:g} times): the fitted platform keeps the network's {:.3g} s as its link "
+                     "latency and {:.3g} s per round as software overhead (ddlsim.step_overhead_us), which comes from "
+                     "this library on this machine's load and need not carry over to another machine or library",
+                     f.step_latency_s, f.step_latency_s / f.idle_latency_s, f.idle_latency_s, factor, f.latency_s,
+                     f.step_overhead_s);
+}
+
+Route fitted_route(const NetFit& f) {
+  return Route{f.latency_s, f.bw_Bps, f.exchange_factor, f.duplex_factor, f.step_overhead_s};
+}
 
 std::string fitted_platform_xml(const NetFit& f, int nodes, const std::string& device, const std::string& source) {
   ClusterDescription c;
@@ -184,16 +220,18 @@ std::string fitted_platform_xml(const NetFit& f, int nodes, const std::string& d
   c.inter = LinkKind{"fitted", f.bw_Bps, f.latency_s / 2, "fitted by ddlsim netfit from " + source,
                      f.exchange_factor, f.duplex_factor};
   c.note = fmt::format(
-      "fitted by `ddlsim netfit` from {} ({}): alpha = {:.6g} s, B = {:.6g} B/s, exchange factor e = {:.4g}, "
-      "duplex factor d = {:.4g} (bibw factor {:.4g}); {}", source,
-      f.library.empty() ? "library not recorded" : "measured with " + f.library, f.latency_s, f.bw_Bps, f.exchange_factor,
-      f.duplex_factor, f.bibw_factor, f.method);
+      "fitted by `ddlsim netfit` from {} ({}): alpha = {:.6g} s, software overhead per round o = {:.6g} s, B = {:.6g} "
+      "B/s, exchange factor e = {:.4g}, duplex factor d = {:.4g} (bibw factor {:.4g}); {}", source,
+      f.library.empty() ? "library not recorded" : "measured with " + f.library, f.latency_s, f.step_overhead_s,
+      f.bw_Bps, f.exchange_factor, f.duplex_factor, f.bibw_factor, f.method);
   std::string xml = platform_xml(c, nodes);
   const std::string device_prop = fmt::format("<prop id=\"ddlsim.device\" value=\"{}\"/>", device);
   const auto at = xml.find(device_prop);
   if (at == std::string::npos) throw std::logic_error("netfit: platform_xml wrote no ddlsim.device property");
   std::string props = fmt::format("\n  <prop id=\"ddlsim.exchange_factor\" value=\"{:.6g}\"/>\n  <prop "
                                   "id=\"ddlsim.duplex_factor\" value=\"{:.6g}\"/>", f.exchange_factor, f.duplex_factor);
+  if (f.step_overhead_s > 0)
+    props += fmt::format("\n  <prop id=\"ddlsim.step_overhead_us\" value=\"{:.6g}\"/>", f.step_overhead_s * 1e6);
   if (!f.library.empty()) {
     props += fmt::format("\n  <prop id=\"ddlsim.netbench_library\" value=\"{}\"/>", f.library);
     // The same factors under the library's name, so that files fitted with several libraries can

@@ -13,17 +13,26 @@ struct NetSample {
   std::string test;  // pingpong, bw, bibw, exchange, ring, allreduce
   int ranks = 0;
   Bytes bytes = 0;
-  Seconds time_s = 0;  // per message (pingpong: half a round trip; bw, bibw: per message of the window)
+  Seconds time_s = 0;  // per message (pingpong: half a round trip, the median; bw, bibw: per message of the window)
   BytesPerSecond algbw_Bps = 0;
+  // The spread of the repetitions (netbench writes them; 0 in files from before it did): fastest,
+  // 10th, 50th and 90th percentile of the individually timed repetitions, and how many there were.
+  Seconds min_s = 0, p10_s = 0, p50_s = 0, p90_s = 0;
+  int reps = 0;
 };
 
-// CSV: test,ranks,bytes,time_s,algbw_Bps,busbw_Bps. Errors name origin and line.
+// CSV: test,ranks,bytes,time_s,algbw_Bps,busbw_Bps[,min_s,p10_s,p50_s,p90_s,reps]. The spread
+// columns are optional (older files have none); a row that has them has all five, and
+// min <= p10 <= p50 <= p90. Errors name origin, line and column.
 std::vector<NetSample> parse_netbench_csv(const std::string& text, const std::string& origin);
 
 struct NetFit {
-  Seconds latency_s = 0;        // alpha: latency per message that the platform gets (step latency if fitted)
-  Seconds idle_latency_s = 0;   // half a round trip of the smallest pingpong (an idle network)
-  Seconds step_latency_s = 0;   // per ring step under load (ring rows), 0: no ring rows
+  Seconds latency_s = 0;        // alpha: the network's latency per message, the platform's route latency
+  Seconds idle_latency_s = 0;   // half a round trip of the smallest pingpong, its median (an idle network)
+  Seconds step_latency_s = 0;   // per ring step under load (ring rows), lumped; 0: no ring rows
+  Seconds step_overhead_s = 0;  // o: step latency above alpha (>= 0): software per round of a collective
+  Seconds pingpong_p10_s = 0, pingpong_p90_s = 0;  // spread of that pingpong (0: not recorded)
+  int pingpong_reps = 0;
   BytesPerSecond bw_Bps = 0;    // B: one-way bandwidth (bw: least squares t = c0 + n / B)
   double exchange_factor = 1;   // e: per-direction share of B while two ranks swap data (exchange rows)
   double duplex_factor = 1;     // d: per-direction share of B while each rank sends and receives (shift rows)
@@ -40,11 +49,16 @@ std::string netbench_library(const std::string& text, const std::string& origin)
 // Throws InputError (naming origin) when the rows cannot give a bandwidth (no bw rows).
 NetFit fit_network(const std::vector<NetSample>& samples, const std::string& origin);
 
-// The fitted network as the Route the analytic collectives use.
+// A warning when the latency per ring step exceeds `factor` x the idle ping-pong latency (naming
+// both, and the software overhead the fit split off); "" when it does not or either is unknown.
+std::string latency_warning(const NetFit& f, double factor);
+
+// The fitted network as the Route the analytic collectives use (latency alpha, step overhead o).
 Route fitted_route(const NetFit& f);
 
 // A SimGrid platform of `nodes` nodes with one `device` GPU each, joined by the fitted network
-// (route latency alpha, bandwidth B, property ddlsim.exchange_factor = e; ddlsim.netbench_library
+// (route latency alpha, bandwidth B, property ddlsim.exchange_factor = e, ddlsim.step_overhead_us =
+// o in microseconds; ddlsim.netbench_library
 // names f.library when known: the factors describe that library's protocol).
 std::string fitted_platform_xml(const NetFit& f, int nodes, const std::string& device, const std::string& source);
 

@@ -230,3 +230,37 @@ TEST(SimGridBackend, ExchangeAndDuplexFactorsAgreeWithClosedForms) {
     }
   }
 }
+
+// The library's software overhead per round (Route::step_overhead_s, netfit's
+// ddlsim.step_overhead_us) is spent by each rank before its messages of a round start in SimGrid,
+// and added to each round's latency in the closed forms: the two agree, and a ring pays it
+// 2 (p-1) times.
+TEST(SimGridBackend, StepOverheadAgreesWithClosedForms) {
+  System sys = system_of("tupi", 8);
+  sys.cluster.step_overhead_s = 300e-6;
+  const Bytes n = 1.2e6;  // small, where the overhead counts; whole bytes per rank (SimGrid sends whole bytes)
+  for (int nodes : {2, 3, 4, 8}) {
+    sys.nodes = nodes;
+    const CommTopology topo = topology_of(sys);
+    ASSERT_DOUBLE_EQ(topo.inter.step_overhead_s, 300e-6);
+    CommTopology bare = topo;
+    bare.inter.step_overhead_s = bare.intra.step_overhead_s = 0;
+    EXPECT_NEAR(collective_time_s(Algorithm::Ring, topo, n) - collective_time_s(Algorithm::Ring, bare, n),
+                2 * (nodes - 1) * 300e-6, 1e-12);
+    for (Algorithm a : {Algorithm::Ring, Algorithm::HalvingDoubling, Algorithm::Tree, Algorithm::Rabenseifner,
+                        Algorithm::RecursiveDoubling}) {
+      const Seconds analytic = collective_time_s(a, topo, n);
+      for (Fidelity f : {Fidelity::Fast, Fidelity::Full}) {
+        const Seconds sg = simgrid_collective_s(a, topo, n, sys, exact(f));
+        EXPECT_LT(rel_diff(sg, analytic), 1e-7) << to_string(a) << " nodes " << nodes << " fidelity " << int(f)
+                                                << ": simgrid " << sg << " s, analytic " << analytic << " s";
+      }
+    }
+  }
+  System dgx = system_of("dgx1", 2);  // hierarchical: the overhead on the node tree rounds too
+  dgx.cluster.step_overhead_s = 300e-6;
+  const CommTopology topo = topology_of(dgx);
+  const Seconds analytic = collective_time_s(Algorithm::Hierarchical, topo, n);
+  const Seconds sg = simgrid_collective_s(Algorithm::Hierarchical, topo, n, dgx, exact(Fidelity::Full));
+  EXPECT_LT(rel_diff(sg, analytic), 1e-7) << "hierarchical: simgrid " << sg << " s, analytic " << analytic << " s";
+}

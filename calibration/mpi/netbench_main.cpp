@@ -10,8 +10,12 @@
 //   allreduce  MPI_Allreduce (the MPI library's own choice of algorithm)
 //   nccl       ncclAllReduce on one GPU per rank (only in ddlsim_netbench_nccl, built with CUDA
 //              and NCCL; GPU = local rank modulo the visible GPUs)
-// Rank 0 prints an nccl-tests-style table and writes CSV (test,ranks,bytes,time_s,algbw_Bps,busbw_Bps).
-// Times are the slowest rank's, the fastest of the repetitions after one warm-up.
+// Rank 0 prints an nccl-tests-style table and writes CSV
+// (test,ranks,bytes,time_s,algbw_Bps,busbw_Bps,min_s,p10_s,p50_s,p90_s,reps).
+// pingpong: --reps round trips per size (fewer for large messages: reps_for), each timed on its own
+// by rank 0 after warm-ups; time_s is the median half round trip, the other columns its spread.
+// Other tests: times are the slowest rank's; time_s is the fastest of --iters repetitions after one
+// warm-up, the spread columns those repetitions' percentiles.
 #include <mpi.h>
 
 #ifdef DDLSIM_WITH_NCCL
@@ -33,6 +37,7 @@ struct Options {
   std::vector<long> sizes = {1 << 10, 1 << 16, 1 << 20, 1 << 22};
   std::vector<long> lat_sizes = {8, 1 << 10, 1 << 14};
   int iters = 3;
+  int reps = 1000;  // ping-pong round trips per size (reps_for)
   int window = 4;
   std::string tests = "pingpong,bw,bibw,exchange,shift,ring,allreduce";
   std::string csv;
@@ -90,10 +95,11 @@ Options parse(int argc, char** argv) {
     else if (k == "--lat-sizes") o.lat_sizes = parse_sizes(k, v);
     else if (k == "--iters") o.iters = parse_count(k, v, 10000);
     else if (k == "--window") o.window = parse_count(k, v, 1024);
+    else if (k == "--reps") o.reps = parse_count(k, v, 1000000);
     else if (k == "--tests") o.tests = v;
     else if (k == "--csv") o.csv = v;
     else
-      throw BadOption{"unknown option '" + k + "' (expected --sizes, --lat-sizes, --iters, --window, --tests, --csv)"};
+      throw BadOption{"unknown option '" + k + "' (expected --sizes, --lat-sizes, --iters, --reps, --window, --tests, --csv)"};
   }
   long max_n = 0;
   for (long n : o.sizes) max_n = std::max(max_n, n);
@@ -102,29 +108,47 @@ Options parse(int argc, char** argv) {
   return o;
 }
 
+// The repetitions of one test and size: fastest, 10th, 50th (upper median) and 90th percentile.
+struct Spread {
+  double min = 0, p10 = 0, p50 = 0, p90 = 0;
+  int reps = 0;
+};
+
+Spread spread_of(std::vector<double> t) {
+  std::sort(t.begin(), t.end());
+  const auto at = [&](double q) { return t[std::size_t(q * double(t.size() - 1) + 0.5)]; };
+  return {t.front(), at(0.1), at(0.5), at(0.9), int(t.size())};
+}
+
+Spread scaled(Spread s, double k) { return {s.min * k, s.p10 * k, s.p50 * k, s.p90 * k, s.reps}; }
+
 struct Row {
   std::string test;
   int ranks;
   long bytes;
   double time_s;
   double algbw, busbw;
+  Spread spread;
 };
 
-// Slowest rank's time of one run of f, fastest of `iters` runs after a warm-up.
+// Slowest rank's time of each of `iters` runs of f after a warm-up.
 template <class F>
-double timed(F f, int iters) {
+Spread timed(F f, int iters) {
   f();
-  double best = 1e300;
+  std::vector<double> worst(std::size_t(iters), 0);
   for (int i = 0; i < iters; ++i) {
     MPI_Barrier(MPI_COMM_WORLD);
     const double t0 = MPI_Wtime();
     f();
-    double t = MPI_Wtime() - t0, worst = 0;
-    MPI_Allreduce(&t, &worst, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-    best = std::min(best, worst);
+    double t = MPI_Wtime() - t0;
+    MPI_Allreduce(&t, &worst[std::size_t(i)], 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
   }
-  return best;
+  return spread_of(worst);
 }
+
+// Ping-pong round trips for an n-byte message: `reps` up to 64 KiB, then fewer in proportion to the
+// size (a round trip of 1 MiB takes 16 times as long), at least 20.
+int reps_for(long n, int reps) { return int(std::max(std::min<long>(reps, 20), std::min<long>(reps, reps * 65536L / n))); }
 
 void pingpong(int rank, long n, std::vector<char>& a) {
   if (rank == 0) {
@@ -134,6 +158,23 @@ void pingpong(int rank, long n, std::vector<char>& a) {
     MPI_Recv(a.data(), int(n), MPI_BYTE, 0, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     MPI_Send(a.data(), int(n), MPI_BYTE, 0, 1, MPI_COMM_WORLD);
   }
+}
+
+// Half round trips of `reps` ping-pongs, each timed on its own by rank 0 (no collective between
+// them to disturb the pair), after reps / 10 warm-ups; rank 0 sends the spread to every rank.
+Spread pingpong_spread(int rank, long n, int reps, std::vector<char>& a) {
+  for (int i = 0; i < std::max(1, reps / 10); ++i) pingpong(rank, n, a);
+  MPI_Barrier(MPI_COMM_WORLD);
+  std::vector<double> half(std::size_t(reps), 0);
+  for (int i = 0; i < reps; ++i) {
+    const double t0 = MPI_Wtime();
+    pingpong(rank, n, a);
+    half[std::size_t(i)] = (MPI_Wtime() - t0) / 2;
+  }
+  Spread s = spread_of(half);
+  double v[5] = {s.min, s.p10, s.p50, s.p90, double(s.reps)};
+  MPI_Bcast(v, 5, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+  return {v[0], v[1], v[2], v[3], int(v[4])};
 }
 
 // osu_bw / osu_bibw: `window` messages in flight, then a zero-byte acknowledgement.
@@ -259,70 +300,73 @@ int main(int argc, char** argv) {
 
   if (pair && wants(o, "pingpong"))
     for (long n : o.lat_sizes) {
-      const double t = timed([&] { pingpong(rank, n, a); }, o.iters * 3) / 2;
-      rows.push_back({"pingpong", 2, n, t, n / t, n / t});
+      const Spread s = pingpong_spread(rank, n, reps_for(n, o.reps), a);
+      rows.push_back({"pingpong", 2, n, s.p50, n / s.p50, n / s.p50, s});
     }
   if (pair && wants(o, "bw"))
     for (long n : o.sizes) {
-      const double t = timed([&] { window_bw(rank, n, o.window, false, a, b); }, o.iters);
-      const double bytes = double(n) * o.window;
-      rows.push_back({"bw", 2, n, t / o.window, bytes / t, bytes / t});
+      const Spread s = timed([&] { window_bw(rank, n, o.window, false, a, b); }, o.iters);
+      const double t = s.min, bytes = double(n) * o.window;
+      rows.push_back({"bw", 2, n, t / o.window, bytes / t, bytes / t, scaled(s, 1.0 / o.window)});
     }
   if (pair && wants(o, "bibw"))
     for (long n : o.sizes) {
-      const double t = timed([&] { window_bw(rank, n, o.window, true, a, b); }, o.iters);
-      const double bytes = 2.0 * double(n) * o.window;
-      rows.push_back({"bibw", 2, n, t / o.window, bytes / t, bytes / t});
+      const Spread s = timed([&] { window_bw(rank, n, o.window, true, a, b); }, o.iters);
+      const double t = s.min, bytes = 2.0 * double(n) * o.window;
+      rows.push_back({"bibw", 2, n, t / o.window, bytes / t, bytes / t, scaled(s, 1.0 / o.window)});
     }
   if (pair && wants(o, "exchange"))
     for (long n : o.sizes) {
-      const double t = timed([&] { exchange(rank, n, a, b); }, o.iters);
-      rows.push_back({"exchange", 2, n, t, n / t, n / t});
+      const Spread s = timed([&] { exchange(rank, n, a, b); }, o.iters);
+      rows.push_back({"exchange", 2, n, s.min, n / s.min, n / s.min, s});
     }
   if (p >= 3 && wants(o, "shift"))
     for (long n : o.sizes) {
-      const double t = timed([&] { shift(rank, p, n, a, b); }, o.iters);
-      rows.push_back({"shift", p, n, t, n / t, n / t});
+      const Spread s = timed([&] { shift(rank, p, n, a, b); }, o.iters);
+      rows.push_back({"shift", p, n, s.min, n / s.min, n / s.min, s});
     }
   const double bus = p > 1 ? 2.0 * (p - 1) / p : 0;
   if (pair && wants(o, "ring"))
     for (long n : o.sizes) {
-      const double t = timed([&] { ring_allreduce(rank, p, n, data, tmp); }, o.iters);
-      rows.push_back({"ring", p, n, t, n / t, bus * n / t});
+      const Spread s = timed([&] { ring_allreduce(rank, p, n, data, tmp); }, o.iters);
+      rows.push_back({"ring", p, n, s.min, n / s.min, bus * n / s.min, s});
     }
   if (wants(o, "allreduce"))
     for (long n : o.sizes) {
       const int count = int(n / 4);
-      const double t = timed([&] { MPI_Allreduce(data.data(), out.data(), count, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD); },
-                             o.iters);
-      rows.push_back({"allreduce", p, n, t, n / t, bus * n / t});
+      const Spread s = timed(
+          [&] { MPI_Allreduce(data.data(), out.data(), count, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD); }, o.iters);
+      rows.push_back({"allreduce", p, n, s.min, n / s.min, bus * n / s.min, s});
     }
 
 #ifdef DDLSIM_WITH_NCCL
   if (wants(o, "nccl")) {
     Nccl nccl(rank, p, max_n);
     for (long n : o.sizes) {
-      const double t = timed([&] { nccl.allreduce(n); }, o.iters);
-      rows.push_back({"nccl", p, n, t, n / t, bus * n / t});
+      const Spread s = timed([&] { nccl.allreduce(n); }, o.iters);
+      rows.push_back({"nccl", p, n, s.min, n / s.min, bus * n / s.min, s});
     }
   }
 #endif
 
   if (rank == 0) {
-    std::printf("# ddlsim netbench: %d ranks; times are the slowest rank's, fastest of %d after a warm-up\n", p, o.iters);
-    std::printf("%-10s %6s %12s %12s %10s %10s\n", "test", "ranks", "size(B)", "time(us)", "algbw(GB/s)", "busbw(GB/s)");
+    std::printf("# ddlsim netbench: %d ranks; times are the slowest rank's, fastest of %d after a warm-up; pingpong: "
+                "median half round trip of up to %d, p10 and p90 beside it\n", p, o.iters, o.reps);
+    std::printf("%-10s %6s %12s %12s %10s %10s %10s %10s %8s\n", "test", "ranks", "size(B)", "time(us)", "algbw(GB/s)",
+                "busbw(GB/s)", "p10(us)", "p90(us)", "reps");
     for (const Row& r : rows)
-      std::printf("%-10s %6d %12ld %12.2f %10.4f %10.4f\n", r.test.c_str(), r.ranks, r.bytes, r.time_s * 1e6,
-                  r.algbw / 1e9, r.busbw / 1e9);
+      std::printf("%-10s %6d %12ld %12.2f %10.4f %10.4f %10.2f %10.2f %8d\n", r.test.c_str(), r.ranks, r.bytes,
+                  r.time_s * 1e6, r.algbw / 1e9, r.busbw / 1e9, r.spread.p10 * 1e6, r.spread.p90 * 1e6, r.spread.reps);
     if (!o.csv.empty()) {
       FILE* f = std::fopen(o.csv.c_str(), "w");
       if (!f) {
         std::fprintf(stderr, "ddlsim_netbench: cannot write %s\n", o.csv.c_str());
         MPI_Abort(MPI_COMM_WORLD, 2);
       }
-      std::fprintf(f, "test,ranks,bytes,time_s,algbw_Bps,busbw_Bps\n");
+      std::fprintf(f, "test,ranks,bytes,time_s,algbw_Bps,busbw_Bps,min_s,p10_s,p50_s,p90_s,reps\n");
       for (const Row& r : rows)
-        std::fprintf(f, "%s,%d,%ld,%.9g,%.9g,%.9g\n", r.test.c_str(), r.ranks, r.bytes, r.time_s, r.algbw, r.busbw);
+        std::fprintf(f, "%s,%d,%ld,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%d\n", r.test.c_str(), r.ranks, r.bytes, r.time_s,
+                     r.algbw, r.busbw, r.spread.min, r.spread.p10, r.spread.p50, r.spread.p90, r.spread.reps);
       std::fclose(f);
     }
   }

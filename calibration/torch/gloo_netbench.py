@@ -2,7 +2,8 @@
 """The gloo half of `ddlsim netbench --library gloo`: the tests of calibration/mpi/netbench_main.cpp
 through torch.distributed's gloo backend (CPU tensors), one process per rank (torchrun, srun or
 mpirun start it; ddlsim_dist.py reads rank and world size), with the same CSV
-(test,ranks,bytes,time_s,algbw_Bps,busbw_Bps), so that `ddlsim netfit` fits it unchanged:
+(test,ranks,bytes,time_s,algbw_Bps,busbw_Bps,min_s,p10_s,p50_s,p90_s,reps), so that `ddlsim netfit`
+fits it unchanged:
   pingpong   ranks 0 and 1, half a round trip (send / recv)
   bw         rank 0 -> rank 1, a window of isend, then a one-byte acknowledgement
   bibw       ranks 0 <-> 1 both ways at once; bandwidth counts both directions
@@ -11,8 +12,10 @@ mpirun start it; ddlsim_dist.py reads rank and world size), with the same CSV
   ring       dist.all_reduce of n bytes of float32: gloo's own allreduce, a ring (reduce-scatter,
              allgather; gloo/allreduce.cc, the default algorithm torch 1.13's ProcessGroupGloo uses)
   allreduce  the same call (kept so that netbench's test list reads the same for both libraries)
-Times: the slowest rank's, the fastest of --iters repetitions after one warm-up. Sizes arrive in
-bytes (ddlsim netbench checks and expands them). Bad input: exit code 2.
+Times: the slowest rank's, the fastest of --iters repetitions after one warm-up, the spread columns
+those repetitions' percentiles; pingpong: --reps round trips per size (fewer above 64 KiB, as in
+netbench_main.cpp's reps_for), each timed by rank 0, time_s their median half round trip. Sizes
+arrive in bytes (ddlsim netbench checks and expands them). Bad input: exit code 2.
 """
 import argparse
 import sys
@@ -49,6 +52,7 @@ def options(argv):
     p.add_argument("--sizes", type=sizes, default=[65536, 1 << 20, 4 << 20])
     p.add_argument("--lat-sizes", type=sizes, default=[8, 1024, 16384])
     p.add_argument("--iters", type=positive, default=3)
+    p.add_argument("--reps", type=positive, default=1000)
     p.add_argument("--window", type=positive, default=4)
     p.add_argument("--tests", type=tests, default=list(TESTS))
     p.add_argument("--csv", default="")
@@ -57,22 +61,49 @@ def options(argv):
     return p.parse_args(argv)
 
 
+def spread(times):
+    """(min, p10, p50, p90, count) of the repetitions; p50 is the upper median (netbench_main.cpp's spread_of)."""
+    t = sorted(times)
+    at = lambda q: t[int(q * (len(t) - 1) + 0.5)]
+    return (t[0], at(0.1), at(0.5), at(0.9), len(t))
+
+
+def reps_for(n, reps):
+    """Ping-pong round trips for an n-byte message (netbench_main.cpp's reps_for)."""
+    return max(min(reps, 20), min(reps, reps * 65536 // n))
+
+
 class Bench:
     def __init__(self, torch, dist, rank, p):
         self.torch, self.dist, self.rank, self.p = torch, dist, rank, p
         self.rows = []
 
     def timed(self, fn, iters):
+        """The slowest rank's time of each of `iters` runs of fn after a warm-up, as a spread."""
         fn()
-        best = float("inf")
+        worst = []
         for _ in range(iters):
             self.dist.barrier()
             t0 = time.perf_counter()
             fn()
             t = self.torch.tensor([time.perf_counter() - t0], dtype=self.torch.float64)
             self.dist.all_reduce(t, op=self.dist.ReduceOp.MAX)
-            best = min(best, t.item())
-        return best
+            worst.append(t.item())
+        return spread(worst)
+
+    def pingpong_spread(self, a, reps):
+        """Half round trips of `reps` ping-pongs, each timed by rank 0, after reps / 10 warm-ups."""
+        for _ in range(max(1, reps // 10)):
+            self.pingpong(a)
+        self.dist.barrier()
+        half = []
+        for _ in range(reps):
+            t0 = time.perf_counter()
+            self.pingpong(a)
+            half.append((time.perf_counter() - t0) / 2)
+        s = self.torch.tensor(list(spread(half)), dtype=self.torch.float64)
+        self.dist.broadcast(s, 0)
+        return tuple(s.tolist()[:4]) + (int(s[4].item()),)
 
     def buf(self, n):
         return self.torch.ones(n, dtype=self.torch.uint8)
@@ -106,9 +137,12 @@ class Bench:
         for w in works:
             w.wait()
 
-    def add(self, test, ranks, n, t, bus=1.0, algbytes=None):
+    def add(self, test, ranks, n, s, bus=1.0, algbytes=None, per=1, median=False):
+        """A row from spread s (scaled by 1 / per); time_s is its fastest, or its median for pingpong."""
+        s = tuple(x / per for x in s[:4]) + (s[4],)
+        t = s[2] if median else s[0]
         alg = (algbytes or n) / t
-        self.rows.append((test, ranks, n, t, alg, bus * alg))
+        self.rows.append((test, ranks, n, t, alg, bus * alg) + s)
 
 
 def run(o, b):
@@ -118,13 +152,13 @@ def run(o, b):
     if "pingpong" in want:
         for n in o.lat_sizes:
             a = b.buf(n)
-            b.add("pingpong", 2, n, b.timed(lambda: b.pingpong(a), o.iters * 3) / 2)
+            b.add("pingpong", 2, n, b.pingpong_spread(a, reps_for(n, o.reps)), median=True)
     for test, both in (("bw", False), ("bibw", True)):
         if test in want:
             for n in o.sizes:
                 s, r = [b.buf(n) for _ in range(o.window)], [b.buf(n) for _ in range(o.window)]
                 t = b.timed(lambda: b.window(s, r, both), o.iters)
-                b.add(test, 2, n, t / o.window, algbytes=(2 if both else 1) * n)
+                b.add(test, 2, n, t, algbytes=(2 if both else 1) * n, per=o.window)
     if "exchange" in want:
         for n in o.sizes:
             x, y = b.buf(n), b.buf(n)
@@ -141,15 +175,18 @@ def run(o, b):
 
 
 def report(o, b, p):
-    print(f"# ddlsim netbench (gloo): {p} ranks; times are the slowest rank's, fastest of {o.iters} after a warm-up")
-    print(f"{'test':<10} {'ranks':>6} {'size(B)':>12} {'time(us)':>12} {'algbw(GB/s)':>10} {'busbw(GB/s)':>10}")
-    for t, r, n, s, alg, bus in b.rows:
-        print(f"{t:<10} {r:>6} {n:>12} {s * 1e6:>12.2f} {alg / 1e9:>10.4f} {bus / 1e9:>10.4f}")
+    print(f"# ddlsim netbench (gloo): {p} ranks; times are the slowest rank's, fastest of {o.iters} after a warm-up; "
+          f"pingpong: median half round trip of up to {o.reps}, p10 and p90 beside it")
+    print(f"{'test':<10} {'ranks':>6} {'size(B)':>12} {'time(us)':>12} {'algbw(GB/s)':>10} {'busbw(GB/s)':>10} "
+          f"{'p10(us)':>10} {'p90(us)':>10} {'reps':>8}")
+    for t, r, n, s, alg, bus, _, p10, _, p90, reps in b.rows:
+        print(f"{t:<10} {r:>6} {n:>12} {s * 1e6:>12.2f} {alg / 1e9:>10.4f} {bus / 1e9:>10.4f} "
+              f"{p10 * 1e6:>10.2f} {p90 * 1e6:>10.2f} {reps:>8}")
     if o.csv:
         with open(o.csv, "w") as f:
-            f.write("test,ranks,bytes,time_s,algbw_Bps,busbw_Bps\n")
-            for t, r, n, s, alg, bus in b.rows:
-                f.write(f"{t},{r},{n},{s:.9g},{alg:.9g},{bus:.9g}\n")
+            f.write("test,ranks,bytes,time_s,algbw_Bps,busbw_Bps,min_s,p10_s,p50_s,p90_s,reps\n")
+            for t, r, n, s, alg, bus, lo, p10, p50, p90, reps in b.rows:
+                f.write(f"{t},{r},{n},{s:.9g},{alg:.9g},{bus:.9g},{lo:.9g},{p10:.9g},{p50:.9g},{p90:.9g},{reps}\n")
 
 
 def main(argv):

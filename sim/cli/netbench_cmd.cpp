@@ -44,7 +44,7 @@ std::string exe_dir() {
 
 constexpr long kMaxBytes = 1L << 30;        // one message: at most 1 GiB (MPI counts are ints)
 constexpr long kMaxBufferBytes = 4L << 30;  // window x largest size: the send and receive buffers
-constexpr int kMaxIters = 10000, kMaxWindow = 1024;
+constexpr int kMaxIters = 10000, kMaxWindow = 1024, kMaxReps = 1000000;
 const char* const kTests[] = {"pingpong", "bw", "bibw", "exchange", "shift", "ring", "allreduce", "nccl"};
 // The gloo script: beside the sources this ddlsim was built from (DDLSIM_SOURCE_DIR, CMakeLists.txt).
 const std::string kGlooScript = std::string(DDLSIM_SOURCE_DIR) + "/calibration/torch/gloo_netbench.py";
@@ -92,10 +92,12 @@ std::string netbench_args(const po::variables_map& vm, const std::string& csv) {
   const std::string sizes = byte_sizes("sizes", vm["sizes"].as<std::string>(), largest);
   const std::string lat_sizes = byte_sizes("lat-sizes", vm["lat-sizes"].as<std::string>(), largest);
   const int iters = bounded(vm, "iters", kMaxIters), window = bounded(vm, "window", kMaxWindow);
+  const int reps = bounded(vm, "reps", kMaxReps);
   if (largest * window > kMaxBufferBytes)
     throw InputError(fmt::format("--window {} with messages of up to {} bytes: expected window x largest size "
                                  "at most 4G (the buffers each rank allocates)", window, largest));
-  return " --sizes " + sizes + " --lat-sizes " + lat_sizes + " --iters " + std::to_string(iters) + " --window " +
+  return " --sizes " + sizes + " --lat-sizes " + lat_sizes + " --iters " + std::to_string(iters) + " --reps " +
+         std::to_string(reps) + " --window " +
          std::to_string(window) + " --tests " + quote(test_names(vm["tests"].as<std::string>())) + " --csv " + quote(csv);
 }
 
@@ -155,6 +157,8 @@ int cmd_netbench(const Args& args) {
       "sizes", po::value<std::string>()->default_value("64K,1M,4M"), "message sizes (bytes; K, M, G suffixes; at most 1G)")(
       "lat-sizes", po::value<std::string>()->default_value("8,1K,16K"), "ping-pong sizes")(
       "iters", po::value<int>()->default_value(3), "repetitions per size (the fastest counts), 1 to 10000")(
+      "reps", po::value<int>()->default_value(1000),
+      "ping-pong round trips per size, each timed (median and spread; fewer above 64K), 1 to 1000000")(
       "window", po::value<int>()->default_value(4), "messages in flight for bw and bibw, 1 to 1024")(
       "tests", po::value<std::string>()->default_value("pingpong,bw,bibw,exchange,shift,ring,allreduce"), "which tests")(
       "csv", po::value<std::string>()->required(), "CSV file to write (for ddlsim netfit)")(

@@ -1,5 +1,6 @@
-// `ddlsim netfit MEASURED.csv --out PLATFORM.xml`: fits alpha, B and the exchange factor to
-// netbench's measurements and writes a platform. --check scores the ring allreduce out of sample:
+// `ddlsim netfit MEASURED.csv --out PLATFORM.xml`: fits alpha (the ping-pong median), the software
+// overhead per round of a ring (o), B and the exchange factors to netbench's measurements and
+// writes a platform; warns when a ring step's latency exceeds --latency-factor x alpha. --check scores the ring allreduce out of sample:
 // each measured message size is predicted from a fit of the other sizes only (leave one size out);
 // with a single size measured, the check can only be in-sample and says so.
 #include <fmt/format.h>
@@ -37,9 +38,11 @@ void print_check(const std::vector<NetSample>& samples, const NetFit& all, const
   for (const auto& s : samples)
     if (s.test == "ring") sizes.insert(s.bytes);
   const bool held_out = sizes.size() > 1;
-  std::cout << (held_out ? "check: each size predicted from a fit of the other sizes (out of sample)\n"
+  std::cout << (held_out ? "check: each size predicted from a fit of the other sizes (out of sample; held_out names "
+                           "the size left out of that row's fit)\n"
                          : "check: one ring size measured, so this is IN-SAMPLE (measure two or more sizes)\n");
-  std::cout << fmt::format("{:>6} {:>12} {:>12} {:>12} {:>8}\n", "ranks", "bytes", "measured_s", "simulated_s", "diff");
+  std::cout << fmt::format("{:>6} {:>12} {:>12} {:>12} {:>12} {:>8}\n", "ranks", "bytes", "held_out", "measured_s",
+                           "simulated_s", "diff");
   for (const auto& s : samples) {
     if (s.test != "ring") continue;
     NetFit f = all;
@@ -50,12 +53,14 @@ void print_check(const std::vector<NetSample>& samples, const NetFit& all, const
       try {
         f = fit_network(others, csv);
       } catch (const InputError&) {
-        std::cout << fmt::format("{:>6} {:>12} {:>12.6f} {:>12} (no fit without this size)\n", s.ranks, s.bytes, s.time_s, "-");
+        std::cout << fmt::format("{:>6} {:>12} {:>12} {:>12.6f} {:>12} (no fit without this size)\n", s.ranks, s.bytes,
+                                 s.bytes, s.time_s, "-");
         continue;
       }
     }
     const double sim = ring_on(f, s);
-    std::cout << fmt::format("{:>6} {:>12} {:>12.6f} {:>12.6f} {:>+7.1f}%\n", s.ranks, s.bytes, s.time_s, sim,
+    std::cout << fmt::format("{:>6} {:>12} {:>12} {:>12.6f} {:>12.6f} {:>+7.1f}%\n", s.ranks, s.bytes,
+                             held_out ? fmt::format("{}", s.bytes) : std::string("none"), s.time_s, sim,
                              100 * (sim - s.time_s) / s.time_s);
   }
 }
@@ -72,6 +77,19 @@ std::string fitted_library(const std::string& given, const std::string& in_csv, 
 // A per-step latency far above the idle ping-pong one is software overhead or a busy machine.
 constexpr double kLatencyWarnFactor = 3;
 
+void print_fit(const NetFit& fit) {
+  std::cout << "library " << (fit.library.empty() ? "unknown" : fit.library) << "\n";
+  std::cout << fmt::format("idle_latency_s {:.6g}\n", fit.idle_latency_s);
+  if (fit.pingpong_reps > 0)
+    std::cout << fmt::format("idle_latency_spread_s p10 {:.6g} p90 {:.6g} ({} repetitions)\n", fit.pingpong_p10_s,
+                             fit.pingpong_p90_s, fit.pingpong_reps);
+  std::cout << fmt::format("step_latency_s {:.6g}\nstep_overhead_s {:.6g}\n", fit.step_latency_s, fit.step_overhead_s);
+  std::cout << fmt::format("latency_s {:.6g}\nbandwidth_Bps {:.6g}\nbandwidth_Mbit_s {:.4g}\nexchange_factor {:.4g}\n"
+                           "duplex_factor {:.4g}\nbibw_factor {:.4g}\nsamples {}\nmethod {}\n",
+                           fit.latency_s, fit.bw_Bps, fit.bw_Bps * 8e-6, fit.exchange_factor, fit.duplex_factor, fit.bibw_factor,
+                           fit.samples, fit.method);
+}
+
 }  // namespace
 
 int cmd_netfit(const Args& args) {
@@ -83,10 +101,15 @@ int cmd_netfit(const Args& args) {
       "library", po::value<std::string>()->default_value(""),
       "library that measured the CSV (mpi, gloo, nccl); default: its `# library:` line")(
       "merge", po::value<std::string>()->default_value(""),
-      "a platform file netfit wrote for another library: keep its per-library factors in the new file");
+      "a platform file netfit wrote for another library: keep its per-library factors in the new file")(
+      "latency-factor", po::value<double>()->default_value(kLatencyWarnFactor),
+      "warn when the latency per ring step exceeds this many times the idle ping-pong latency (1 to 1e6)");
   const ParsedArgs pa = parse_args(args, own, "netfit");
   if (pa.positional.size() != 1) throw InputError("ddlsim netfit: expected one netbench CSV file");
   const std::string csv = pa.positional.front();
+  const double latency_factor = pa.vm["latency-factor"].as<double>();
+  if (!(latency_factor >= 1 && latency_factor <= 1e6))
+    throw InputError(fmt::format("--latency-factor {}: expected a factor from 1 to 1e6", latency_factor));
   const std::string text = read_text_file(csv, "netbench CSV file");
   const auto samples = parse_netbench_csv(text, csv);
   NetFit fit = fit_network(samples, csv);
@@ -107,17 +130,9 @@ int cmd_netfit(const Args& args) {
     xml = merge_library_factors(xml, read_text_file(merge, "platform file"), fit.library, merge);
   }
   write_output(out, xml);
-  std::cout << "library " << (fit.library.empty() ? "unknown" : fit.library) << "\n";
-  std::cout << fmt::format("idle_latency_s {:.6g}\nstep_latency_s {:.6g}\n", fit.idle_latency_s, fit.step_latency_s);
-  std::cout << fmt::format("latency_s {:.6g}\nbandwidth_Bps {:.6g}\nbandwidth_Mbit_s {:.4g}\nexchange_factor {:.4g}\n"
-                           "duplex_factor {:.4g}\nbibw_factor {:.4g}\nsamples {}\nmethod {}\n",
-                           fit.latency_s, fit.bw_Bps, fit.bw_Bps * 8e-6, fit.exchange_factor, fit.duplex_factor, fit.bibw_factor,
-                           fit.samples, fit.method);
-  if (fit.step_latency_s > kLatencyWarnFactor * fit.idle_latency_s && fit.idle_latency_s > 0)
-    std::cerr << fmt::format("ddlsim netfit: warning: the latency per ring step ({:.3g} s) is {:.1f} times the idle "
-                             "ping-pong latency ({:.3g} s): per-step software overhead or a loaded machine, which "
-                             "need not carry over to another machine or library\n",
-                             fit.step_latency_s, fit.step_latency_s / fit.idle_latency_s, fit.idle_latency_s);
+  print_fit(fit);
+  const std::string warning = latency_warning(fit, latency_factor);
+  if (!warning.empty()) std::cerr << "ddlsim netfit: warning: " << warning << "\n";
   if (pa.vm["check"].as<bool>()) print_check(samples, fit, csv);
   return 0;
 }

@@ -50,6 +50,9 @@ struct Layout {
   // fluid network model shows the same effective bandwidth.
   double exchange_factor = 1;
   double duplex_factor = 1;
+  // Software overhead per round (Route::step_overhead_s): each rank with messages in a round
+  // spends it before they start, as the closed forms add it to each round's latency.
+  Seconds step_overhead_s = 0;
 
   int participants() const { return ranks + (spare_server_hosts ? ps_servers : 0); }
   int server_participant(int j) const;  // where server j runs

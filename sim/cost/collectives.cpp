@@ -22,49 +22,49 @@ int ceil_log2(int p) {
 Seconds ring_allreduce_s(int p, Bytes n, Route r) {
   if (p <= 1) return 0;
   const BytesPerSecond bw = p == 2 ? r.exchange_bw_Bps() : r.ring_bw_Bps();
-  return 2.0 * (p - 1) * (r.latency_s + n / (p * bw));
+  return 2.0 * (p - 1) * (r.step_latency_s() + n / (p * bw));
 }
 
 Seconds halving_doubling_allreduce_s(int p, Bytes n, Route r) {
   if (p <= 1) return 0;
   const int l = floor_log2(p);
   const int q = 1 << l;
-  Seconds t = 2.0 * l * r.latency_s + 2.0 * n * (q - 1) / (q * r.exchange_bw_Bps());
-  if (q != p) t += 2.0 * (r.latency_s + n / r.bw_Bps);
+  Seconds t = 2.0 * l * r.step_latency_s() + 2.0 * n * (q - 1) / (q * r.exchange_bw_Bps());
+  if (q != p) t += 2.0 * (r.step_latency_s() + n / r.bw_Bps);
   return t;
 }
 
 Seconds tree_allreduce_s(int p, Bytes n, Route r) {
   if (p <= 1) return 0;
-  return 2.0 * ceil_log2(p) * (r.latency_s + n / r.bw_Bps);
+  return 2.0 * ceil_log2(p) * (r.step_latency_s() + n / r.bw_Bps);
 }
 
 Seconds hierarchical_allreduce_s(int nodes, int gpus_per_node, Bytes n, Route intra, Route inter) {
   const Seconds local =
-      gpus_per_node > 1 ? 2.0 * ceil_log2(gpus_per_node) * (intra.latency_s + n / intra.bw_Bps) : 0;
+      gpus_per_node > 1 ? 2.0 * ceil_log2(gpus_per_node) * (intra.step_latency_s() + n / intra.bw_Bps) : 0;
   return local + ring_allreduce_s(nodes, n, inter);
 }
 
 Seconds parameter_server_s(int workers, int servers, Bytes n, Route r) {
   if (workers <= 1 && servers <= 1) return 0;
   const double load = std::max(double(workers) / servers, 1.0);
-  return 2.0 * (r.latency_s + load * n / r.bw_Bps);
+  return 2.0 * (r.step_latency_s() + load * n / r.bw_Bps);
 }
 
 Seconds rabenseifner_allreduce_s(int p, Bytes n, Route r) {
   if (p <= 1) return 0;
   const int l = floor_log2(p);
   const int q = 1 << l;
-  Seconds t = 2.0 * l * r.latency_s + 2.0 * n * (q - 1) / (q * r.exchange_bw_Bps());
-  if (q != p) t += 3.0 * r.latency_s + n / (2.0 * r.exchange_bw_Bps()) + n / (2.0 * r.bw_Bps) + n / r.bw_Bps;
+  Seconds t = 2.0 * l * r.step_latency_s() + 2.0 * n * (q - 1) / (q * r.exchange_bw_Bps());
+  if (q != p) t += 3.0 * r.step_latency_s() + n / (2.0 * r.exchange_bw_Bps()) + n / (2.0 * r.bw_Bps) + n / r.bw_Bps;
   return t;
 }
 
 Seconds recursive_doubling_allreduce_s(int p, Bytes n, Route r) {
   if (p <= 1) return 0;
   const int l = floor_log2(p);
-  Seconds t = l * (r.latency_s + n / r.exchange_bw_Bps());
-  if ((1 << l) != p) t += 2.0 * (r.latency_s + n / r.bw_Bps);
+  Seconds t = l * (r.step_latency_s() + n / r.exchange_bw_Bps());
+  if ((1 << l) != p) t += 2.0 * (r.step_latency_s() + n / r.bw_Bps);
   return t;
 }
 
@@ -113,7 +113,7 @@ Seconds plan_time_s(const std::vector<Round>& plan, const CommTopology& topo) {
   for (const Round& round : plan) {
     const bool node = round.kind == RoundKind::NodeTreeUp || round.kind == RoundKind::NodeTreeDown;
     const Route r = node ? topo.intra : round.kind == RoundKind::LeaderRingStep ? topo.inter : topo.flat_route();
-    t += round.repeat * (r.latency_s + round.bytes / r.bw_Bps);
+    t += round.repeat * (r.step_latency_s() + round.bytes / r.bw_Bps);
   }
   return t;
 }

@@ -72,6 +72,15 @@ double factor_property(const sg4::Engine& e, const char* name, const std::string
                                clip(text)));
 }
 
+// ddlsim.step_overhead_us (written by `ddlsim netfit`): software overhead per round, microseconds; 0 when absent.
+double overhead_property(const sg4::Engine& e, const std::string& path) {
+  const char* name = "ddlsim.step_overhead_us";
+  const char* text = e.get_netzone_root()->get_property(name);
+  if (!text) return 0.0;
+  if (const auto v = parse_real(text, 0, 1e9)) return *v;
+  throw InputError(fmt::format("{}: property {} = '{}': expected microseconds from 0 to 1e9", path, name, clip(text)));
+}
+
 // ddlsim.exchange_factor.LIB and ddlsim.duplex_factor.LIB: {LIB: [exchange, duplex]} (1 where one is missing).
 nlohmann::json library_factors(const sg4::Engine& e, const std::string& path) {
   nlohmann::json out = nlohmann::json::object();
@@ -121,6 +130,7 @@ std::string describe(const std::string& path) {
   j["inter_bw"] = inter.bw_Bps;
   j["exchange_factor"] = factor_property(e, "ddlsim.exchange_factor", path);  // written by `ddlsim netfit`
   j["duplex_factor"] = factor_property(e, "ddlsim.duplex_factor", path);
+  j["step_overhead_us"] = overhead_property(e, path);
   const char* lib = e.get_netzone_root()->get_property("ddlsim.netbench_library");
   j["factors_library"] = lib ? lib : "";
   j["library_factors"] = library_factors(e, path);
@@ -201,6 +211,7 @@ ClusterDescription read_platform_file(const std::string& path) {
   c.inter.exchange_factor = j["exchange_factor"].get<double>();
   c.inter.duplex_factor = j["duplex_factor"].get<double>();
   c.factors_library = j["factors_library"].get<std::string>();
+  c.step_overhead_s = j["step_overhead_us"].get<double>() * 1e-6;
   for (const auto& [lib, f] : j["library_factors"].items()) c.library_factors[lib] = {f[0].get<double>(), f[1].get<double>()};
   for (const auto& node : j["node_host_speeds"]) c.node_host_speeds.push_back(node.get<std::vector<double>>());
   return c;

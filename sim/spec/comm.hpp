@@ -59,6 +59,12 @@ struct Route {
   // Fraction of bw_Bps each direction keeps while every rank sends to one peer and receives from
   // another at once (a ring step with p >= 3). 1 = ideal; netfit fits it from `shift` rows.
   double duplex_factor = 1;
+  // Software overhead of the communication library per message round of a collective (a ring
+  // step, a tree level), on top of the network's latency: what a loaded ring measures above the
+  // idle ping-pong latency (`ddlsim netfit`, platform property ddlsim.step_overhead_us). 0 = none.
+  Seconds step_overhead_s = 0;
+  // What one round of a collective pays before its bytes move: network latency + software overhead.
+  Seconds step_latency_s() const { return latency_s + step_overhead_s; }
   BytesPerSecond exchange_bw_Bps() const { return bw_Bps * exchange_factor; }
   BytesPerSecond ring_bw_Bps() const { return bw_Bps * duplex_factor; }
 };

@@ -73,12 +73,13 @@ const LinkKind& find_link_kind(const std::string& name, const std::string& key, 
 }
 
 Route ClusterDescription::intra_route() const {
-  return {2 * intra.latency_s, intra.bw_Bps, intra.exchange_factor, intra.duplex_factor};
+  return {2 * intra.latency_s, intra.bw_Bps, intra.exchange_factor, intra.duplex_factor, step_overhead_s};
 }
 
 Route ClusterDescription::inter_route() const {
   return {2 * intra.latency_s + 2 * inter.latency_s, std::min(intra.bw_Bps, uplink_Bps()),
-          std::min(intra.exchange_factor, inter.exchange_factor), std::min(intra.duplex_factor, inter.duplex_factor)};
+          std::min(intra.exchange_factor, inter.exchange_factor), std::min(intra.duplex_factor, inter.duplex_factor),
+          step_overhead_s};
 }
 
 void use_library_factors(ClusterDescription& c, const std::string& library) {
@@ -89,6 +90,8 @@ void use_library_factors(ClusterDescription& c, const std::string& library) {
   } else if (!c.factors_library.empty() && c.factors_library != library) {
     c.inter.exchange_factor = c.inter.duplex_factor = 1;
   }
+  // The step overhead is the plain properties' library's software (one value per file).
+  if (!c.factors_library.empty() && c.factors_library != library) c.step_overhead_s = 0;
 }
 
 // Ethernet: IEEE 802.3 rates; InfiniBand: IBTA data rates (FDR 54.5, EDR 100, HDR 200, NDR 400

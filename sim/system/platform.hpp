@@ -60,6 +60,9 @@ struct ClusterDescription {
   // A platform file's host speeds, flop/s: per node (netzone, ordered by first host) its hosts in
   // natural order, as the SimGrid backend places ranks. Empty for built-in clusters.
   std::vector<std::vector<double>> node_host_speeds;
+  // A platform file's software overhead per round of a collective (ddlsim.step_overhead_us, written
+  // by `ddlsim netfit`), seconds; both routes carry it (Route::step_overhead_s). 0 for built-ins.
+  Seconds step_overhead_s = 0;
 
   // GPU to GPU inside a node: two intra hops.
   Route intra_route() const;
@@ -71,7 +74,9 @@ struct ClusterDescription {
 // The inter-node factors for a scenario communicating with `library`: its own when the platform
 // file has them (ddlsim.exchange_factor.LIB); the file's plain ones when they were measured with
 // that library or with an unrecorded one; else 1 (a factor is a library's protocol: Open MPI's
-// two-rank exchange at half rate says nothing of gloo's). Built-in platforms keep theirs.
+// two-rank exchange at half rate says nothing of gloo's). Built-in platforms keep theirs. The
+// software overhead per round (step_overhead_s) is kept only for the library that measured it (or
+// an unrecorded one), else 0.
 void use_library_factors(ClusterDescription& c, const std::string& library);
 
 
