@@ -10,7 +10,7 @@ std::vector<Seconds> analytic_exchange_s(const StepSchedule& s, const CommTopolo
   std::vector<Seconds> out;
   if (topo.ranks() <= 1) return out;
   for (const Bucket& b : s.buckets)
-    out.push_back(collective_time_s(concrete_algorithm(m, Collective::Allreduce, topo.ranks(), b.bytes), topo, b.bytes));
+    out.push_back(collective_time_s(concrete_algorithm(m, Collective::Allreduce, topo, b.bytes), topo, b.bytes));
   return out;
 }
 

@@ -1,6 +1,8 @@
 #include "cost/collective_plan.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <utility>
 
 namespace ddlsim {
 
@@ -104,6 +106,91 @@ std::vector<Round> pairwise_plan(int p, Bytes n, const Layout& l) {
   return plan;
 }
 
+// ncclGetBtree's parent (trees.cc): with b the lowest set bit of r, the parent is r - b + 2b
+// (r ^ b | 2b), or r - b when that is out of range; rank 0 is the root.
+int btree_parent(int r, int nodes) {
+  if (r == 0) return -1;
+  int bit = 1;
+  while (!(bit & r)) bit <<= 1;
+  const int up = (r ^ bit) | (bit << 1);
+  return up < nodes ? up : r ^ bit;
+}
+
+// The edges child -> parent of both trees, and a colour (0 or 1) for each such that no node sends
+// two edges of one colour nor receives two: every node sends at most one edge per tree and, being
+// interior in at most one tree, receives at most two, so the edges form paths and even cycles of a
+// bipartite graph (senders, receivers) and alternating colours along each works.
+struct ColouredEdges {
+  std::vector<std::pair<int, int>> edges;
+  std::vector<int> colour;
+};
+
+ColouredEdges dbt_edges(int nodes) {
+  ColouredEdges c;
+  std::vector<std::vector<int>> out(nodes), in(nodes);
+  for (int t = 0; t < 2; ++t)
+    for (int v = 0; v < nodes; ++v)
+      if (const int u = dbt_parent(t, v, nodes); u >= 0) {
+        out[v].push_back(int(c.edges.size()));
+        in[u].push_back(int(c.edges.size()));
+        c.edges.push_back({v, u});
+      }
+  c.colour.assign(c.edges.size(), -1);
+  // Colour e with k, then go on through its receiver (at_receiver) or its sender, alternating.
+  auto walk = [&](int e, int k, bool at_receiver) {
+    while (e >= 0 && c.colour[e] < 0) {
+      c.colour[e] = k;
+      const auto& next = at_receiver ? in[c.edges[e].second] : out[c.edges[e].first];
+      int f = -1;
+      for (int x : next)
+        if (x != e && c.colour[x] < 0) f = x;
+      e = f;
+      k = 1 - k;
+      at_receiver = !at_receiver;
+    }
+  };
+  for (int v = 0; v < nodes; ++v) {  // paths from their ends first, then the cycles
+    if (out[v].size() == 1) walk(out[v][0], 0, true);
+    if (in[v].size() == 1) walk(in[v][0], 0, false);
+  }
+  for (std::size_t e = 0; e < c.edges.size(); ++e) walk(int(e), 0, true);
+  return c;
+}
+
+// NCCL's tree allreduce (NCCL 2.4+, ncclPatternTreeUpDown): each tree reduces its half of the
+// vector up to its root and broadcasts it back down, pipelined in chunks; inside a node the GPUs
+// form a chain to the node's first GPU, which is the node's place in the trees. Here the phases
+// run one after the other: chain reduce, tree reduce, tree broadcast, chain broadcast, each a
+// pipeline of one-chunk rounds in which a GPU sends and receives at most one chunk (the tree
+// phases alternate the two edge colours, so a step of the pipeline takes two rounds).
+std::vector<Round> dbtree_plan(const Layout& l, Bytes n) {
+  const int g = l.gpus_per_node, nodes = l.ranks / g;
+  const TreePipeline t = dbt_pipeline(nodes, g, n);
+  const Bytes m = t.chunk_bytes;
+  std::vector<Round> plan;
+  if (g > 1) plan.push_back({RoundKind::NodeChainUp, 0, m, 2 * t.chunks + g - 2});
+  const int colours = nodes == 2 ? 1 : 2;
+  const int steps = t.chunks + t.depth - 1;
+  for (RoundKind kind : {RoundKind::DbtUp, RoundKind::DbtDown})
+    for (int s = 0; nodes > 1 && s < steps * colours; ++s) plan.push_back({kind, s % colours, m / ring_factor(nodes, l), 1});
+  if (g > 1) plan.push_back({RoundKind::NodeChainDown, 0, m, 2 * t.chunks + g - 2});
+  return plan;
+}
+
+void dbt_ops(RoundOps& ops, const Round& r, const Layout& l, int me) {
+  const int g = l.gpus_per_node;
+  if (me % g != 0) return;
+  const ColouredEdges c = dbt_edges(l.ranks / g);
+  const bool up = r.kind == RoundKind::DbtUp;
+  for (std::size_t e = 0; e < c.edges.size(); ++e) {
+    if (c.colour[e] != r.param) continue;
+    const int from = (up ? c.edges[e].first : c.edges[e].second) * g;
+    const int to = (up ? c.edges[e].second : c.edges[e].first) * g;
+    if (from == me) ops.sends.push_back({to, 0});
+    if (to == me) ops.recvs.push_back(from);
+  }
+}
+
 std::vector<Round> allreduce_plan(Algorithm a, const Layout& l, Bytes n) {
   const int p = l.ranks;
   switch (a) {
@@ -113,6 +200,7 @@ std::vector<Round> allreduce_plan(Algorithm a, const Layout& l, Bytes n) {
     case Algorithm::RecursiveDoubling: return rd_plan(p, n, l);
     case Algorithm::Tree: return tree_plan(p, n, RoundKind::TreeUp, RoundKind::TreeDown);
     case Algorithm::Hierarchical: return hierarchical_plan(l, n);
+    case Algorithm::DoubleBinaryTree: return dbtree_plan(l, n);
     case Algorithm::ParameterServer:
       return {{RoundKind::PsPush, 0, n / l.ps_servers, 1}, {RoundKind::PsPull, 0, n / l.ps_servers, 1}};
     default: return {};
@@ -152,6 +240,41 @@ void pair_ops(RoundOps& ops, RoundKind kind, int me, int r) {
 }
 }  // namespace
 
+int dbt_parent(int tree, int v, int nodes) {
+  if (tree == 0) return btree_parent(v, nodes);
+  if (nodes % 2 == 1) {  // shift by one rank
+    const int u = btree_parent((v - 1 + nodes) % nodes, nodes);
+    return u < 0 ? -1 : (u + 1) % nodes;
+  }
+  const int u = btree_parent(nodes - 1 - v, nodes);  // mirror
+  return u < 0 ? -1 : nodes - 1 - u;
+}
+
+int dbt_depth(int nodes) {
+  int depth = 0;
+  for (int t = 0; t < 2; ++t)
+    for (int v = 0; v < nodes; ++v) {
+      int d = 0;
+      for (int u = dbt_parent(t, v, nodes); u >= 0; u = dbt_parent(t, u, nodes)) ++d;
+      depth = std::max(depth, d);
+    }
+  return depth;
+}
+
+TreePipeline dbt_pipeline(int nodes, int gpus_per_node, Bytes n) {
+  TreePipeline t;
+  t.depth = dbt_depth(nodes);
+  const int depth = t.depth + gpus_per_node;
+  const Bytes half = n / 2;
+  Bytes chunk = 512 * 1024;
+  while (std::floor(half / chunk) < 8 * depth && chunk > 131072) chunk /= 2;
+  while (std::floor(half / chunk) < 4 * depth && chunk > 65536) chunk /= 2;
+  while (std::floor(half / chunk) < depth && chunk > 32768) chunk /= 2;
+  t.chunks = std::max(1, int(std::ceil(half / chunk)));
+  t.chunk_bytes = half / t.chunks;
+  return t;
+}
+
 int Layout::server_participant(int j) const {
   return spare_server_hosts ? ranks + j : int((long long)j * ranks / ps_servers);
 }
@@ -172,7 +295,7 @@ std::vector<Algorithm> algorithms_for(Collective c) {
   std::vector<Algorithm> out;
   for (Algorithm a : {Algorithm::Ring, Algorithm::HalvingDoubling, Algorithm::Tree, Algorithm::Hierarchical,
                       Algorithm::ParameterServer, Algorithm::Rabenseifner, Algorithm::RecursiveDoubling,
-                      Algorithm::Pairwise})
+                      Algorithm::Pairwise, Algorithm::DoubleBinaryTree})
     if (supports(c, a)) out.push_back(a);
   return out;
 }
@@ -261,6 +384,18 @@ RoundOps round_ops(const Round& r, const Layout& l, int me) {
       }
       break;
     }
+    case RoundKind::NodeChainUp:
+    case RoundKind::NodeChainDown: {
+      const int local = me % g, to = r.kind == RoundKind::NodeChainUp ? local - 1 : local + 1;
+      const int from = r.kind == RoundKind::NodeChainUp ? local + 1 : local - 1;
+      if (rank && to >= 0 && to < g) ops.sends.push_back({me - local + to, 0});
+      if (rank && from >= 0 && from < g) ops.recvs.push_back(me - local + from);
+      break;
+    }
+    case RoundKind::DbtUp:
+    case RoundKind::DbtDown:
+      if (rank) dbt_ops(ops, r, l, me);
+      break;
     case RoundKind::Pairwise:
       if (rank) {
         ops.sends.push_back({(me + r.param) % p, 0});

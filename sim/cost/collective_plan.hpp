@@ -30,6 +30,12 @@ enum class RoundKind {
   VirtualXorEven,  // the q active ranks (the even rank of each pair, then ranks >= 2r), numbered
   VirtualXorOdd,   //   0..q-1, swap with virtual rank ^ param (Odd: the odd rank of each pair)
   Pairwise,        // all-to-all round param: rank sends to rank + param, receives from rank - param
+  // NCCL's double binary tree (dbtree): one chunk per message, every rank sends at most one and
+  // receives at most one message per round.
+  NodeChainUp,     // inside each node, local rank i sends to i - 1 (chain reduce to local rank 0)
+  NodeChainDown,   // inside each node, local rank i sends to i + 1 (chain broadcast)
+  DbtUp,           // the node leaders' tree edges of colour param, child to parent (both trees)
+  DbtDown,         // the same edges, parent to child
 };
 
 struct Round {
@@ -57,6 +63,23 @@ struct Layout {
   int participants() const { return ranks + (spare_server_hosts ? ps_servers : 0); }
   int server_participant(int j) const;  // where server j runs
 };
+
+// NCCL's double binary tree over `nodes` node leaders (NVIDIA/nccl src/graph/trees.cc,
+// ncclGetDtree): tree 0 is ncclGetBtree's tree rooted at 0, tree 1 its mirror (even nodes) or its
+// shift by one (odd nodes), so every node is interior in at most one tree. parent(tree, v), -1 at
+// the root; depth: the edges from the deepest node to its root, the larger of the two trees'.
+int dbt_parent(int tree, int v, int nodes);
+int dbt_depth(int nodes);
+// The pipeline of the dbtree plan: each tree carries n/2 in `chunks` chunks of `chunk_bytes`.
+// NCCL's chunk (src/enqueue.cc, tree/Simple): buffSize / NCCL_STEPS = 4 MiB / 8 = 512 KiB, halved
+// while nBytes / (nChannels x chunk) < 8 x depth (down to 128 KiB), < 4 x depth (64 KiB),
+// < depth (32 KiB); here nChannels = 2 (one per tree) and depth = tree depth + GPUs per node.
+struct TreePipeline {
+  int chunks = 1;
+  Bytes chunk_bytes = 0;
+  int depth = 0;  // dbt_depth(nodes)
+};
+TreePipeline dbt_pipeline(int nodes, int gpus_per_node, Bytes n);
 
 // Whether `a` runs collective `c` (Auto is not an algorithm: cost/decision.hpp resolves it).
 bool supports(Collective c, Algorithm a);

@@ -45,6 +45,19 @@ Seconds hierarchical_allreduce_s(int nodes, int gpus_per_node, Bytes n, Route in
   return local + ring_allreduce_s(nodes, n, inter);
 }
 
+Seconds double_binary_tree_allreduce_s(int nodes, int gpus_per_node, Bytes n, Route intra, Route inter) {
+  const TreePipeline t = dbt_pipeline(nodes, gpus_per_node, n);
+  const Bytes m = t.chunk_bytes;
+  Seconds s = 0;
+  if (gpus_per_node > 1) s += 2.0 * (2 * t.chunks + gpus_per_node - 2) * (intra.latency_s + m / intra.bw_Bps);
+  if (nodes > 1) {
+    const int colours = nodes == 2 ? 1 : 2;
+    const BytesPerSecond bw = nodes == 2 ? inter.exchange_bw_Bps() : inter.ring_bw_Bps();
+    s += 2.0 * colours * (t.chunks + t.depth - 1) * (inter.latency_s + m / bw);
+  }
+  return s;
+}
+
 Seconds parameter_server_s(int workers, int servers, Bytes n, Route r) {
   if (workers <= 1 && servers <= 1) return 0;
   const double load = std::max(double(workers) / servers, 1.0);
@@ -83,6 +96,8 @@ Seconds collective_time_s(Algorithm a, const CommTopology& topo, Bytes n) {
     case Algorithm::Tree: return tree_allreduce_s(p, n, topo.flat_route());
     case Algorithm::Hierarchical:
       return hierarchical_allreduce_s(topo.nodes, topo.gpus_per_node, n, topo.intra, topo.inter);
+    case Algorithm::DoubleBinaryTree:
+      return double_binary_tree_allreduce_s(topo.nodes, topo.gpus_per_node, n, topo.intra, topo.inter);
     case Algorithm::ParameterServer:
       return parameter_server_s(p, topo.ps_servers, n, topo.flat_route());
     case Algorithm::Rabenseifner: return rabenseifner_allreduce_s(p, n, topo.flat_route());
@@ -111,7 +126,8 @@ Seconds collective_time_s(Collective c, Algorithm a, const CommTopology& topo, B
 Seconds plan_time_s(const std::vector<Round>& plan, const CommTopology& topo) {
   Seconds t = 0;
   for (const Round& round : plan) {
-    const bool node = round.kind == RoundKind::NodeTreeUp || round.kind == RoundKind::NodeTreeDown;
+    const bool node = round.kind == RoundKind::NodeTreeUp || round.kind == RoundKind::NodeTreeDown ||
+                      round.kind == RoundKind::NodeChainUp || round.kind == RoundKind::NodeChainDown;
     const Route r = node ? topo.intra : round.kind == RoundKind::LeaderRingStep ? topo.inter : topo.flat_route();
     t += round.repeat * (r.step_latency_s() + round.bytes / r.bw_Bps);
   }

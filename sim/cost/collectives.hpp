@@ -26,6 +26,13 @@ Seconds tree_allreduce_s(int p, Bytes n, Route r);
 // leaders, binomial broadcast inside each node:
 //   2 ceil(log2 g) (alpha_i + n/B_i) + ring(nodes, n, inter).
 Seconds hierarchical_allreduce_s(int nodes, int gpus_per_node, Bytes n, Route intra, Route inter);
+// NCCL's double binary tree (collective_plan.hpp: dbt_pipeline), N nodes of g GPUs, each tree
+// carrying n/2 in K chunks of m = n / (2K), D = dbt_depth(N), C = 1 edge colour for N = 2, else 2:
+//   [g > 1] 2 (2K + g - 2) (alpha_i + m / B_i)        chain reduce and broadcast inside the nodes
+//   + [N > 1] 2 C (K + D - 1) (alpha + m / B_r)       tree reduce and broadcast among the nodes
+// (B_r as for the ring on N ranks). Bandwidth term for large n: 2 n / B across nodes, NCCL's own
+// tree figure (tuning.cc: algbw = busBw / 2); latency: 2 C D alpha plus the chunks' pipeline.
+Seconds double_binary_tree_allreduce_s(int nodes, int gpus_per_node, Bytes n, Route intra, Route inter);
 // Parameter server: each of w workers pushes n/s bytes to each of s servers, then pulls them back.
 // A server's link carries w n/s bytes each way, a worker's link n bytes:
 //   2 (alpha + max(w/s, 1) n / B).

@@ -1,5 +1,7 @@
 #include "cost/decision.hpp"
 
+#include <algorithm>
+#include <array>
 #include <vector>
 
 #include "cost/collective_plan.hpp"
@@ -48,6 +50,22 @@ Algorithm open_mpi_algorithm(int id) {
   }
 }
 
+// tuning.cc treeCorrectionFactor[NCCL_PROTO_SIMPLE]: powers of two from 64 B to 128 MiB.
+const std::array<double, 22>& tree_correction_simple() {
+  static const std::array<double, 22> f = {.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6,
+                                           .5, .5, .5, .5, .5, .5, .6, .6, .7, .8, .9};
+  return f;
+}
+
+int floor_log2(long long v) {
+  int l = 0;
+  while (v >= 2) {
+    v /= 2;
+    ++l;
+  }
+  return l;
+}
+
 }  // namespace
 
 Algorithm open_mpi_allreduce(int ranks, Bytes bytes) {
@@ -60,11 +78,36 @@ Algorithm open_mpi_allreduce(int ranks, Bytes bytes) {
   return Algorithm::Rabenseifner;
 }
 
-Algorithm concrete_algorithm(const CommMethod& m, Collective c, int ranks, Bytes bytes) {
+Seconds nccl_model_time_s(Algorithm a, const CommTopology& topo, Bytes bytes) {
+  const int p = topo.ranks(), nodes = topo.nodes;
+  if (p <= 1) return 0;
+  const bool nvlink = topo.intra.bw_Bps >= 40e9;
+  const double bus_Bps = topo.flat_route().bw_Bps;
+  if (a == Algorithm::Ring) {
+    const int steps = 2 * (p - 1), inter_steps = 2 * (nodes - 1);
+    double lat_us = 8.4 + (steps - inter_steps) * (nvlink ? 3.4 : 5.7) + inter_steps * 9.6;
+    if (nodes > 1 && bytes >= p / 16.0 * 65536) lat_us *= 1.9;
+    return lat_us * 1e-6 + bytes / (bus_Bps * p / steps);
+  }
+  const double lat_us = 2 * ((p / nodes - 1) * 28.0 + floor_log2(nodes) * 50.0);
+  double bw = std::min(0.9 * bus_Bps, (nodes > 2 ? 80 : 110) * 1e9) / 2;
+  const int log_size = bytes >= 64 ? floor_log2((long long)(bytes / 64)) : 0;  // NCCL: log2i(nBytes >> 6)
+  if (log_size < 22) bw *= tree_correction_simple()[log_size];
+  return lat_us * 1e-6 + bytes / bw;
+}
+
+Algorithm nccl_allreduce(const CommTopology& topo, Bytes bytes) {
+  return nccl_model_time_s(Algorithm::DoubleBinaryTree, topo, bytes) < nccl_model_time_s(Algorithm::Ring, topo, bytes)
+             ? Algorithm::DoubleBinaryTree
+             : Algorithm::Ring;
+}
+
+Algorithm concrete_algorithm(const CommMethod& m, Collective c, const CommTopology& topo, Bytes bytes) {
   if (m.algorithm != Algorithm::Auto) return m.algorithm;
   if (c != Collective::Allreduce) return algorithms_for(c).front();
   switch (m.library) {
-    case Library::Mpi: return open_mpi_allreduce(ranks, bytes);
+    case Library::Mpi: return open_mpi_allreduce(topo.ranks(), bytes);
+    case Library::Nccl: return nccl_allreduce(topo, bytes);
     case Library::Gpi2: return Algorithm::HalvingDoubling;
     default: return Algorithm::Ring;
   }

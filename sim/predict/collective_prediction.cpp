@@ -39,7 +39,7 @@ CollectivePrediction predict_collective(const Scenario& sc, Collective op, const
     CollectiveRow r;
     r.bytes = n;
     r.count = (long long)(n / 4);
-    const Algorithm a = concrete_algorithm(e.comm(), op, out.ranks, n);
+    const Algorithm a = concrete_algorithm(e.comm(), op, topo, n);
     r.algorithm = to_string(a);
     r.time_s = collective_s(sc.backend, op, a, topo, n, sys, sc.simgrid);
     r.algbw_Bps = algbw_Bps(n, r.time_s);

@@ -14,9 +14,9 @@ namespace ddlsim {
 namespace {
 
 // One plan per bucket; with `auto`, the library's algorithm for the bucket's size.
-Plans bucket_plans(const StepSchedule& s, Collective c, const CommMethod& m, const Layout& l) {
+Plans bucket_plans(const StepSchedule& s, Collective c, const CommMethod& m, const CommTopology& topo, const Layout& l) {
   Plans plans;
-  for (const auto& b : s.buckets) plans.push_back(collective_plan(c, concrete_algorithm(m, c, l.ranks, b.bytes), l, b.bytes));
+  for (const auto& b : s.buckets) plans.push_back(collective_plan(c, concrete_algorithm(m, c, topo, b.bytes), l, b.bytes));
   return plans;
 }
 
@@ -64,7 +64,7 @@ SyncSteps sync_from_json(const nlohmann::json& j) {
 std::string simulate_sync_step(const RankSchedules& rs, const CommTopology& topo, Collective c, const CommMethod& m,
                                const System& sys, const SimGridOptions& o) {
   const World w = make_world(topo, m.algorithm, sys, o);
-  const Plans plans = bucket_plans(rs.kinds.front(), c, m, w.layout);
+  const Plans plans = bucket_plans(rs.kinds.front(), c, m, topo, w.layout);
   const std::string label = to_string(m.algorithm);
   const bool fast = o.fidelity == Fidelity::Fast && w.symmetric;
   if (fast) {
@@ -90,7 +90,7 @@ Seconds deadline_s(const StepSchedule& s, const CommTopology& topo, Collective c
   l.gpus_per_node = topo.gpus_per_node;
   l.ps_servers = topo.ps_servers;
   double messages = 0;
-  for (const auto& plan : bucket_plans(s, c, m, l))
+  for (const auto& plan : bucket_plans(s, c, m, topo, l))
     for (const Round& r : plan) messages += double(o.fidelity == Fidelity::Fast ? 1 : r.repeat) * l.ranks;
   return 60 + 20e-6 * messages;
 }

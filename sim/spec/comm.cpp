@@ -41,8 +41,11 @@ Algorithm parse_algorithm(const std::string& text, const std::string& key) {
       {"rd", Algorithm::RecursiveDoubling},
       {"recursive_doubling", Algorithm::RecursiveDoubling},
       {"pairwise", Algorithm::Pairwise},
+      {"dbtree", Algorithm::DoubleBinaryTree},
+      {"double_binary_tree", Algorithm::DoubleBinaryTree},
+      {"nccl_tree", Algorithm::DoubleBinaryTree},
       {"auto", Algorithm::Auto}};
-  return lookup(names, text, key, "", "ring, rhd, tree, hierarchical, ps, rabenseifner, rd, pairwise, auto");
+  return lookup(names, text, key, "", "ring, rhd, tree, dbtree, hierarchical, ps, rabenseifner, rd, pairwise, auto");
 }
 
 const char* to_string(Algorithm a) {
@@ -55,6 +58,7 @@ const char* to_string(Algorithm a) {
     case Algorithm::Rabenseifner: return "rabenseifner";
     case Algorithm::RecursiveDoubling: return "rd";
     case Algorithm::Pairwise: return "pairwise";
+    case Algorithm::DoubleBinaryTree: return "dbtree";
     case Algorithm::Auto: return "auto";
   }
   return "?";

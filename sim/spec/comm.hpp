@@ -25,11 +25,14 @@ const char* to_string(Collective c);
 //   rd             Open MPI 4.1 recursive doubling: the whole vector at distances 1, 2, 4, ...
 //   tree           binomial reduce then binomial broadcast of the whole vector
 //   hierarchical   binomial reduce inside each node, ring among node leaders, broadcast in nodes
+//   dbtree         NCCL's double binary tree (NCCL 2.4+): a pipelined chain inside each node, two
+//                  complementary binary trees over the nodes each carrying half the vector
 //   ps             parameter server push and pull
 //   pairwise       all-to-all: p-1 rounds, rank r sends to r+k and receives from r-k
 //   auto           the library's own choice by collective, ranks and size (cost/decision.hpp)
 enum class Algorithm {
-  Ring, HalvingDoubling, Tree, Hierarchical, ParameterServer, Rabenseifner, RecursiveDoubling, Pairwise, Auto
+  Ring, HalvingDoubling, Tree, Hierarchical, ParameterServer, Rabenseifner, RecursiveDoubling, Pairwise,
+  DoubleBinaryTree, Auto
 };
 
 Algorithm parse_algorithm(const std::string& text, const std::string& key);
