@@ -64,10 +64,13 @@ TEST(Memory, AccountingToTheByte) {
   e.sync_period = 4;
   const MemoryEstimate x = memory_per_gpu(tiny(), e);
   EXPECT_DOUBLE_EQ(x.weights, 2024.0 * 4 + 2022.0 * 2);  // FP32 master + FP16 copy
-  EXPECT_DOUBLE_EQ(x.gradients, 2022.0 * 2);
+  EXPECT_DOUBLE_EQ(x.gradients, 2022.0 * 4);  // FP32 master gradients (comm.gradient_dtype)
   EXPECT_DOUBLE_EQ(x.optimizer_state, 2022.0 * 8);
-  EXPECT_DOUBLE_EQ(x.accumulator, 2022.0 * 2);
+  EXPECT_DOUBLE_EQ(x.accumulator, 2022.0 * 4);
   EXPECT_DOUBLE_EQ(x.activations, 500.0 * 8 * 2);
+  e.gradient_dtype = GradientDtype::FP16;  // pure FP16 training: 2-byte gradients
+  EXPECT_DOUBLE_EQ(memory_per_gpu(tiny(), e).gradients, 2022.0 * 2);
+  e.gradient_dtype = GradientDtype::FP32;
 
   e.algorithm = Algorithm::ParameterServer;  // the servers keep the optimizer state
   EXPECT_DOUBLE_EQ(memory_per_gpu(tiny(), e).optimizer_state, 0);
