@@ -32,14 +32,14 @@ TEST(ValidateModels, ResNet152AndAlexNetParameterTotals) {
 
 // OUT OF SAMPLE, the figures that say how ddlsim does on data it has not seen: nothing fitted
 // (compute from each 1-GPU row only), and each model's rows predicted with the group's parameter
-// fitted on the other models. Bounds: today's 5.4 % and 4.1 % rounded up, so a change that makes
+// fitted on the other models. Bounds: today's 4.8 % and 4.0 % rounded up, so a change that makes
 // them worse fails; both must stay below linear scaling (9.0 %).
 TEST(ValidateSet, APrioriAndLeaveOneModelOutBeatLinearScaling) {
   const ddlsim::ValidationResult v = ddlsim::run_validation(ddlsim::default_validation_folder(), ddlsim::read_platform_file);
   EXPECT_EQ(v.apriori.synthetic.n, 77);
   EXPECT_EQ(v.loo.synthetic.n, 77);
-  EXPECT_LE(v.apriori.synthetic.mape, 0.055);
-  EXPECT_LE(v.loo.synthetic.mape, 0.042);
+  EXPECT_LE(v.apriori.synthetic.mape, 0.049);
+  EXPECT_LE(v.loo.synthetic.mape, 0.041);
   EXPECT_LT(v.apriori.synthetic.mape, v.baseline_synthetic.mape);
   EXPECT_LT(v.loo.synthetic.mape, v.baseline_synthetic.mape);
   EXPECT_LT(v.apriori.real.mape, v.baseline_real.mape);
@@ -48,17 +48,17 @@ TEST(ValidateSet, APrioriAndLeaveOneModelOutBeatLinearScaling) {
 }
 
 // The published set (NVIDIA DeepLearningExamples, Lambda, an Azure Horovod study; 58 rows, nothing
-// fitted): every figure is a priori. Bounds: today's MAPE (11.9 % synthetic, 5.9 % real) rounded
+// fitted): every figure is a priori. Bounds: today's MAPE (9.9 % synthetic, 4.1 % real) rounded
 // up, a guard against getting worse; issue 11's target (7 % overall) is not met yet on synthetic
-// data (Horovod over 10 GbE on Azure is 38 % off).
+// data (Horovod over 10 GbE on Azure is 35 % off).
 TEST(ValidateSet, PublishedRunsAPriori) {
   const ddlsim::ValidationResult v =
       ddlsim::run_validation(ddlsim::default_validation_folder(), ddlsim::read_platform_file, "published");
   ASSERT_EQ(v.groups.size(), 12u);
   EXPECT_EQ(v.apriori.synthetic.n, 24);
   EXPECT_EQ(v.apriori.real.n, 12);
-  EXPECT_LE(v.apriori.synthetic.mape, 0.12);
-  EXPECT_LE(v.apriori.real.mape, 0.06);
+  EXPECT_LE(v.apriori.synthetic.mape, 0.10);
+  EXPECT_LE(v.apriori.real.mape, 0.042);
   EXPECT_LT(v.apriori.synthetic.mape, v.baseline_synthetic.mape);
   EXPECT_LT(v.apriori.real.mape, v.baseline_real.mape);
   for (const auto& g : v.groups) EXPECT_TRUE(g.fitted.name.empty()) << g.group.name;  // nothing fitted
