@@ -7,6 +7,7 @@
 #include <cmath>
 #include <set>
 
+#include "plan_layout.hpp"
 #include "cost/collective_plan.hpp"
 #include "cost/collectives.hpp"
 #include "cost/decision.hpp"
@@ -29,14 +30,7 @@ CommTopology flat(int p, Route r) {
   return t;
 }
 
-Layout layout_of(const CommTopology& t) {
-  Layout l;
-  l.ranks = t.ranks();
-  l.gpus_per_node = t.gpus_per_node;
-  l.exchange_factor = t.flat_route().exchange_factor;
-  l.duplex_factor = t.flat_route().duplex_factor;
-  return l;
-}
+using testutil::layout_of;
 
 // Which ranks' data each rank holds after the plan (information flow: a receive merges the
 // sender's set). Order of rounds as written; sends and receives of one round happen together.

@@ -6,6 +6,7 @@
 #include <iostream>
 #include <set>
 
+#include "plan_layout.hpp"
 #include "cost/collective_plan.hpp"
 #include "cost/collectives.hpp"
 #include "cost/decision.hpp"
@@ -25,14 +26,7 @@ CommTopology topology(int nodes, int gpus, Route intra, Route inter) {
   return t;
 }
 
-Layout layout_of(const CommTopology& t) {
-  Layout l;
-  l.ranks = t.ranks();
-  l.gpus_per_node = t.gpus_per_node;
-  l.exchange_factor = t.flat_route().exchange_factor;
-  l.duplex_factor = t.flat_route().duplex_factor;
-  return l;
-}
+using testutil::layout_of;
 
 }  // namespace
 

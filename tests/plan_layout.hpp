@@ -1,0 +1,16 @@
+// The Layout of a collective plan for a topology, as the tests of the closed forms build it.
+#pragma once
+#include "cost/collective_plan.hpp"
+
+namespace testutil {
+
+inline ddlsim::Layout layout_of(const ddlsim::CommTopology& t) {
+  ddlsim::Layout l;
+  l.ranks = t.ranks();
+  l.gpus_per_node = t.gpus_per_node;
+  l.exchange_factor = t.flat_route().exchange_factor;
+  l.duplex_factor = t.flat_route().duplex_factor;
+  return l;
+}
+
+}  // namespace testutil
