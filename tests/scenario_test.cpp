@@ -70,6 +70,10 @@ TEST(Scenario, SyntaxErrorsNameTheLine) {
   EXPECT_NE(error_of("[model\nname = x\n").find("s.ini:1"), std::string::npos);
   EXPECT_NE(error_of("[model]\njust words\n").find("s.ini:2"), std::string::npos);
   EXPECT_NE(error_of("[model]\nname = a\nname = b\n").find("set twice"), std::string::npos);
+  // Boost reads [comm.] as the group comm; found by the ini fuzzer (it threw map::at).
+  EXPECT_NE(error_of("[comm.]\nalgorithm = ring\n").find("s.ini:1: expected [section] naming a group"),
+            std::string::npos);
+  EXPECT_NE(error_of("[.comm]\nalgorithm = ring\n").find("s.ini:1"), std::string::npos);
 }
 
 TEST(Scenario, MissingFileIsNamed) {

@@ -132,6 +132,8 @@ std::map<std::string, int> index_lines(const std::string& text, const std::strin
       section = line.substr(1, line.size() - 2);
       if (section != trim(section) || section.empty())
         throw InputError(where + "expected [section] with no spaces inside the brackets, got '" + clip(line) + "'");
+      if (section.back() == '.' || section.front() == '.')
+        throw InputError(where + "expected [section] naming a group such as [comm], got '" + clip(line) + "'");
       continue;
     }
     const auto eq = line.find('=');
@@ -194,8 +196,11 @@ void add_text(ScenarioInput& input, const po::options_description& schema, const
   std::istringstream in(text);
   const po::parsed_options from_file =
       parse_or_throw([&] { return po::parse_config_file(in, schema, false); }, lines, origin);
-  for (const auto& o : from_file.options)
-    put(input, o.string_key, o.value.empty() ? "" : o.value.front(), origin + ":" + std::to_string(lines.at(o.string_key)));
+  for (const auto& o : from_file.options) {
+    const auto line = lines.find(o.string_key);  // the two readers agree; a disagreement still names the file
+    put(input, o.string_key, o.value.empty() ? "" : o.value.front(),
+        line == lines.end() ? origin : origin + ":" + std::to_string(line->second));
+  }
 }
 
 void fill_defaults(ScenarioInput& input) {
