@@ -184,7 +184,8 @@ TEST(HostContention, CpuRanksShareTheNodesCores) {
   // The one-rank reference for the speed-up is not contended.
   EXPECT_DOUBLE_EQ(two.single_gpu_epoch_s, free.single_gpu_epoch_s);
   // Parts still add up to the step.
-  EXPECT_NEAR(two.compute_time_s + two.interference_s + two.exposed_comm_s + two.input_wait_s + two.straggler_wait_s,
+  EXPECT_NEAR(two.compute_time_s + two.framework_s + two.interference_s + two.exposed_comm_s + two.input_wait_s +
+                  two.straggler_wait_s,
               two.step_time_s, 1e-12);
 }
 

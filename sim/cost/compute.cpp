@@ -2,6 +2,10 @@
 
 #include <algorithm>
 
+#include "core/error.hpp"
+#include "core/text.hpp"
+#include "cost/framework_costs.hpp"
+
 namespace ddlsim {
 
 namespace {
@@ -48,6 +52,7 @@ bool tensor_cores(const Device& d, Precision p) {
 LayerCost layer_cost(const Layer& l, const Device& d, Precision p, int batch, const ComputeTuning& t) {
   LayerCost c;
   c.grad_elems = double(l.params_trainable);
+  c.grad_tensors = l.trainable_tensors();
   if (is_free(l.kind)) return c;
   const double act_bytes = p == Precision::Mixed ? 2.0 : 4.0;
   const Roofline gemm{d.peak(p), d.mem_bw_Bps * t.memory_efficiency, t};
@@ -89,23 +94,26 @@ double ComputeProfile::gradient_elems() const {
 
 namespace {
 ComputeProfile roofline_profile(const Model& model, const Device& device, Precision precision,
-                                int batch, const ComputeTuning& tuning, Optimizer optimizer) {
+                                int batch, const ComputeTuning& tuning, Optimizer optimizer, FrameworkMode mode) {
   ComputeProfile prof;
-  int weighted_layers = 0;
+  int tensors = 0;
   for (const auto& l : model.layers) {
     prof.layers.push_back(layer_cost(l, device, precision, batch, tuning));
-    if (l.params_trainable > 0) ++weighted_layers;
+    tensors += prof.layers.back().grad_tensors;
   }
-  // The optimizer on FP32 master weights (cost/optimizer.hpp: 20 bytes a parameter for SGD with
-  // momentum), one kernel per weighted layer. Accumulation: read two, write one.
+  // The optimizer on FP32 master weights (spec/optimizer.hpp: 20 bytes a parameter for SGD with
+  // momentum), its kernels per trainable tensor as the framework runs them (cost/framework_costs.hpp).
+  // Accumulation: read two, write one, one kernel per tensor (autograd's AccumulateGrad; a graph's
+  // AssignAdd per variable).
   const double params = double(model.params_trainable());
   const BytesPerSecond bw = device.mem_bw_Bps * tuning.memory_efficiency;
-  prof.optimizer_s = params * optimizer_update_bytes(optimizer) / bw + weighted_layers * tuning.kernel_overhead_s;
-  prof.accumulate_s = params * 12.0 / bw + weighted_layers * tuning.kernel_overhead_s;
+  prof.optimizer_s = params * optimizer_update_bytes(optimizer) / bw +
+                     tensors * optimizer_kernels_per_tensor(optimizer, mode) * tuning.kernel_overhead_s;
+  prof.accumulate_s = params * 12.0 / bw + tensors * tuning.kernel_overhead_s;
   return prof;
 }
 
-Seconds single_gpu_step_s(const ComputeProfile& p) { return p.forward_s() + p.backward_s() + p.optimizer_s; }
+Seconds device_step_s(const ComputeProfile& p) { return p.forward_s() + p.backward_s() + p.optimizer_s; }
 }  // namespace
 
 namespace {
@@ -119,6 +127,7 @@ ComputeProfile calibrated_profile(const Model& model, Precision precision, int b
     const LayerTiming at = layer_timing_at(cal, l.name, batch, t.calibration_origin);
     LayerCost c;
     c.grad_elems = double(l.params_trainable);
+    c.grad_tensors = l.trainable_tensors();
     c.fwd_s = at.fwd_s;
     c.bwd_s = at.bwd_s;
     prof.layers.push_back(c);
@@ -131,13 +140,24 @@ ComputeProfile calibrated_profile(const Model& model, Precision precision, int b
 }  // namespace
 
 ComputeProfile compute_profile(const Model& model, const Device& device, Precision precision,
-                               int batch, const ComputeTuning& tuning, Optimizer optimizer) {
-  if (tuning.calibration) return calibrated_profile(model, precision, batch, tuning, optimizer);
-  ComputeProfile prof = roofline_profile(model, device, precision, batch, tuning, optimizer);
+                               int batch, const ComputeTuning& tuning, Optimizer optimizer, const FrameworkSpec& fw) {
+  const Seconds overhead = step_overhead_s(fw);
+  if (tuning.calibration) {
+    ComputeProfile prof = calibrated_profile(model, precision, batch, tuning, optimizer);
+    prof.step_overhead_s = overhead;
+    return prof;
+  }
+  ComputeProfile prof = roofline_profile(model, device, precision, batch, tuning, optimizer, fw.mode);
+  prof.step_overhead_s = overhead;
   if (tuning.measured_samples_per_s <= 0) return prof;
   const ComputeProfile at_measured =
-      roofline_profile(model, device, precision, tuning.measured_batch, tuning, optimizer);
-  const double scale = (tuning.measured_batch / tuning.measured_samples_per_s) / single_gpu_step_s(at_measured);
+      roofline_profile(model, device, precision, tuning.measured_batch, tuning, optimizer, fw.mode);
+  const Seconds measured_step_s = tuning.measured_batch / tuning.measured_samples_per_s;
+  if (measured_step_s <= overhead)
+    throw InputError("compute.throughput: the measured step (" + format_number(measured_step_s * 1e6) +
+                     " us) is not longer than the framework's per-step overhead (framework.step_overhead_us = " +
+                     format_number(overhead * 1e6) + " us); expected a throughput of one GPU");
+  const double scale = (measured_step_s - overhead) / device_step_s(at_measured);
   prof.scale_by(scale);
   prof.scale = scale;
   return prof;

@@ -11,6 +11,7 @@
 #include "model/model.hpp"
 #include "spec/optimizer.hpp"
 #include "spec/execution.hpp"
+#include "spec/framework.hpp"
 #include "system/system.hpp"
 
 namespace ddlsim {
@@ -19,6 +20,7 @@ struct LayerCost {
   Seconds fwd_s = 0;
   Seconds bwd_s = 0;
   double grad_elems = 0;  // trainable gradient elements (parameters) this layer exchanges
+  int grad_tensors = 0;   // in how many tensors (model.hpp Layer::trainable_tensors)
 };
 
 // CPU ranks sharing a node's cores (a `cpu` calibration file): when ranks x threads_per_rank
@@ -31,6 +33,7 @@ struct ComputeProfile {
   std::vector<LayerCost> layers;  // in model order
   Seconds optimizer_s = 0;        // weight update after a synchronisation
   Seconds accumulate_s = 0;       // adding a micro-batch's gradients into the accumulator
+  Seconds step_overhead_s = 0;    // the framework's host time per micro-batch (not scaled by scale_by)
   double scale = 1;               // factor applied from a measured throughput (1: none)
   void scale_by(double f);        // every compute time x f
 
@@ -39,8 +42,11 @@ struct ComputeProfile {
   double gradient_elems() const;
 };
 
-// `optimizer` sets the update's memory traffic (cost/optimizer.hpp).
+// `optimizer` sets the update's memory traffic (spec/optimizer.hpp) and, with the framework's
+// mode, its kernel launches; a measured throughput covers the framework's per-step overhead too,
+// so the device's times are scaled to the measured step less that overhead.
 ComputeProfile compute_profile(const Model& model, const Device& device, Precision precision,
-                               int batch, const ComputeTuning& tuning, Optimizer optimizer = Optimizer::Momentum);
+                               int batch, const ComputeTuning& tuning, Optimizer optimizer = Optimizer::Momentum,
+                               const FrameworkSpec& fw = FrameworkSpec{});
 
 }  // namespace ddlsim

@@ -26,6 +26,19 @@ std::int64_t Model::params_total() const {
   return n;
 }
 
+int Layer::trainable_tensors() const {
+  if (params_trainable <= 0) return 0;
+  double weights = 0;
+  switch (kind) {
+    case LayerKind::Conv2D: weights = double(geom.kernel_h) * geom.kernel_w * in.c * out.c; break;
+    case LayerKind::DepthwiseConv2D: weights = double(geom.kernel_h) * geom.kernel_w * in.c; break;
+    case LayerKind::Dense: weights = double(in.c) * out.c; break;
+    case LayerKind::BatchNorm: return params_trainable > out.c ? 2 : 1;
+    default: return 1;
+  }
+  return double(params_trainable) > weights ? 2 : 1;
+}
+
 std::int64_t Model::params_trainable() const {
   std::int64_t n = 0;
   for (const auto& l : layers) n += l.params_trainable;

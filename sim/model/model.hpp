@@ -53,6 +53,10 @@ struct Layer {
   std::int64_t out_elems = 0;  // elements written per sample
 
   std::int64_t params() const { return params_trainable + params_non_trainable; }
+  // Trainable tensors the framework holds (and launches optimizer and copy kernels for): a GEMM
+  // layer's weight and its bias if it has one, a batch norm's gamma and beta; 1 for any other
+  // layer with trainable parameters, 0 without.
+  int trainable_tensors() const;
 };
 
 struct Model {

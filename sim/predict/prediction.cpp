@@ -9,6 +9,7 @@
 
 #include "backend/backend.hpp"
 #include "cost/compute.hpp"
+#include "cost/framework_costs.hpp"
 #include "cost/input_pipeline.hpp"
 #include "cost/library_costs.hpp"
 #include "cost/memory.hpp"
@@ -47,7 +48,7 @@ std::vector<ComputeProfile> kind_profiles(const Scenario& sc, const RankKinds& k
     auto it = by_device.find(k.device.name);
     if (it == by_device.end())
       it = by_device.emplace(k.device.name, compute_profile(sc.model, k.device, e.precision, e.batch_per_gpu,
-                                                            sc.system.compute, e.optimizer)).first;
+                                                            sc.system.compute, e.optimizer, e.fw)).first;
     out.push_back(it->second);
     if (k.slowdown != 1) out.back().scale_by(k.slowdown);
   }
@@ -61,24 +62,20 @@ std::size_t extreme_kind(const std::vector<ComputeProfile>& profs, bool slowest)
   return at;
 }
 
-// Every kind's schedule; a kind on another device pays its own host staging (its PCIe generation).
+// Every kind's schedule; a kind on another device pays its own host staging (its PCIe generation)
+// and buffer copies (its memory rate).
 RankSchedules kind_schedules(const Scenario& sc, const RankKinds& kinds, std::vector<ComputeProfile> profs,
-                             double contention, Seconds input_s) {
+                             double contention, Seconds input_s, int nodes, int gpus_per_node) {
   const System& sys = sc.system;
   RankSchedules rs;
   rs.of_rank = kinds.of_rank;
   for (std::size_t k = 0; k < profs.size(); ++k) {
     profs[k].scale_by(contention);
     const Device& d = kinds.kinds[k].device;
-    LibraryCosts lib;
-    if (d.name == sys.device.name) {
-      lib = library_costs(sc.execution, sys);
-    } else {
-      System other = sys;
-      other.device = d;
-      lib = library_costs(sc.execution, other);
-    }
-    rs.kinds.push_back(build_schedule(profs[k], sc.execution, input_s, lib));
+    System own = sys;
+    own.device = d;
+    rs.kinds.push_back(build_schedule(profs[k], sc.execution, input_s, library_costs(sc.execution, own),
+                                      framework_costs(sc.execution, own, nodes, gpus_per_node)));
   }
   return rs;
 }
@@ -91,7 +88,7 @@ Run run(const Scenario& sc, const RankKinds& kinds, const std::vector<ComputePro
   r.contention = host_contention(sys.compute, gpus_per_node);
   const Seconds input_s = input_batch_s(sys.storage, e.format, e.loader_workers, e.batch_per_gpu,
                                         nodes, gpus_per_node);
-  const RankSchedules rs = kind_schedules(sc, kinds, profs, r.contention, input_s);
+  const RankSchedules rs = kind_schedules(sc, kinds, profs, r.contention, input_s, nodes, gpus_per_node);
   r.schedule = rs.kinds[extreme_kind(profs, true)];
   r.steps = run_steps(sc.backend, rs, comm_topology(sys, nodes, gpus_per_node, e.ps_servers), e.comm(), sys,
                       sc.simgrid);
@@ -197,6 +194,9 @@ Prediction predict(const Scenario& sc) {
   p.staging_GBps = r.schedule.library.staging_Bps / kGB;
   p.host_contention = r.contention;
   p.contention_s = p.compute_time_s * (1 - 1 / r.contention);
+  p.framework_s = per_step(r, [](const StepTiming& t) { return t.framework_s; });
+  p.framework_mode = e.fw.mode == FrameworkMode::Eager ? "eager" : "graph";
+  p.negotiation_s = r.schedule.framework.negotiation_s;
   const MemoryEstimate mem = memory_per_gpu(sc.model, e);
   p.optimizer = to_string(e.optimizer);
   p.activation_memory_bytes = mem.activations;

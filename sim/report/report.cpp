@@ -74,6 +74,9 @@ ordered_json prediction_record(const Prediction& p) {
   r["staging_GBps"] = p.staging_GBps;
   r["host_contention"] = p.host_contention;
   r["contention_s"] = p.contention_s;
+  r["framework_mode"] = p.framework_mode;
+  r["framework_s"] = p.framework_s;
+  r["negotiation_s"] = p.negotiation_s;
   check_finite(r);
   return r;
 }
@@ -109,7 +112,7 @@ std::string pretty_value(const std::string& key, const ordered_json& v) {
 std::string render_breakdown(const Prediction& p) {
   const struct { const char* name; Seconds s; } parts[] = {
       {"compute", p.compute_time_s - p.contention_s}, {"host contention", p.contention_s},
-      {"interference", p.interference_s},
+      {"framework overhead", p.framework_s}, {"interference", p.interference_s},
       {"exposed communication", p.exposed_comm_s}, {"input wait", p.input_wait_s},
       {"stragglers", p.straggler_wait_s}};
   std::string out = "\nwhere a step goes (mean per step)\n";

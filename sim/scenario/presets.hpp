@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "spec/comm.hpp"
+#include "spec/framework.hpp"
 #include "core/units.hpp"
 
 namespace ddlsim {
@@ -18,6 +19,9 @@ struct FrameworkPreset {
   int sync_period;
   std::string note;
   double first_bucket_mib = 0;  // its first bucket's own cap (0: as the others)
+  FrameworkMode mode = FrameworkMode::Graph;
+  BufferCopies copies = BufferCopies::None;
+  bool negotiates = false;      // Horovod's controller before each exchange
 };
 
 const std::vector<FrameworkPreset>& framework_presets();

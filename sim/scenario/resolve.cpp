@@ -105,6 +105,23 @@ StepCostOverrides resolve_step_costs(const Reader& r) {
   return o;
 }
 
+FrameworkSpec resolve_framework(const Reader& r, const FrameworkPreset& preset) {
+  FrameworkSpec f;
+  f.mode = r.given("framework.mode")
+               ? r.choice<FrameworkMode>("framework.mode", {{"eager", FrameworkMode::Eager}, {"graph", FrameworkMode::Graph}})
+               : preset.mode;
+  f.copies = r.given("framework.buffer_copies")
+                 ? r.choice<BufferCopies>("framework.buffer_copies", {{"none", BufferCopies::None},
+                                                                       {"per_tensor", BufferCopies::PerTensor},
+                                                                       {"batched", BufferCopies::Batched}})
+                 : preset.copies;
+  f.negotiates = r.given("framework.negotiation")
+                     ? r.choice<bool>("framework.negotiation", {{"on", true}, {"off", false}})
+                     : preset.negotiates;
+  if (r.given("framework.step_overhead_us")) f.step_overhead_s = r.real("framework.step_overhead_us", 0, true, 1e7) * 1e-6;
+  return f;
+}
+
 Execution resolve_execution(const Reader& r, int nodes) {
   const FrameworkPreset& preset = find_preset(r.text("training.framework"), r.where("training.framework"));
   Execution e;
@@ -135,6 +152,7 @@ Execution resolve_execution(const Reader& r, int nodes) {
                                                    {"records", DataFormat::Records},
                                                    {"files", DataFormat::Files}});
   e.loader_workers = r.small_int("input.loader_workers", 1, 1024);
+  e.fw = resolve_framework(r, preset);
   return e;
 }
 

@@ -56,6 +56,14 @@ const std::vector<KeySpec>& scenario_keys() {
                                       "without compression); fp16 for Horovod's Compression.fp16, DDP's "
                                       "fp16_compress_hook or pure FP16 training"},
       {"comm.cycle_time_ms", "", "framework coordination cycle before each exchange, ms; preset"},
+      {"framework.mode", "", "eager (PyTorch: kernels launched one by one, optimizer kernels per tensor) or graph "
+                             "(TensorFlow graph/XLA: one fused apply op per variable); preset"},
+      {"framework.step_overhead_us", "", "host time of the training loop per micro-batch, us; default: eager 37 "
+                                         "(PyTorch 1.13, measured), graph 0"},
+      {"framework.buffer_copies", "", "none, per_tensor or batched: gradients copied into and out of each exchanged "
+                                      "buffer (DDP buckets per tensor; Horovod fusion and TF packing batched); preset"},
+      {"framework.negotiation", "", "on or off: a controller agrees on the ready tensors before each exchange (Horovod: "
+                                    "two bit-vector allreduces over the host network); preset"},
       {"comm.ps_servers", "", "parameter servers (algorithm ps); default: one per node"},
       {"compute.device", "", "GPU model; default: the platform's"},
       {"compute.throughput", "", "measured single-GPU training throughput, samples/s (scales the model)"},

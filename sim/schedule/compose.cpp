@@ -5,7 +5,7 @@
 namespace ddlsim {
 
 Seconds bucket_ready_s(const StepSchedule& s, std::size_t i) {
-  return s.forward_s + (s.overlap ? s.buckets[i].ready_s : s.backward_s) + s.cycle_s / 2;
+  return s.forward_s + (s.overlap ? s.buckets[i].ready_s : s.backward_s) + s.start_delay_s();
 }
 
 namespace {
@@ -18,8 +18,8 @@ Seconds shared_s(Seconds a0, Seconds a1, Seconds b0, Seconds b1) { return std::m
 namespace {
 
 // The exchanges on the one communication stream: bucket i starts when every kind of rank has it
-// ready and the previous exchange has ended; it takes the longest kind's per-call and staging cost
-// plus the exchange itself.
+// ready and the previous exchange has ended; it takes the longest kind's own cost (per call, host
+// staging, buffer copies) plus the exchange itself.
 struct Exchanges {
   std::vector<Phase> phases;
   Seconds comm_s = 0;
@@ -31,10 +31,10 @@ Exchanges place_exchanges(const std::vector<StepSchedule>& kinds, const std::vec
   const StepSchedule& s0 = kinds.front();
   Seconds stream_free = 0;
   for (std::size_t i = 0; i < s0.buckets.size() && i < exchange_s.size(); ++i) {
-    Seconds ready = bucket_ready_s(s0, i), own = s0.library.per_call_s + s0.library.staging_s(s0.buckets[i].bytes);
+    Seconds ready = bucket_ready_s(s0, i), own = s0.exchange_own_s(i);
     for (const StepSchedule& s : kinds) {
       ready = std::max(ready, bucket_ready_s(s, i));
-      own = std::max(own, s.library.per_call_s + s.library.staging_s(s.buckets[i].bytes));
+      own = std::max(own, s.exchange_own_s(i));
     }
     const Seconds start = std::max(ready, stream_free);
     const Seconds took = own + exchange_s[i];
@@ -65,8 +65,11 @@ StepTiming rank_step(const StepSchedule& s, bool sync, const Exchanges& x) {
   const Seconds update_start = std::max(bwd_done, stream_free);
   t.exposed_comm_s = update_start - bwd_done;
   const Seconds update = sync ? s.optimizer_s : s.accumulate_s;
-  const Seconds core = update_start + update;
-  t.phases.push_back({sync ? "optimizer" : "accumulate", Lane::Compute, update_start, core});
+  const Seconds update_end = update_start + update;
+  t.phases.push_back({sync ? "optimizer" : "accumulate", Lane::Compute, update_start, update_end});
+  t.framework_s = s.framework.step_overhead_s;
+  const Seconds core = update_end + t.framework_s;
+  if (t.framework_s > 0) t.phases.push_back({"framework", Lane::Compute, update_end, core});
   t.compute_s = s.forward_s + s.backward_s + update;
   t.input_wait_s = std::max(0.0, s.input_s - core);
   t.step_s = core + t.input_wait_s;

@@ -14,6 +14,7 @@ std::vector<Bucket> make_buckets(const ComputeProfile& prof, Bytes bucket_bytes,
     if (open.bytes == 0) open.last_layer = i;
     open.first_layer = i;
     open.bytes += l.grad_elems * elem_bytes;
+    open.tensors += l.grad_tensors;
     open.ready_s = t;
     const Bytes cap = buckets.empty() && first_bucket_bytes > 0 ? first_bucket_bytes : bucket_bytes;
     if (cap > 0 && open.bytes >= cap) {
@@ -26,7 +27,7 @@ std::vector<Bucket> make_buckets(const ComputeProfile& prof, Bytes bucket_bytes,
 }
 
 StepSchedule build_schedule(const ComputeProfile& prof, const Execution& exec, Seconds input_s,
-                            const LibraryCosts& library) {
+                            const LibraryCosts& library, const FrameworkCosts& framework) {
   StepSchedule s;
   s.input_s = input_s;
   s.forward_s = prof.forward_s();
@@ -38,6 +39,8 @@ StepSchedule build_schedule(const ComputeProfile& prof, const Execution& exec, S
   s.accumulate_s = prof.accumulate_s;
   s.sync_period = exec.sync_period;
   s.library = library;
+  s.framework = framework;
+  s.framework.step_overhead_s = prof.step_overhead_s;
   return s;
 }
 

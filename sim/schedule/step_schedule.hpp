@@ -7,6 +7,7 @@
 
 #include "core/units.hpp"
 #include "cost/compute.hpp"
+#include "cost/framework_costs.hpp"
 #include "cost/library_costs.hpp"
 #include "spec/execution.hpp"
 
@@ -17,6 +18,7 @@ struct Bucket {
   Seconds ready_s = 0;   // after the start of the backward pass
   int first_layer = 0;   // lowest model index of a layer whose gradients it holds
   int last_layer = 0;    // highest
+  int tensors = 0;       // gradient tensors it holds
 };
 
 struct StepSchedule {
@@ -30,6 +32,17 @@ struct StepSchedule {
   Seconds accumulate_s = 0; // after a local (accumulating) step
   int sync_period = 1;
   LibraryCosts library;     // interference, per-call cost and host staging of each exchange
+  FrameworkCosts framework; // buffer copies and negotiation of each exchange; host time per step
+
+  // What one rank spends around exchange i besides the network rounds: the call, host staging,
+  // the framework's buffer copies.
+  Seconds exchange_own_s(std::size_t i) const {
+    return library.per_call_s + library.staging_s(buckets[i].bytes) +
+           framework.copies_s(buckets[i].bytes, buckets[i].tensors);
+  }
+  // How long after it is ready an exchange can start: half a coordination cycle on average, then
+  // the controller's negotiation.
+  Seconds start_delay_s() const { return cycle_s / 2 + framework.negotiation_s; }
 };
 
 // What the ranks of a cluster run: one schedule per kind of rank (its device and host speed:
@@ -47,6 +60,6 @@ std::vector<Bucket> make_buckets(const ComputeProfile& prof, Bytes bucket_bytes,
                                  double elem_bytes = 4);
 
 StepSchedule build_schedule(const ComputeProfile& prof, const Execution& exec, Seconds input_s,
-                            const LibraryCosts& library);
+                            const LibraryCosts& library, const FrameworkCosts& framework = FrameworkCosts{});
 
 }  // namespace ddlsim

@@ -23,7 +23,8 @@ struct StepTiming {
   Seconds exposed_comm_s = 0;// time the GPU waits for exchanges (and coordination) after backward
   Seconds input_wait_s = 0;  // time the GPU waits for the input pipeline
   Seconds interference_s = 0;// how much longer the backward pass ran because exchanges overlapped it
-  // step_s = compute_s + interference_s + exposed_comm_s + input_wait_s
+  Seconds framework_s = 0;   // the framework's host time per step (cost/framework_costs.hpp)
+  // step_s = compute_s + framework_s + interference_s + exposed_comm_s + input_wait_s
   std::vector<Phase> phases;
 };
 

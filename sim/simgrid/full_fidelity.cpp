@@ -59,6 +59,11 @@ void compute_actor(const StepSchedule& s, FullState& st, int me) {
   r.comm_done->acquire();
   r.update_start = sg4::Engine::get_clock();
   run(s.optimizer_s, "optimizer");
+  const Seconds overhead_start = sg4::Engine::get_clock();
+  if (s.framework.step_overhead_s > 0) {  // host time, not the device's: a sleep, not compute
+    sg4::this_actor::sleep_for(s.framework.step_overhead_s);
+    if (kind >= 0) st.phases[kind].push_back({"framework", Lane::Compute, overhead_start, sg4::Engine::get_clock()});
+  }
   r.end = sg4::Engine::get_clock();
 }
 
@@ -68,12 +73,12 @@ void comm_actor(const StepSchedule& s, const Plans& plans, const Layout& l, Full
   for (std::size_t i = 0; i < plans.size(); ++i) {
     if (rank) {
       st.ranks[me].ready->acquire();
-      sg4::this_actor::sleep_until(st.ranks[me].ready_at[i] + s.cycle_s / 2);
+      sg4::this_actor::sleep_until(st.ranks[me].ready_at[i] + s.start_delay_s());
     }
     const Seconds start = sg4::Engine::get_clock();
     if (rank) st.ranks[me].exchanges.push_back({start, std::numeric_limits<Seconds>::infinity()});
-    const Seconds own = s.library.per_call_s + s.library.staging_s(s.buckets[i].bytes);
-    if (own > 0) sg4::this_actor::sleep_for(own);  // call overhead and host copies: this rank only
+    const Seconds own = s.exchange_own_s(i);
+    if (own > 0) sg4::this_actor::sleep_for(own);  // call overhead and copies: this rank only
     for (const Round& r : plans[i])
       for (int k = 0; k < r.repeat; ++k) run_round(r, l, me);
     const Seconds end = sg4::Engine::get_clock();
@@ -95,6 +100,7 @@ StepTiming rank_timing(const StepSchedule& s, const FullState& st, int kind, con
   t.comm_s = st.comm_s[kind];
   t.compute_s = r.compute - r.interference;
   t.interference_s = r.interference;
+  t.framework_s = s.framework.step_overhead_s;
   t.exposed_comm_s = r.update_start - r.backward_end;
   t.input_wait_s = std::max(0.0, s.input_s - r.end);
   t.step_s = r.end + t.input_wait_s;
@@ -115,6 +121,7 @@ StepTiming homogeneous_step(const StepSchedule& s, const FullState& st) {
     core = std::max(core, r.end);
     t.compute_s = std::max(t.compute_s, r.compute - r.interference);
     t.interference_s = std::max(t.interference_s, r.interference);
+    t.framework_s = s.framework.step_overhead_s;
     t.exposed_comm_s = std::max(t.exposed_comm_s, r.update_start - r.backward_end);
   }
   t.input_wait_s = std::max(0.0, s.input_s - core);

@@ -29,7 +29,8 @@ nlohmann::json to_json(const StepTiming& t) {
   nlohmann::json phases = nlohmann::json::array();
   for (const auto& p : t.phases) phases.push_back({p.name, int(p.lane), p.start_s, p.end_s});
   return {{"step", t.step_s}, {"compute", t.compute_s}, {"comm", t.comm_s}, {"exposed", t.exposed_comm_s},
-          {"input_wait", t.input_wait_s}, {"interference", t.interference_s}, {"phases", phases}};
+          {"input_wait", t.input_wait_s}, {"interference", t.interference_s},
+          {"framework", t.framework_s}, {"phases", phases}};
 }
 
 StepTiming from_json(const nlohmann::json& j) {
@@ -40,6 +41,7 @@ StepTiming from_json(const nlohmann::json& j) {
   t.exposed_comm_s = j["exposed"].get<double>();
   t.input_wait_s = j["input_wait"].get<double>();
   t.interference_s = j["interference"].get<double>();
+  t.framework_s = j["framework"].get<double>();
   for (const auto& p : j["phases"])
     t.phases.push_back({p[0].get<std::string>(), Lane(p[1].get<int>()), p[2].get<double>(), p[3].get<double>()});
   return t;

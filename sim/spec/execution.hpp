@@ -5,6 +5,7 @@
 
 #include "core/units.hpp"
 #include "spec/comm.hpp"
+#include "spec/framework.hpp"
 #include "spec/optimizer.hpp"
 #include "spec/precision.hpp"
 
@@ -49,6 +50,7 @@ struct Execution {
   StepCostOverrides step_costs;
   Bytes first_bucket_bytes = 0;    // PyTorch DDP: the first bucket's own cap (0: as the others)
   GradientDtype gradient_dtype = GradientDtype::FP32;
+  FrameworkSpec fw;                // the framework's own costs (spec/framework.hpp)
 
   double gradient_elem_bytes() const { return gradient_dtype == GradientDtype::FP16 ? 2 : 4; }
 

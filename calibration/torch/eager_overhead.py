@@ -1,0 +1,62 @@
+#!/usr/bin/python3
+"""Host time of PyTorch's eager training loop, the source of ddlsim's framework defaults
+(cost/framework_costs.cpp): one dispatched operator, the optimizer's cost per parameter tensor, and
+the fixed per-iteration time of a one-parameter model (zero_grad, forward, backward, SGD step).
+CPU tensors, one thread: the host's share only (a GPU adds its kernel launches, counted apart by
+compute.kernel_overhead_us). Run with Debian's interpreter: /usr/bin/python3 eager_overhead.py"""
+import time
+
+import torch
+
+
+def per_op_us(n=200000):
+    x = torch.zeros(1)
+    start = time.perf_counter()
+    for _ in range(n):
+        x.add_(1.0)
+    return (time.perf_counter() - start) / n * 1e6
+
+
+def optimizer_step_s(tensors, foreach):
+    params = [torch.nn.Parameter(torch.zeros(1)) for _ in range(tensors)]
+    for p in params:
+        p.grad = torch.zeros(1)
+    opt = torch.optim.SGD(params, lr=0.1, momentum=0.9, foreach=foreach)
+    opt.step()  # creates the momentum buffers
+    reps = 200
+    start = time.perf_counter()
+    for _ in range(reps):
+        opt.step()
+    return (time.perf_counter() - start) / reps
+
+
+def loop_us(reps=5000):
+    model = torch.nn.Linear(1, 1)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    x = torch.zeros(1, 1)
+
+    def one():
+        opt.zero_grad(set_to_none=True)
+        model(x).sum().backward()
+        opt.step()
+
+    for _ in range(100):
+        one()
+    start = time.perf_counter()
+    for _ in range(reps):
+        one()
+    return (time.perf_counter() - start) / reps * 1e6
+
+
+def main():
+    torch.set_num_threads(1)
+    print(f"torch {torch.__version__}")
+    print(f"operator dispatch: {min(per_op_us() for _ in range(3)):.2f} us")
+    for foreach in (False, True):
+        per_tensor = (optimizer_step_s(1010, foreach) - optimizer_step_s(10, foreach)) / 1000 * 1e6
+        print(f"SGD momentum per parameter tensor (foreach={foreach}): {per_tensor:.2f} us")
+    print(f"training loop per iteration, one-parameter model: {loop_us():.1f} us")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,47 @@
+// What the training framework itself costs the step (docs/design.md "Framework costs"):
+//   * a fixed host time per micro-batch (the training loop: zero_grad, loss bookkeeping, the
+//     optimizer's Python), after the update;
+//   * copies of the gradients into and out of each exchanged buffer (fusion buffer, bucket, pack),
+//     on the exchange's critical path: 4 bytes moved per byte exchanged (read and write, each way)
+//     at the device's streaming memory rate, plus one launch per copy kernel;
+//   * negotiation: Horovod's controller agrees on the ready tensors before each exchange with two
+//     bit-vector allreduces over the host network (recursive doubling: ceil(log2 p) hops each).
+// The optimizer's per-tensor kernel launches are part of the compute profile (cost/compute.cpp,
+// optimizer_kernels_per_tensor).
+#pragma once
+#include "core/units.hpp"
+#include "spec/execution.hpp"
+#include "spec/framework.hpp"
+#include "spec/optimizer.hpp"
+#include "system/system.hpp"
+
+namespace ddlsim {
+
+struct FrameworkCosts {
+  Seconds step_overhead_s = 0;     // per micro-batch, on the compute lane after the update
+  BufferCopies copies = BufferCopies::None;
+  BytesPerSecond copy_Bps = 0;     // device memory rate of the copies
+  Seconds per_launch_s = 0;        // one copy kernel's launch
+  Seconds negotiation_s = 0;       // before each exchange
+
+  // The copies around one exchange of `bytes` holding `tensors` tensors: in and out.
+  Seconds copies_s(Bytes bytes, int tensors) const;
+};
+
+// Tensors one batched copy kernel takes (Horovod BATCHED_D2D_CAPACITY, horovod/common/ops/cuda/
+// cuda_kernels.h, PR #2435).
+constexpr int kBatchedCopyTensors = 160;
+
+// Kernels the optimizer launches per trainable tensor: eager PyTorch 1.13's single-tensor paths
+// (torch/optim/sgd.py, adam.py: sgd 1, momentum 3, adam 8); a graph runs one fused apply op per
+// variable (TensorFlow ResourceApplyGradientDescent / Momentum / Adam).
+int optimizer_kernels_per_tensor(Optimizer o, FrameworkMode m);
+
+// Host time of the training loop per micro-batch: the scenario's, else the mode's default.
+Seconds default_step_overhead_s(FrameworkMode m);
+Seconds step_overhead_s(const FrameworkSpec& fw);
+
+// On `nodes` nodes of `gpus_per_node` ranks (one rank exchanges nothing: no copies, no negotiation).
+FrameworkCosts framework_costs(const Execution& e, const System& sys, int nodes, int gpus_per_node);
+
+}  // namespace ddlsim

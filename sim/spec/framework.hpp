@@ -1,0 +1,26 @@
+// What the training framework itself costs the step, beyond compute and the library's exchanges
+// (cost/framework_costs.hpp, docs/design.md "Framework costs"): how it runs the step (eager,
+// one host call per kernel; or a graph), how it moves gradients in and out of the buffers it
+// exchanges, and whether its ranks negotiate before each exchange (Horovod's controller).
+#pragma once
+#include "core/units.hpp"
+
+namespace ddlsim {
+
+enum class FrameworkMode { Eager, Graph };  // PyTorch eager; TensorFlow graph / XLA
+
+// Gradients copied into the exchange buffer before and out of it after each exchange:
+//   none        each tensor is exchanged in place (per-variable transfers, no fusion)
+//   per_tensor  one copy kernel per tensor each way (PyTorch DDP, gradient_as_bucket_view=False)
+//   batched     one kernel for up to 160 tensors each way (Horovod's batched D2D memcpy; TF's
+//               packed all-reduce concatenates and splits in one kernel each)
+enum class BufferCopies { None, PerTensor, Batched };
+
+struct FrameworkSpec {
+  FrameworkMode mode = FrameworkMode::Graph;
+  BufferCopies copies = BufferCopies::None;
+  bool negotiates = false;         // a controller coordinates the ranks before each exchange
+  Seconds step_overhead_s = -1;    // host time of the training loop per micro-batch; < 0: the mode's default
+};
+
+}  // namespace ddlsim

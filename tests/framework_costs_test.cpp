@@ -1,0 +1,193 @@
+// The framework's own costs (cost/framework_costs.hpp): buffer copies, negotiation, the optimizer's
+// kernels per tensor and the host time per step, each against a hand calculation; switched off,
+// the composer gives the step without them; both backends and fidelities agree.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "core/error.hpp"
+#include "cost/compute.hpp"
+#include "cost/framework_costs.hpp"
+#include "model/model.hpp"
+#include "predict/prediction.hpp"
+#include "scenario/resolve.hpp"
+#include "schedule/compose.hpp"
+#include "simgrid/platform_reader.hpp"
+#include "system/device.hpp"
+
+using namespace ddlsim;
+
+namespace {
+
+Prediction predict_default(const std::vector<std::string>& overrides) {
+  return predict(resolve_scenario(read_scenario("", overrides).settings, ".", read_platform_file));
+}
+
+// forward 10 ms, backward 20 ms; bucket 0 (1 MB, 10 tensors) ready 5 ms into the backward pass,
+// bucket 1 (2 MB, 200 tensors) at its end; optimizer 3 ms; no cycle, no input.
+StepSchedule schedule(FrameworkCosts fw) {
+  StepSchedule s;
+  s.forward_s = 0.010;
+  s.backward_s = 0.020;
+  s.buckets = {Bucket{1e6, 0.005, 5, 9, 10}, Bucket{2e6, 0.020, 0, 4, 200}};
+  s.optimizer_s = 0.003;
+  s.framework = fw;
+  return s;
+}
+
+int tensors_of(const Model& m) {
+  int n = 0;
+  for (const Layer& l : m.layers) n += l.trainable_tensors();
+  return n;
+}
+
+}  // namespace
+
+TEST(FrameworkCosts, CopiesMoveFourBytesPerByteAndLaunchPerTensorOrPerBatch) {
+  FrameworkCosts c;
+  c.copy_Bps = 1e9;
+  c.per_launch_s = 5e-6;
+  c.copies = BufferCopies::PerTensor;
+  // 4 x 1 MB at 1 GB/s = 4 ms, plus 2 x 10 launches of 5 us = 0.1 ms.
+  EXPECT_DOUBLE_EQ(c.copies_s(1e6, 10), 0.0041);
+  c.copies = BufferCopies::Batched;
+  // 161 tensors: 2 batched kernels (160 + 1) each way: 4 ms + 4 x 5 us.
+  EXPECT_DOUBLE_EQ(c.copies_s(1e6, 161), 0.00402);
+  EXPECT_DOUBLE_EQ(c.copies_s(1e6, 160), 0.00401);
+  c.copies = BufferCopies::None;
+  EXPECT_EQ(c.copies_s(1e6, 161), 0.0);
+}
+
+TEST(FrameworkCosts, ComposerPlacesCopiesNegotiationAndHostTime) {
+  // Copies at 1 GB/s, 10 us a launch, per tensor: bucket 0 4 ms + 0.2 ms, bucket 1 8 ms + 4 ms.
+  // Negotiation 1 ms before each exchange. Bucket 0: ready 15 ms, starts 16, runs 4.2 + 8 ms ->
+  // 28.2 ms. Bucket 1: ready 30, starts 31, runs 12 + 4 -> 47 ms. Exposed 47 - 30 = 17 ms;
+  // optimizer 47 -> 50 ms; host time 0.5 ms -> 50.5 ms.
+  FrameworkCosts fw;
+  fw.copies = BufferCopies::PerTensor;
+  fw.copy_Bps = 1e9;
+  fw.per_launch_s = 10e-6;
+  fw.negotiation_s = 0.001;
+  fw.step_overhead_s = 0.0005;
+  const StepTiming t = compose_step(schedule(fw), true, {0.008, 0.004}, "ring");
+  EXPECT_NEAR(t.phases[2].start_s, 0.016, 1e-15);
+  EXPECT_NEAR(t.phases[2].end_s, 0.0282, 1e-15);
+  EXPECT_NEAR(t.phases[3].end_s, 0.047, 1e-15);
+  EXPECT_NEAR(t.exposed_comm_s, 0.017, 1e-15);
+  EXPECT_DOUBLE_EQ(t.framework_s, 0.0005);
+  EXPECT_NEAR(t.step_s, 0.0505, 1e-15);
+  EXPECT_NEAR(t.compute_s + t.framework_s + t.interference_s + t.exposed_comm_s + t.input_wait_s, t.step_s, 1e-15);
+  // A local step pays the host time only: 10 + 20 + 0.5 ms.
+  EXPECT_NEAR(compose_step(schedule(fw), false, {}, "ring").step_s, 0.0305, 1e-15);
+}
+
+TEST(FrameworkCosts, SwitchedOffTheComposerGivesTheStepWithoutThem) {
+  // Bucket 0: 15 -> 23 ms; bucket 1: 30 -> 34 ms; optimizer to 37 ms (tests/library_costs_test.cpp).
+  const StepTiming t = compose_step(schedule({}), true, {0.008, 0.004}, "ring");
+  EXPECT_DOUBLE_EQ(t.step_s, 0.037);
+  EXPECT_EQ(t.framework_s, 0.0);
+  EXPECT_EQ(t.phases.size(), 5u);  // no "framework" phase
+}
+
+TEST(FrameworkCosts, OptimizerKernelsPerTensorFollowTheFramework) {
+  EXPECT_EQ(optimizer_kernels_per_tensor(Optimizer::Sgd, FrameworkMode::Eager), 1);
+  EXPECT_EQ(optimizer_kernels_per_tensor(Optimizer::Momentum, FrameworkMode::Eager), 3);
+  EXPECT_EQ(optimizer_kernels_per_tensor(Optimizer::Adam, FrameworkMode::Eager), 8);
+  for (Optimizer o : {Optimizer::Sgd, Optimizer::Momentum, Optimizer::Adam})
+    EXPECT_EQ(optimizer_kernels_per_tensor(o, FrameworkMode::Graph), 1);
+  // ResNet-50 (Keras: every convolution has a bias): 53 convolutions and 53 batch norms of two
+  // tensors each and the classifier's two: 214. Eager momentum launches 2 more kernels a tensor
+  // than a graph: 428 x 5 us = 2.14 ms more in the roofline's optimizer.
+  const Model m = build_zoo_model("resnet50", ModelOptions{});
+  EXPECT_EQ(tensors_of(m), 214);
+  const Device& d = find_device("v100", "");
+  const ComputeTuning t;
+  FrameworkSpec eager, graph;
+  eager.mode = FrameworkMode::Eager;
+  const ComputeProfile pe = compute_profile(m, d, Precision::FP32, 64, t, Optimizer::Momentum, eager);
+  const ComputeProfile pg = compute_profile(m, d, Precision::FP32, 64, t, Optimizer::Momentum, graph);
+  EXPECT_NEAR(pe.optimizer_s - pg.optimizer_s, 214 * 2 * 5e-6, 1e-12);
+  EXPECT_DOUBLE_EQ(pe.step_overhead_s, 37e-6);  // eager's measured default
+  EXPECT_EQ(pg.step_overhead_s, 0.0);
+}
+
+TEST(FrameworkCosts, TensorsOfALayerAreItsWeightBiasGammaAndBeta) {
+  Layer conv;
+  conv.kind = LayerKind::Conv2D;
+  conv.in.c = 3;
+  conv.out.c = 8;
+  conv.geom = ConvGeometry{3, 3, 1, 1};
+  conv.params_trainable = 3 * 3 * 3 * 8;
+  EXPECT_EQ(conv.trainable_tensors(), 1);
+  conv.params_trainable += 8;
+  EXPECT_EQ(conv.trainable_tensors(), 2);
+  Layer bn;
+  bn.kind = LayerKind::BatchNorm;
+  bn.out.c = 8;
+  bn.params_trainable = 8;  // beta only (scale = false)
+  EXPECT_EQ(bn.trainable_tensors(), 1);
+  bn.params_trainable = 16;
+  EXPECT_EQ(bn.trainable_tensors(), 2);
+  Layer relu;
+  relu.kind = LayerKind::Activation;
+  EXPECT_EQ(relu.trainable_tensors(), 0);
+}
+
+TEST(FrameworkCosts, PresetsChooseModeCopiesAndNegotiation) {
+  // Horovod on 4 poti nodes (1 GPU each): two bit-vector allreduces of ceil(log2 4) = 2 rounds over
+  // the inter-node route (its latency: 2 PCIe hops of 2 us and 2 Ethernet hops of 25 us = 54 us):
+  // 2 x 2 x 54 us = 216 us. DDP negotiates nothing and runs eagerly.
+  const Prediction hvd = predict_default({"--training.framework=horovod", "--cluster.nodes=4"});
+  const Route route = find_cluster("poti", "").inter_route();
+  EXPECT_DOUBLE_EQ(hvd.negotiation_s, 2 * 2 * route.step_latency_s());
+  EXPECT_EQ(hvd.framework_mode, "graph");
+  const Prediction ddp = predict_default({"--training.framework=pytorch_ddp", "--cluster.nodes=4"});
+  EXPECT_EQ(ddp.negotiation_s, 0.0);
+  EXPECT_EQ(ddp.framework_mode, "eager");
+  EXPECT_DOUBLE_EQ(ddp.framework_s, 37e-6);
+  // Where a step goes adds up with the framework's part.
+  EXPECT_NEAR(ddp.compute_time_s + ddp.framework_s + ddp.interference_s + ddp.exposed_comm_s + ddp.input_wait_s +
+                  ddp.straggler_wait_s,
+              ddp.step_time_s, 1e-12 * ddp.step_time_s);
+  // One rank exchanges nothing: no negotiation.
+  EXPECT_EQ(predict_default({"--training.framework=horovod", "--cluster.nodes=1"}).negotiation_s, 0.0);
+}
+
+TEST(FrameworkCosts, MeasuredThroughputCoversTheHostTime) {
+  // One GPU, synthetic input: the step is the measured one, host time included.
+  const Prediction p = predict_default({"--cluster.nodes=1", "--input.format=synthetic", "--compute.throughput=500",
+                                        "--framework.step_overhead_us=1000", "--compute.device_spread=0"});
+  EXPECT_NEAR(p.step_time_s, 64.0 / 500.0, 1e-12);
+  EXPECT_DOUBLE_EQ(p.framework_s, 0.001);
+  // A measured step no longer than the host time is an input error naming both keys.
+  try {
+    predict_default({"--cluster.nodes=1", "--compute.throughput=100000", "--framework.step_overhead_us=1000"});
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("framework.step_overhead_us"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("compute.throughput"), std::string::npos) << e.what();
+  }
+}
+
+TEST(FrameworkCosts, BadKeysAreInputErrors) {
+  for (const char* bad : {"--framework.mode=lazy", "--framework.buffer_copies=some", "--framework.negotiation=yes",
+                          "--framework.step_overhead_us=-1"})
+    EXPECT_THROW(predict_default({bad}), InputError) << bad;
+}
+
+TEST(FrameworkCosts, BothBackendsAndFidelitiesAgree) {
+  // Horovod on 3 poti nodes: copies, negotiation and a host time per step in every backend.
+  const std::vector<std::string> base = {"--training.framework=horovod", "--cluster.nodes=3",
+                                         "--framework.step_overhead_us=300"};
+  const auto with = [&](std::vector<std::string> extra) {
+    extra.insert(extra.begin(), base.begin(), base.end());
+    return predict_default(extra);
+  };
+  const Prediction analytic = with({});
+  ASSERT_GT(analytic.negotiation_s, 0.0);
+  for (const char* fidelity : {"fast", "full"}) {
+    const Prediction sg = with({"--simulation.backend=simgrid", std::string("--simulation.fidelity=") + fidelity});
+    EXPECT_NEAR(sg.step_time_s, analytic.step_time_s, 1e-9 * analytic.step_time_s) << fidelity;
+    EXPECT_DOUBLE_EQ(sg.framework_s, analytic.framework_s) << fidelity;
+  }
+}
