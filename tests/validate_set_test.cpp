@@ -48,7 +48,7 @@ TEST(ValidateSet, APrioriAndLeaveOneModelOutBeatLinearScaling) {
 }
 
 // The published set (NVIDIA DeepLearningExamples, Lambda, an Azure Horovod study; 58 rows, nothing
-// fitted): every figure is a priori. Bounds: today's MAPE (9.9 % synthetic, 4.1 % real) rounded
+// fitted): every figure is a priori. Bounds: today's MAPE (9.7 % synthetic, 3.9 % real) rounded
 // up, a guard against getting worse; issue 11's target (7 % overall) is not met yet on synthetic
 // data (Horovod over 10 GbE on Azure is 35 % off).
 TEST(ValidateSet, PublishedRunsAPriori) {
@@ -57,20 +57,20 @@ TEST(ValidateSet, PublishedRunsAPriori) {
   ASSERT_EQ(v.groups.size(), 12u);
   EXPECT_EQ(v.apriori.synthetic.n, 24);
   EXPECT_EQ(v.apriori.real.n, 12);
-  EXPECT_LE(v.apriori.synthetic.mape, 0.10);
-  EXPECT_LE(v.apriori.real.mape, 0.042);
+  EXPECT_LE(v.apriori.synthetic.mape, 0.098);
+  EXPECT_LE(v.apriori.real.mape, 0.040);
   EXPECT_LT(v.apriori.synthetic.mape, v.baseline_synthetic.mape);
   EXPECT_LT(v.apriori.real.mape, v.baseline_real.mape);
   for (const auto& g : v.groups) EXPECT_TRUE(g.fitted.name.empty()) << g.group.name;  // nothing fitted
 }
 
 // The roofline alone on the 1-GPU rows (no measurement at all; the issue's target is 15 %, not met:
-// this guards today's 17.4 % on the published set, 22 rows, and says where it stands).
+// this guards today's 16.8 % on the published set, 22 rows, and says where it stands).
 TEST(ValidateSet, RooflineAloneOnTheOneGpuRows) {
   const ddlsim::ValidationResult v =
       ddlsim::run_validation(ddlsim::default_validation_folder(), ddlsim::read_platform_file, "published");
   EXPECT_EQ(v.roofline.n, 22);
-  EXPECT_LE(v.roofline.mape, 0.18);
+  EXPECT_LE(v.roofline.mape, 0.17);
   for (const auto& g : v.groups)
     for (const auto& r : g.roofline.rows) EXPECT_EQ(r.prediction.ranks, 1) << g.group.name;
 }
