@@ -5,6 +5,7 @@
 
 #include <cmath>
 
+#include "predict_util.hpp"
 #include "core/error.hpp"
 #include "cost/compute.hpp"
 #include "cost/framework_costs.hpp"
@@ -16,12 +17,9 @@
 #include "system/device.hpp"
 
 using namespace ddlsim;
+using testutil::predict_default;
 
 namespace {
-
-Prediction predict_default(const std::vector<std::string>& overrides) {
-  return predict(resolve_scenario(read_scenario("", overrides).settings, ".", read_platform_file));
-}
 
 // forward 10 ms, backward 20 ms; bucket 0 (1 MB, 10 tensors) ready 5 ms into the backward pass,
 // bucket 1 (2 MB, 200 tensors) at its end; optimizer 3 ms; no cycle, no input.

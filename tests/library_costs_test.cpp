@@ -5,6 +5,7 @@
 #include <cmath>
 #include <memory>
 
+#include "predict_util.hpp"
 #include "calibration/interference.hpp"
 #include "core/error.hpp"
 #include "cost/library_costs.hpp"
@@ -14,12 +15,9 @@
 #include "simgrid/platform_reader.hpp"
 
 using namespace ddlsim;
+using testutil::predict_default;
 
 namespace {
-
-Prediction predict_default(const std::vector<std::string>& overrides) {
-  return predict(resolve_scenario(read_scenario("", overrides).settings, ".", read_platform_file));
-}
 
 // forward 10 ms, backward 20 ms; bucket 0 (1 MB) ready 5 ms into the backward pass, bucket 1
 // (2 MB) at its end; no coordination cycle, no input.

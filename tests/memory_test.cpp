@@ -3,6 +3,7 @@
 // each must be predicted to fit.
 #include <gtest/gtest.h>
 
+#include "predict_util.hpp"
 #include "compare/validation.hpp"
 #include "cost/memory.hpp"
 #include "report/report.hpp"
@@ -11,6 +12,7 @@
 #include "simgrid/platform_reader.hpp"
 
 using namespace ddlsim;
+using testutil::predict_default;
 
 namespace {
 
@@ -32,10 +34,6 @@ Model tiny() {
               layer(LayerKind::BatchNorm, 200, 2, 2), layer(LayerKind::Activation, 200),
               layer(LayerKind::Dense, 10, 2010)};
   return m;
-}
-
-Prediction predict_with(const std::vector<std::string>& overrides) {
-  return predict(resolve_scenario(read_scenario("", overrides).settings, ".", read_platform_file));
 }
 
 }  // namespace
@@ -79,12 +77,12 @@ TEST(Memory, AccountingToTheByte) {
 TEST(Memory, GrowsWithBatchAndOptimizerState) {
   double previous = 0;
   for (int b : {1, 16, 64, 256}) {
-    const Prediction p = predict_with({"--training.batch_per_gpu=" + std::to_string(b)});
+    const Prediction p = predict_default({"--training.batch_per_gpu=" + std::to_string(b)});
     EXPECT_GT(p.memory_per_gpu_bytes, previous);
     previous = p.memory_per_gpu_bytes;
   }
-  const Prediction sgd = predict_with({"--training.optimizer=sgd"});
-  const Prediction adam = predict_with({"--training.optimizer=adam"});
+  const Prediction sgd = predict_default({"--training.optimizer=sgd"});
+  const Prediction adam = predict_default({"--training.optimizer=adam"});
   EXPECT_DOUBLE_EQ(adam.memory_per_gpu_bytes - sgd.memory_per_gpu_bytes, double(adam.params_trainable) * 8);
   EXPECT_GT(adam.compute_time_s, sgd.compute_time_s);  // the update reads and writes more
 }
@@ -95,7 +93,7 @@ TEST(Memory, KnownLimitsOfResNet50) {
   const std::vector<std::string> v100 = {"--cluster.platform=dgx1"};  // fp32 by default
   auto with = [&](std::vector<std::string> extra) {
     extra.insert(extra.end(), v100.begin(), v100.end());
-    return predict_with(extra);
+    return predict_default(extra);
   };
   EXPECT_FALSE(with({"--training.batch_per_gpu=256"}).fits_in_memory);
   EXPECT_TRUE(with({"--training.batch_per_gpu=64"}).fits_in_memory);

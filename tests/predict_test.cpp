@@ -4,6 +4,7 @@
 #include <map>
 #include <tuple>
 
+#include "predict_util.hpp"
 #include "backend/analytic.hpp"
 #include "report/report.hpp"
 #include "scenario/resolve.hpp"
@@ -15,12 +16,7 @@
 #include "simgrid/platform_reader.hpp"
 
 using namespace ddlsim;
-
-namespace {
-Prediction predict_with(const std::vector<std::string>& overrides) {
-  return predict(resolve_scenario(read_scenario("", overrides).settings, ".", read_platform_file));
-}
-}  // namespace
+using testutil::predict_default;
 
 TEST(Epoch, ShapeRoundsUp) {
   const EpochShape e = epoch_shape(100000, 64, 3, 4);
@@ -29,7 +25,7 @@ TEST(Epoch, ShapeRoundsUp) {
 }
 
 TEST(Predict, SingleGpuHasNoCommunication) {
-  const Prediction p = predict_with({"--cluster.nodes=1"});
+  const Prediction p = predict_default({"--cluster.nodes=1"});
   EXPECT_EQ(p.ranks, 1);
   EXPECT_EQ(p.comm_time_s, 0);
   EXPECT_DOUBLE_EQ(p.speedup, 1);
@@ -39,7 +35,7 @@ TEST(Predict, SingleGpuHasNoCommunication) {
 // Every synchronisation also waits for the slowest device (cost/stragglers.hpp), computed here
 // from the one-rank compute time of the sync step's schedule.
 TEST(Predict, EpochIsStepsTimesStepTime) {
-  const Prediction p = predict_with({"--cluster.nodes=3", "--training.sync_period=4"});
+  const Prediction p = predict_default({"--cluster.nodes=3", "--training.sync_period=4"});
   const Seconds compute_s = p.steps.local.phases[0].end_s - p.steps.local.phases[0].start_s +
                             p.steps.local.phases[1].end_s - p.steps.local.phases[1].start_s;
   const Seconds wait_s = straggler_wait_s(compute_s, 0, kGpuDeviceSpread, 4, p.ranks);
@@ -51,20 +47,20 @@ TEST(Predict, EpochIsStepsTimesStepTime) {
 }
 
 TEST(Predict, ResNet50GradientsAreItsTrainableParameters) {
-  const Prediction p = predict_with({});
+  const Prediction p = predict_default({});
   EXPECT_EQ(p.params_trainable, 25583592);
   EXPECT_DOUBLE_EQ(p.gradient_bytes, 25583592.0 * 4);
   // Mixed precision: FP32 master gradients (see the next test); FP16 only when compressed.
-  const Prediction mixed = predict_with({"--model.precision=mixed"});
+  const Prediction mixed = predict_default({"--model.precision=mixed"});
   EXPECT_DOUBLE_EQ(mixed.gradient_bytes, 25583592.0 * 4);
-  const Prediction fp16 = predict_with({"--model.precision=mixed", "--comm.gradient_dtype=fp16"});
+  const Prediction fp16 = predict_default({"--model.precision=mixed", "--comm.gradient_dtype=fp16"});
   EXPECT_DOUBLE_EQ(fp16.gradient_bytes, 25583592.0 * 2);
 }
 
 TEST(Predict, MeasuredThroughputScalesCompute) {
-  const Prediction p = predict_with({"--cluster.nodes=1", "--input.format=synthetic", "--compute.throughput=500"});
+  const Prediction p = predict_default({"--cluster.nodes=1", "--input.format=synthetic", "--compute.throughput=500"});
   EXPECT_NEAR(p.step_time_s, 64.0 / 500.0, 1e-12);  // one step = batch / measured throughput
-  const Prediction twice = predict_with({"--cluster.nodes=1", "--input.format=synthetic", "--compute.throughput=1000"});
+  const Prediction twice = predict_default({"--cluster.nodes=1", "--input.format=synthetic", "--compute.throughput=1000"});
   EXPECT_NEAR(twice.compute_time_s, p.compute_time_s / 2, 1e-12);
 }
 
@@ -76,12 +72,12 @@ TEST(Predict, SingleCommExchangeMatchesClosedForm) {
   // tensors: 2 each way) at 5 us a launch; nothing overlaps, no interference.
   const double n = 25583592.0 * 4;
   const double copies_s = 4 * n / (504e9 * 0.8) + 2 * 2 * 5e-6;
-  const Prediction p = predict_with({"--cluster.nodes=2", "--training.framework=tf_mirrored",
+  const Prediction p = predict_default({"--cluster.nodes=2", "--training.framework=tf_mirrored",
                                      "--input.format=synthetic"});
   const ClusterDescription& poti = find_cluster("poti", "");
   EXPECT_DOUBLE_EQ(p.exposed_comm_s, 8.4e-6 + copies_s + ring_allreduce_s(2, n, poti.inter_route()));
   EXPECT_EQ(p.interference_s, 0.0);
-  const Prediction off = predict_with({"--cluster.nodes=2", "--training.framework=tf_mirrored",
+  const Prediction off = predict_default({"--cluster.nodes=2", "--training.framework=tf_mirrored",
                                        "--input.format=synthetic", "--comm.per_call_us=0",
                                        "--framework.buffer_copies=none"});
   EXPECT_DOUBLE_EQ(off.exposed_comm_s, ring_allreduce_s(2, n, poti.inter_route()));
@@ -91,7 +87,7 @@ TEST(Predict, MoreBandwidthIsNeverSlower) {
   for (const char* algo : {"ring", "rhd", "tree", "hierarchical", "ps"}) {
     double previous = 1e300;
     for (double bw : {0.05, 0.1175, 1.0, 3.0, 12.0}) {
-      const Prediction p = predict_with({"--cluster.platform=cluster4x25g", "--cluster.nodes=4",
+      const Prediction p = predict_default({"--cluster.platform=cluster4x25g", "--cluster.nodes=4",
                                          std::string("--comm.algorithm=") + algo,
                                          "--cluster.inter_bw_GBps=" + std::to_string(bw)});
       EXPECT_LE(p.epoch_time_s, previous) << algo << " at " << bw;
@@ -103,15 +99,15 @@ TEST(Predict, MoreBandwidthIsNeverSlower) {
 TEST(Predict, OverlapNeverHurts) {
   for (int nodes : {2, 4}) {
     const std::string n = "--cluster.nodes=" + std::to_string(nodes);
-    const Prediction on = predict_with({n, "--comm.overlap=true"});
-    const Prediction off = predict_with({n, "--comm.overlap=false"});
+    const Prediction on = predict_default({n, "--comm.overlap=true"});
+    const Prediction off = predict_default({n, "--comm.overlap=false"});
     EXPECT_LE(on.step_time_s, off.step_time_s);
   }
 }
 
 TEST(Predict, SameInputsSameBytes) {
-  const std::string a = render_prediction(predict_with({"--cluster.nodes=3"}), Format::Json);
-  const std::string b = render_prediction(predict_with({"--cluster.nodes=3"}), Format::Json);
+  const std::string a = render_prediction(predict_default({"--cluster.nodes=3"}), Format::Json);
+  const std::string b = render_prediction(predict_default({"--cluster.nodes=3"}), Format::Json);
   EXPECT_EQ(a, b);
 }
 
@@ -142,9 +138,9 @@ TEST(Predict, MixedPrecisionExchangesFp32GradientsUnlessCompressed) {
   auto with = [&](const char* dtype) {
     auto o = base;
     o.push_back(std::string("--comm.gradient_dtype=") + dtype);
-    return predict_with(o);
+    return predict_default(o);
   };
-  const Prediction fp32 = predict_with(base), fp16 = with("fp16");
+  const Prediction fp32 = predict_default(base), fp16 = with("fp16");
   EXPECT_DOUBLE_EQ(fp32.gradient_bytes, 102334368);
   EXPECT_DOUBLE_EQ(with("fp32").gradient_bytes, 102334368);
   EXPECT_DOUBLE_EQ(fp16.gradient_bytes, 51167184);

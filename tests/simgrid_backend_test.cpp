@@ -7,6 +7,7 @@
 #include <cmath>
 #include <iostream>
 
+#include "predict_util.hpp"
 #include "backend/analytic.hpp"
 #include "core/error.hpp"
 #include "predict/prediction.hpp"
@@ -18,6 +19,7 @@
 #include "test_util.hpp"
 
 using namespace ddlsim;
+using testutil::predict_default;
 
 namespace {
 constexpr Bytes kMessage = 100e6;
@@ -123,12 +125,6 @@ TEST(SimGridBackend, DefaultTcpFactorsOfLv08AreSlower) {
             1.01 * simgrid_collective_s(Algorithm::Ring, topo, kMessage, sys, exact(Fidelity::Fast)));
 }
 
-namespace {
-Prediction predict_with(const std::vector<std::string>& overrides) {
-  const ScenarioInput in = read_scenario("", overrides);
-  return predict(resolve_scenario(in.settings, ".", read_platform_file));
-}
-}  // namespace
 
 TEST(SimGridBackend, FastAndFullStepsAgreeToOnePartInTenMillion) {
   for (const char* alg : {"ring", "rhd", "tree", "hierarchical", "ps"}) {
@@ -139,7 +135,7 @@ TEST(SimGridBackend, FastAndFullStepsAgreeToOnePartInTenMillion) {
     auto fast = base, full = base;
     fast.push_back("--simulation.fidelity=fast");
     full.push_back("--simulation.fidelity=full");
-    const Prediction a = predict_with(fast), b = predict_with(full);
+    const Prediction a = predict_default(fast), b = predict_default(full);
     EXPECT_LT(rel_diff(a.step_time_s, b.step_time_s), 1e-7) << alg << ": fast " << a.step_time_s << " full " << b.step_time_s;
     EXPECT_EQ(a.backend, "simgrid");
   }
@@ -149,7 +145,7 @@ TEST(SimGridBackend, StepMatchesAnalyticOnContentionFreeCluster) {
   const std::vector<std::string> base = {"--cluster.platform=poti", "--cluster.nodes=3", "--training.framework=horovod"};
   auto sg = base;
   sg.push_back("--simulation.backend=simgrid");
-  const Prediction a = predict_with(base), s = predict_with(sg);
+  const Prediction a = predict_default(base), s = predict_default(sg);
   EXPECT_LT(rel_diff(s.step_time_s, a.step_time_s), 1e-7);
   EXPECT_LT(rel_diff(s.epoch_time_s, a.epoch_time_s), 1e-7);
   EXPECT_DOUBLE_EQ(s.single_gpu_epoch_s, a.single_gpu_epoch_s);  // the one-GPU reference is analytic
@@ -190,7 +186,7 @@ TEST(SimGridBackend, SlowerHostInAPlatformFileIsAStraggler) {
     other_unit.replace(p, 11, "speed=\"3Gf\"");  // every host alike, other units: no change
   testutil::TempFile f_slow("slow.xml", slow), f_unit("unit.xml", other_unit);
   auto step = [](const std::string& platform, const char* backend) {
-    return predict_with({"--cluster.platform=" + platform, "--cluster.nodes=3", "--compute.device=rtx4070",
+    return predict_default({"--cluster.platform=" + platform, "--cluster.nodes=3", "--compute.device=rtx4070",
                          std::string("--simulation.backend=") + backend});
   };
   const Prediction analytic = step("poti", "analytic");
