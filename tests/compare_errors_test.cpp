@@ -132,7 +132,7 @@ TEST(Compare, BadCsvNamesFileLineAndColumnAndWritesNothing) {
       {"cluster.nodes,epoch_time_s\n1,70.5\ntwo,60\n", "measured.csv:3: column 'cluster.nodes': cluster.nodes = 'two'"},
       // Poti has 6 nodes: 9 is a configuration this scenario cannot express.
       {"cluster.nodes,epoch_time_s\n1,70.5\n\n9,60\n", "measured.csv:4: column 'cluster.nodes': cluster.nodes = '9'"},
-      {"cluster.nodes,model.name,epoch_time_s\n1,resnet50,70\n1,resnet18,60\n", "measured.csv:3: column 'model.name'"},
+      {"cluster.nodes,model.name,epoch_time_s\n1,resnet50,70\n1,resnet19,60\n", "measured.csv:3: column 'model.name'"},
       {"cluster.nodes,epoch_time_s\n1,70.5,3\n", "measured.csv:2: 3 cells, expected 2"},
   };
   for (const auto& c : cases) {

@@ -39,6 +39,23 @@ TEST(ModelZoo, KerasParameterTotals) {
   EXPECT_EQ(zoo("inception_v3", 299).params_total(), 23'851'784);
 }
 
+// EfficientNet-B1..B7 (Keras applications' model.summary() totals, at their default sizes) and
+// ResNet-18/34 (torchvision's parameter counts: sum(p.numel() for p in model.parameters()), which
+// leaves out BatchNorm's running statistics, ddlsim's non-trainable parameters).
+TEST(ModelZoo, ScaledEfficientNetsAndBasicBlockResNets) {
+  const struct { const char* name; int size; long long total; } keras[] = {
+      {"efficientnet_b1", 240, 7'856'239},   {"efficientnet_b2", 260, 9'177'569},
+      {"efficientnet_b3", 300, 12'320'535},  {"efficientnet_b4", 380, 19'466'823},
+      {"efficientnet_b5", 456, 30'562'527},  {"efficientnet_b6", 528, 43'265'143},
+      {"efficientnet_b7", 600, 66'658'687}};
+  for (const auto& k : keras) EXPECT_EQ(zoo(k.name, k.size).params_total(), k.total) << k.name;
+  EXPECT_EQ(zoo("resnet18").params_trainable(), 11'689'512);
+  EXPECT_EQ(zoo("resnet34").params_trainable(), 21'797'672);
+  // 1.82 and 3.67 G multiply-adds at 224x224 (He et al. 2016, table 1: 1.8 and 3.6 x 10^9 FLOPs).
+  EXPECT_NEAR(zoo("resnet18").fwd_flops_per_sample(), 3.64e9, 0.05e9);
+  EXPECT_NEAR(zoo("resnet34").fwd_flops_per_sample(), 7.34e9, 0.05e9);
+}
+
 TEST(ModelZoo, ResNet50TrainableAndMacs) {
   const Model m = zoo("resnet50");
   EXPECT_EQ(m.params_trainable(), 25'583'592);
@@ -52,13 +69,15 @@ TEST(ModelZoo, NamesAndAliases) {
   for (const auto& name : zoo_model_names()) EXPECT_TRUE(is_zoo_model(name)) << name;
   EXPECT_TRUE(is_zoo_model("ResNet50"));
   EXPECT_TRUE(is_zoo_model("EfficientNetB0"));
+  EXPECT_TRUE(is_zoo_model("EfficientNetB4"));
+  EXPECT_TRUE(is_zoo_model("ResNet-18"));
   EXPECT_TRUE(is_zoo_model("MobileNetV2"));
   EXPECT_TRUE(is_zoo_model("InceptionV3"));
   EXPECT_FALSE(is_zoo_model("mlp"));
   EXPECT_EQ(build_zoo_model("ResNet50", ModelOptions{}).name, "resnet50");
   EXPECT_EQ(default_model_options("inception_v3").input_h, 299);
   EXPECT_EQ(default_model_options("small_cnn").input_h, 32);
-  EXPECT_THROW(build_zoo_model("resnet18", ModelOptions{}), InputError);
+  EXPECT_THROW(build_zoo_model("resnet19", ModelOptions{}), InputError);
 }
 
 TEST(ModelZoo, SmallInputsWithMoreClasses) {

@@ -81,6 +81,8 @@ struct ModelOptions {
 
 // Names of the built-in models (`ddlsim models`), in display order.
 std::vector<std::string> zoo_model_names();
+// The ones `ddlsim map` marks: one of each family and size (EfficientNet-B0 for B0-B7, ResNet-18 for 18/34).
+std::vector<std::string> zoo_map_model_names();
 bool is_zoo_model(const std::string& name);
 // Builds a zoo model; throws InputError for an unknown name or a size it cannot handle.
 Model build_zoo_model(const std::string& name, const ModelOptions& opts);

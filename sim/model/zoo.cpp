@@ -16,13 +16,24 @@ struct ZooEntry {
   int default_size;     // usual training resolution (square)
   int default_classes;  // ImageNet or CIFAR-10
   int min_size;         // smallest height/width the downsampling allows (Keras' min_size)
+  bool on_maps = true;  // marked on `ddlsim map` (not the scaled variants: their labels would crowd)
 };
 
 constexpr ZooEntry kZoo[] = {
+    {"resnet18", build_resnet18, 224, 1000, 32},
+    {"resnet34", build_resnet34, 224, 1000, 32, false},
     {"resnet50", build_resnet50, 224, 1000, 32},
     {"resnet101", build_resnet101, 224, 1000, 32},
     {"resnet152", build_resnet152, 224, 1000, 32},
     {"efficientnet_b0", build_efficientnet_b0, 224, 1000, 32},
+    // B1-B7 at the resolutions of keras.applications (default_size): 240, 260, 300, 380, 456, 528, 600.
+    {"efficientnet_b1", build_efficientnet_b1, 240, 1000, 32, false},
+    {"efficientnet_b2", build_efficientnet_b2, 260, 1000, 32, false},
+    {"efficientnet_b3", build_efficientnet_b3, 300, 1000, 32, false},
+    {"efficientnet_b4", build_efficientnet_b4, 380, 1000, 32, false},
+    {"efficientnet_b5", build_efficientnet_b5, 456, 1000, 32, false},
+    {"efficientnet_b6", build_efficientnet_b6, 528, 1000, 32, false},
+    {"efficientnet_b7", build_efficientnet_b7, 600, 1000, 32, false},
     {"mobilenet_v2", build_mobilenet_v2, 224, 1000, 32},
     {"inception_v3", build_inception_v3, 299, 1000, 75},
     {"vgg16", build_vgg16, 224, 1000, 32},
@@ -70,6 +81,13 @@ Shape correct_pad(ModelBuilder& b, Shape x, int kernel, const std::string& name)
 std::vector<std::string> zoo_model_names() {
   std::vector<std::string> names;
   for (const ZooEntry& e : kZoo) names.emplace_back(e.name);
+  return names;
+}
+
+std::vector<std::string> zoo_map_model_names() {
+  std::vector<std::string> names;
+  for (const ZooEntry& e : kZoo)
+    if (e.on_maps) names.emplace_back(e.name);
   return names;
 }
 

@@ -1,7 +1,9 @@
-// EfficientNet-B0, Keras applications layout (keras.applications.efficientnet): Rescaling and
-// Normalization at the input, MBConv blocks with squeeze-excitation, swish activations.
-// B0 has width and depth coefficients 1.0, so the block table is used as is.
+// EfficientNet-B0 to B7, Keras applications layout (keras.applications.efficientnet): Rescaling and
+// Normalization at the input, MBConv blocks with squeeze-excitation, swish activations. B1-B7
+// scale B0's block table by their width and depth coefficients (Tan and Le, ICML 2019; Keras'
+// round_filters to multiples of 8 and round_repeats = ceil).
 #include <algorithm>
+#include <cmath>
 #include <fmt/format.h>
 
 #include "model/zoo_models.hpp"
@@ -64,24 +66,40 @@ Shape mbconv(ModelBuilder& b, Shape in, const BlockArgs& a, int filters_in, int 
 
 }  // namespace
 
-Model build_efficientnet_b0(const ModelOptions& o) {
-  ModelBuilder b("efficientnet_b0");
+namespace {
+
+// Keras round_filters: width-scaled, to a multiple of 8, never more than 10 % below the scaled value.
+int round_filters(int filters, double width) {
+  constexpr int kDivisor = 8;
+  const double scaled = filters * width;
+  int rounded = std::max(kDivisor, int(scaled + kDivisor / 2.0) / kDivisor * kDivisor);
+  if (rounded < 0.9 * scaled) rounded += kDivisor;
+  return rounded;
+}
+
+int round_repeats(int repeats, double depth) { return int(std::ceil(depth * repeats)); }
+
+Model build_efficientnet(const ModelOptions& o, const char* name, double width, double depth) {
+  ModelBuilder b(name);
   Shape x = b.input(input_shape(o), "input_1");
   x = b.rescaling(x, "rescaling");
   x = b.normalization(x, "normalization");
   x = correct_pad(b, x, 3, "stem_conv_pad");
-  x = b.conv2d(x, 32, 3, 3, 2, Padding::Valid, false, "stem_conv");
+  x = b.conv2d(x, round_filters(32, width), 3, 3, 2, Padding::Valid, false, "stem_conv");
   x = b.batchnorm(x, true, "stem_bn");
   x = b.activation(x, "swish", "stem_activation");
   int block_no = 0;
-  for (const BlockArgs& a : kBlocks) {
+  for (BlockArgs a : kBlocks) {
     ++block_no;
-    for (int j = 0; j < a.repeats; ++j) {
-      const std::string name = fmt::format("block{}{}_", block_no, char('a' + j));
-      x = mbconv(b, x, a, j == 0 ? a.filters_in : a.filters_out, j == 0 ? a.stride : 1, name);
+    a.filters_in = round_filters(a.filters_in, width);
+    a.filters_out = round_filters(a.filters_out, width);
+    const int repeats = round_repeats(a.repeats, depth);
+    for (int j = 0; j < repeats; ++j) {
+      const std::string block = fmt::format("block{}{}_", block_no, char('a' + j));
+      x = mbconv(b, x, a, j == 0 ? a.filters_in : a.filters_out, j == 0 ? a.stride : 1, block);
     }
   }
-  x = b.conv2d(x, 1280, 1, 1, 1, Padding::Same, false, "top_conv");
+  x = b.conv2d(x, round_filters(1280, width), 1, 1, 1, Padding::Same, false, "top_conv");
   x = b.batchnorm(x, true, "top_bn");
   x = b.activation(x, "swish", "top_activation");
   x = b.global_pool(x, PoolKind::Avg, "avg_pool");
@@ -90,5 +108,17 @@ Model build_efficientnet_b0(const ModelOptions& o) {
   b.activation(x, "softmax", "predictions_softmax");
   return b.finish(o.classes);
 }
+
+}  // namespace
+
+// Width and depth coefficients of keras.applications.efficientnet.EfficientNetB0 ... B7.
+Model build_efficientnet_b0(const ModelOptions& o) { return build_efficientnet(o, "efficientnet_b0", 1.0, 1.0); }
+Model build_efficientnet_b1(const ModelOptions& o) { return build_efficientnet(o, "efficientnet_b1", 1.0, 1.1); }
+Model build_efficientnet_b2(const ModelOptions& o) { return build_efficientnet(o, "efficientnet_b2", 1.1, 1.2); }
+Model build_efficientnet_b3(const ModelOptions& o) { return build_efficientnet(o, "efficientnet_b3", 1.2, 1.4); }
+Model build_efficientnet_b4(const ModelOptions& o) { return build_efficientnet(o, "efficientnet_b4", 1.4, 1.8); }
+Model build_efficientnet_b5(const ModelOptions& o) { return build_efficientnet(o, "efficientnet_b5", 1.6, 2.2); }
+Model build_efficientnet_b6(const ModelOptions& o) { return build_efficientnet(o, "efficientnet_b6", 1.8, 2.6); }
+Model build_efficientnet_b7(const ModelOptions& o) { return build_efficientnet(o, "efficientnet_b7", 2.0, 3.1); }
 
 }  // namespace ddlsim

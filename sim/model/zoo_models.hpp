@@ -8,11 +8,20 @@
 
 namespace ddlsim {
 
+Model build_resnet18(const ModelOptions& o);
+Model build_resnet34(const ModelOptions& o);
 Model build_resnet50(const ModelOptions& o);
 Model build_resnet101(const ModelOptions& o);
 Model build_resnet152(const ModelOptions& o);
 Model build_alexnet(const ModelOptions& o);
 Model build_efficientnet_b0(const ModelOptions& o);
+Model build_efficientnet_b1(const ModelOptions& o);
+Model build_efficientnet_b2(const ModelOptions& o);
+Model build_efficientnet_b3(const ModelOptions& o);
+Model build_efficientnet_b4(const ModelOptions& o);
+Model build_efficientnet_b5(const ModelOptions& o);
+Model build_efficientnet_b6(const ModelOptions& o);
+Model build_efficientnet_b7(const ModelOptions& o);
 Model build_mobilenet_v2(const ModelOptions& o);
 Model build_inception_v3(const ModelOptions& o);
 Model build_vgg16(const ModelOptions& o);

@@ -1,5 +1,8 @@
 // ResNet-50 / ResNet-101 / ResNet-152 v1, Keras applications layout (keras.applications.resnet):
 // biased convolutions followed by BatchNorm, stride 2 on the first 1x1 conv of a stage.
+// ResNet-18 / ResNet-34 (Keras has none), torchvision layout (torchvision.models.resnet): basic
+// blocks of two 3x3 convolutions without bias, each followed by BatchNorm; a 1x1 projection with
+// BatchNorm where a stage changes size.
 #include <fmt/format.h>
 
 #include "model/zoo_models.hpp"
@@ -52,8 +55,45 @@ Model build_resnet(const ModelOptions& o, const std::string& name, const int (&b
   return b.finish(o.classes);
 }
 
+// torchvision BasicBlock: 3x3 (stride) -> 3x3, projection shortcut when the shape changes.
+Shape basic_block(ModelBuilder& b, Shape x, int filters, int stride, const std::string& name) {
+  Shape shortcut = x;
+  if (stride != 1 || x.c != filters) {
+    shortcut = b.conv2d(x, filters, 1, 1, stride, Padding::Same, false, name + "_downsample_conv");
+    shortcut = b.batchnorm(shortcut, true, name + "_downsample_bn");
+  }
+  x = b.conv2d(x, filters, 3, 3, stride, Padding::Same, false, name + "_conv1");
+  x = b.batchnorm(x, true, name + "_bn1");
+  x = b.activation(x, "relu", name + "_relu1");
+  x = b.conv2d(x, filters, 3, 3, 1, Padding::Same, false, name + "_conv2");
+  x = b.batchnorm(x, true, name + "_bn2");
+  x = b.add({shortcut, x}, name + "_add");
+  return b.activation(x, "relu", name + "_out");
+}
+
+Model build_basic_resnet(const ModelOptions& o, const std::string& name, const int (&blocks)[4]) {
+  ModelBuilder b(name);
+  Shape x = b.input(input_shape(o), "input_1");
+  x = b.zero_padding(x, 3, 3, 3, 3, "conv1_pad");
+  x = b.conv2d(x, 64, 7, 7, 2, Padding::Valid, false, "conv1");
+  x = b.batchnorm(x, true, "bn1");
+  x = b.activation(x, "relu", "relu");
+  x = b.zero_padding(x, 1, 1, 1, 1, "maxpool_pad");
+  x = b.pool(x, PoolKind::Max, 3, 2, Padding::Valid, "maxpool");
+  const int filters[4] = {64, 128, 256, 512};
+  for (int stage = 0; stage < 4; ++stage)
+    for (int i = 0; i < blocks[stage]; ++i)
+      x = basic_block(b, x, filters[stage], stage > 0 && i == 0 ? 2 : 1, fmt::format("layer{}_{}", stage + 1, i));
+  x = b.global_pool(x, PoolKind::Avg, "avgpool");
+  x = b.dense(x, o.classes, true, "fc");
+  b.activation(x, "softmax", "softmax");
+  return b.finish(o.classes);
+}
+
 }  // namespace
 
+Model build_resnet18(const ModelOptions& o) { return build_basic_resnet(o, "resnet18", {2, 2, 2, 2}); }
+Model build_resnet34(const ModelOptions& o) { return build_basic_resnet(o, "resnet34", {3, 4, 6, 3}); }
 Model build_resnet50(const ModelOptions& o) { return build_resnet(o, "resnet50", {3, 4, 6, 3}); }
 Model build_resnet101(const ModelOptions& o) { return build_resnet(o, "resnet101", {3, 4, 23, 3}); }
 Model build_resnet152(const ModelOptions& o) { return build_resnet(o, "resnet152", {3, 8, 36, 3}); }

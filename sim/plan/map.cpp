@@ -50,12 +50,12 @@ std::string point_text(const PlanKey& k, double v) {
   return k.kind == KeyKind::Integer ? std::to_string(std::llround(v)) : format_number(v);
 }
 
-// The zoo's models at the scenario's input size and classes (those that cannot be built there are
+// The zoo's models a map marks (one per family and size) at the scenario's input size and classes (those that cannot be built there are
 // left out), with their parameter counts.
 std::vector<ZooMark> zoo_marks(const Scenario& sc) {
   std::vector<ZooMark> out;
   const ModelOptions opts{sc.model.input.h, sc.model.input.w, sc.model.input.c, sc.model.classes};
-  for (const auto& name : zoo_model_names()) {
+  for (const auto& name : zoo_map_model_names()) {
     try {
       out.push_back({name, double(build_zoo_model(name, opts).params_total())});
     } catch (const InputError&) {
