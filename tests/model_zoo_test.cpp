@@ -49,6 +49,8 @@ TEST(ModelZoo, ScaledEfficientNetsAndBasicBlockResNets) {
       {"efficientnet_b5", 456, 30'562'527},  {"efficientnet_b6", 528, 43'265'143},
       {"efficientnet_b7", 600, 66'658'687}};
   for (const auto& k : keras) EXPECT_EQ(zoo(k.name, k.size).params_total(), k.total) << k.name;
+  // torchvision 0.14's efficientnet_b4 has the same trainable parameters (sum of numel()).
+  EXPECT_EQ(zoo("efficientnet_b4", 380).params_trainable(), 19'341'616);
   EXPECT_EQ(zoo("resnet18").params_trainable(), 11'689'512);
   EXPECT_EQ(zoo("resnet34").params_trainable(), 21'797'672);
   // 1.82 and 3.67 G multiply-adds at 224x224 (He et al. 2016, table 1: 1.8 and 3.6 x 10^9 FLOPs).

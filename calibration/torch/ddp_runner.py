@@ -26,11 +26,16 @@ import ddlsim_dist as dd
 # that sim/model/zoo_small.cpp describes, built below. alexnet: torchvision's single-tower
 # variant (64-192-384-256-256, 61.1 M parameters), not the zoo's tf_cnn_benchmarks one (61.8 M).
 MODELS = {
+    "resnet18": ("resnet18", 224, 1000), "resnet34": ("resnet34", 224, 1000),
     "resnet50": ("resnet50", 224, 1000), "resnet101": ("resnet101", 224, 1000),
     "resnet152": ("resnet152", 224, 1000), "efficientnet_b0": ("efficientnet_b0", 224, 1000),
     "mobilenet_v2": ("mobilenet_v2", 224, 1000), "inception_v3": ("inception_v3", 299, 1000),
     "vgg16": ("vgg16", 224, 1000), "alexnet": ("alexnet", 227, 1000), "small_cnn": (None, 32, 10),
 }
+# EfficientNet-B1..B7 at the zoo's (Keras') default sizes; torchvision 0.14's parameters equal the
+# zoo's trainable totals (checked for B0-B7; Keras adds the input Normalization's statistics).
+MODELS.update({f"efficientnet_b{i}": (f"efficientnet_b{i}", size, 1000)
+               for i, size in zip(range(1, 8), (240, 260, 300, 380, 456, 528, 600))})
 HEADER = ["model.name", "model.input_size", "model.classes", "training.framework", "training.batch_per_gpu",
           "training.sync_period", "training.optimizer", "comm.library", "comm.bucket_mb", "cluster.nodes",
           "cluster.gpus_per_node", "input.format", "step_time_s", "step_time_p10_s", "step_time_p90_s",
