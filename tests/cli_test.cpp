@@ -131,6 +131,9 @@ TEST(Cli, MistypedNamesGetASuggestion) {
       {"simulate --cluster.platform=dgx-a10", "did you mean 'dgx-a100'?"},
       {"simulate --training.framework=horovd", "did you mean 'horovod'?"},
       {"simulate --compute.device=v10", "did you mean 'v100'?"},
+      // A key's or an option's prefix is not guessed into the whole name (Boost's default would).
+      {"simulate --framework.mod=eager", "unknown key 'framework.mod'"},
+      {"sweep scenarios/pcad_factorial.ini --job 1", "unrecognised option '--job'"},
   };
   for (const auto& c : cases) {
     const auto r = run_ddlsim(c.args);

@@ -41,7 +41,13 @@ ParsedArgs parse_args(const std::vector<std::string>& args, const po::options_de
     all.add_options()("positional", po::value<std::vector<std::string>>(), "");
     po::positional_options_description pos;
     pos.add("positional", -1);
-    po::store(po::command_line_parser(mine).options(all).positional(pos).run(), out.vm);
+    // No prefix guessing (--out for --output): a mistyped option is an error, as a mistyped key.
+    po::store(po::command_line_parser(mine)
+                  .options(all)
+                  .positional(pos)
+                  .style(po::command_line_style::default_style & ~po::command_line_style::allow_guessing)
+                  .run(),
+              out.vm);
     po::notify(out.vm);
   } catch (const po::error& e) {
     throw InputError("ddlsim " + command + ": " + e.what());

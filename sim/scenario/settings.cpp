@@ -237,7 +237,14 @@ ScenarioInput read_scenario(const std::string& file, const std::vector<std::stri
   input.file = file;
 
   po::parsed_options cli = parse_or_throw(
-      [&] { return po::command_line_parser(overrides).options(schema).run(); }, {}, "command line");
+      [&] {
+        // No prefix guessing: --framework.mod=eager is a mistyped key, not framework.mode.
+        return po::command_line_parser(overrides)
+            .options(schema)
+            .style(po::command_line_style::default_style & ~po::command_line_style::allow_guessing)
+            .run();
+      },
+      {}, "command line");
   for (const auto& s : cli.options)
     if (!s.unregistered && s.position_key >= 0)
       throw InputError("command line: unexpected argument '" + s.original_tokens.front() + "'");
