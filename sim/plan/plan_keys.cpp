@@ -73,6 +73,7 @@ std::vector<PlanKey> plan_keys() {
       real("compute.throughput", 1, 1e6, true, "samples/s"),
       real("compute.efficiency", 0.01, 1, false, ""),
       real("compute.kernel_overhead_us", 0.1, 1000, true, "us"),
+      real("framework.step_overhead_us", 1, 100000, true, "us"),
       real("compute.jitter_cv", 0, 1, false, ""),
       real("compute.device_spread", 0, 1, false, ""),
       choice("input.storage", {"memory", "local_ssd", "nfs", "blob"}),
