@@ -53,7 +53,9 @@ TEST(Roofline, Fp32ThreeByThreeConvolutionsRunAsWinograd) {
 TEST(Roofline, ChannelsFirstTensorCoreConvolutionsPayTheirTransposes) {
   // A 3x3 convolution in mixed precision on a V100 with 1e6 input and 1e6 output elements a
   // sample (2 bytes each): NCHW adds a transpose kernel reading and writing both, 2 x 4 MB x 32
-  // samples = 256 MB at 0.8 x 900 GB/s, plus 5 us, to the forward pass and twice to the backward.
+  // samples = 256 MB at 0.8 x 900 GB/s, plus 5 us, to the forward pass and twice to the backward
+  // (data and weight gradients; this model's one convolution is also its first layer with
+  // weights, which computes only its weight gradient: once).
   Model m = conv_model(3, 1);
   m.layers[0].in_elems = m.layers[0].out_elems = 1000000;
   const Device& v100 = find_device("v100", "");
@@ -63,7 +65,14 @@ TEST(Roofline, ChannelsFirstTensorCoreConvolutionsPayTheirTransposes) {
   const auto nchw = compute_profile(m, v100, Precision::Mixed, 32, t, Optimizer::Sgd);
   const double transpose = 2 * 4e6 * 32 / (0.8 * 900e9) + 5e-6;
   EXPECT_NEAR(nchw.layers[0].fwd_s - nhwc.layers[0].fwd_s, transpose, 1e-12);
-  EXPECT_NEAR(nchw.layers[0].bwd_s - nhwc.layers[0].bwd_s, 2 * transpose, 1e-12);
+  EXPECT_NEAR(nchw.layers[0].bwd_s - nhwc.layers[0].bwd_s, transpose, 1e-12);
+  Model two = m;
+  two.layers.insert(two.layers.begin(), m.layers[0]);
+  t.nchw = false;
+  const auto two_nhwc = compute_profile(two, v100, Precision::Mixed, 32, t, Optimizer::Sgd);
+  t.nchw = true;
+  const auto two_nchw = compute_profile(two, v100, Precision::Mixed, 32, t, Optimizer::Sgd);
+  EXPECT_NEAR(two_nchw.layers[1].bwd_s - two_nhwc.layers[1].bwd_s, 2 * transpose, 1e-12);
   // No tensor cores, no transposes: FP32 on a V100, mixed on a P100.
   const auto fp32 = compute_profile(m, v100, Precision::FP32, 32, t, Optimizer::Sgd);
   t.nchw = false;
@@ -80,4 +89,75 @@ TEST(Roofline, Rtx5090FromItsWhitepaper) {
   EXPECT_DOUBLE_EQ(d.peak_fp16, 209.5e12);
   EXPECT_DOUBLE_EQ(d.mem_bw_Bps, 1792e9);
   EXPECT_EQ(d.pcie_gen, 5);
+}
+
+namespace {
+// A layer of `kind` whose input and output hold 1e6 values a sample and that does no arithmetic
+// worth counting: its kernels are memory-bound, so each costs bytes / (0.8 x 900 GB/s) + 5 us on a
+// V100. In FP32 at batch 32 one pass over the input or the output is 4 B x 1e6 x 32 = 128 MB.
+Layer memory_layer(LayerKind kind, std::int64_t params) {
+  Layer l;
+  l.name = "layer";
+  l.kind = kind;
+  l.params_trainable = params;
+  l.in = l.out = Shape{1000, 1000, 1};
+  l.in_elems = l.out_elems = 1000000;
+  return l;
+}
+constexpr double kPass = 128e6, kV100 = 0.8 * 900e9, kLaunch = 5e-6;
+}  // namespace
+
+// compute.op_traffic = kernels: each kind of layer moves what its training kernels move.
+TEST(Roofline, EachKindOfLayerMovesWhatItsKernelsMove) {
+  const Device& v100 = find_device("v100", "");
+  ComputeTuning t;
+  // A convolution first, so that every layer after it computes its input's gradient.
+  Model m = conv_model(1, 1);
+  m.layers.push_back(memory_layer(LayerKind::BatchNorm, 2));
+  m.layers.push_back(memory_layer(LayerKind::Activation, 0));
+  m.layers.push_back(memory_layer(LayerKind::Add, 0));
+  m.layers.back().in_elems = 2000000;  // two inputs
+  const auto p = compute_profile(m, v100, Precision::FP32, 32, t, Optimizer::Sgd);
+  // Batch norm (8 bytes of gamma and beta read by the kernels that use them): forward, statistics
+  // (read x) and transform (read x, write y); backward, reduce (read x, dy) and elementwise (read
+  // x, dy, write dx): 3 and 5 passes in two kernels each.
+  EXPECT_NEAR(p.layers[1].fwd_s, (3 * kPass + 8) / kV100 + 2 * kLaunch, 1e-12);
+  EXPECT_NEAR(p.layers[1].bwd_s, (5 * kPass + 16) / kV100 + 2 * kLaunch, 1e-12);
+  // Activation: read x, write y; backward read dy and x, write dx.
+  EXPECT_NEAR(p.layers[2].fwd_s, 2 * kPass / kV100 + kLaunch, 1e-12);
+  EXPECT_NEAR(p.layers[2].bwd_s, 3 * kPass / kV100 + kLaunch, 1e-12);
+  // Add of two: read both, write y; backward the sum where the branches fork (read two, write one).
+  EXPECT_NEAR(p.layers[3].fwd_s, 3 * kPass / kV100 + kLaunch, 1e-12);
+  EXPECT_NEAR(p.layers[3].bwd_s, 3 * kPass / kV100 + kLaunch, 1e-12);
+}
+
+TEST(Roofline, NoGradientBeforeTheFirstLayerWithWeights) {
+  const Device& v100 = find_device("v100", "");
+  ComputeTuning t;
+  Model m;
+  m.layers = {memory_layer(LayerKind::Normalization, 0), memory_layer(LayerKind::Activation, 0),
+              memory_layer(LayerKind::BatchNorm, 2), memory_layer(LayerKind::Activation, 0)};
+  const auto p = compute_profile(m, v100, Precision::FP32, 32, t, Optimizer::Sgd);
+  EXPECT_EQ(p.layers[0].bwd_s, 0);  // preprocessing: forward only
+  EXPECT_EQ(p.layers[1].bwd_s, 0);  // before any weights: nothing to propagate to
+  // The first batch norm computes only gamma's and beta's gradient: the reduce kernel (x, dy).
+  EXPECT_NEAR(p.layers[2].bwd_s, (2 * kPass + 8) / kV100 + kLaunch, 1e-12);
+  EXPECT_NEAR(p.layers[3].bwd_s, 3 * kPass / kV100 + kLaunch, 1e-12);
+}
+
+// compute.op_traffic = uniform is the rule before per-kind kernels: one kernel reading the input
+// and writing the output, two in backward for layers with weights, 1.5 passes of both else; and
+// every layer computes its input's gradient.
+TEST(Roofline, UniformTrafficIsTheEarlierRule) {
+  const Device& v100 = find_device("v100", "");
+  ComputeTuning t;
+  t.per_kind_traffic = false;
+  Model m;
+  m.layers = {memory_layer(LayerKind::Normalization, 0), memory_layer(LayerKind::BatchNorm, 2),
+              memory_layer(LayerKind::Activation, 0)};
+  const auto p = compute_profile(m, v100, Precision::FP32, 32, t, Optimizer::Sgd);
+  EXPECT_NEAR(p.layers[0].bwd_s, 3 * kPass / kV100 + kLaunch, 1e-12);
+  EXPECT_NEAR(p.layers[1].fwd_s, (2 * kPass + 8) / kV100 + kLaunch, 1e-12);
+  EXPECT_NEAR(p.layers[1].bwd_s, 2 * ((2 * kPass + 8) / kV100 + kLaunch), 1e-12);
+  EXPECT_NEAR(p.layers[2].bwd_s, 3 * kPass / kV100 + kLaunch, 1e-12);
 }

@@ -49,7 +49,68 @@ bool tensor_cores(const Device& d, Precision p) {
   return d.tensor_cores && (p == Precision::Mixed || (p == Precision::TF32 && d.peak_tf32 > d.peak_fp32));
 }
 
-LayerCost layer_cost(const Layer& l, const Device& d, Precision p, int batch, const ComputeTuning& t) {
+// One kernel's traffic and work: elements read and written per sample, in units of the layer's
+// input (all inputs) and output, and its share of the layer's operations.
+struct Kernel {
+  double in = 0, out = 0;  // passes over the input and the output
+  double work = 0;         // share of the layer's forward operations
+  bool weights = false;    // reads (or, computing their gradient, writes) the layer's weights
+  bool weight_grad = false;  // a backward kernel that computes the weights' gradient
+};
+struct Kernels {
+  std::vector<Kernel> fwd, bwd;
+};
+
+// The kernels a framework runs for a layer in training (compute.op_traffic = kernels), after
+// PyTorch's ATen CUDA kernels (TensorFlow and cuDNN follow the same passes):
+// * convolution, dense, depthwise: forward x -> y; backward the data gradient dy -> dx and the
+//   weight gradient (x, dy) -> dW, each with the forward's operations (cuDNN's BackwardData and
+//   BackwardFilter);
+// * batch norm (Normalization.cuh): forward batch_norm_collect_statistics reads x, then
+//   batch_norm_transform_input reads x and writes y; backward batch_norm_backward_reduce reads x
+//   and dy, batch_norm_backward_elemt reads x and dy and writes dx;
+// * activation: forward reads x, writes y; backward reads dy and the saved x (or y), writes dx;
+// * add: forward reads every input, writes y; backward hands dy to each branch unchanged, and
+//   the branches' gradients are summed where they fork (reads two, writes one of y's size);
+// * multiply by a per-channel scale (squeeze-excite): forward reads x and s, writes y; backward
+//   dx = dy s (reads dy, writes dx) and ds = sum over pixels of dy x (reads dy and x);
+// * pooling, concatenation: forward reads the inputs, writes y; backward reads dy, writes dx;
+// * preprocessing normalisation: forward only (its input needs no gradient).
+// compute.op_traffic = uniform is the earlier rule: every kernel reads its input and writes its
+// output once, backward is two such kernels for layers with weights and 1.5 passes else.
+Kernels layer_kernels(const Layer& l, bool per_kind) {
+  const double x_over_in = l.in_elems > 0 ? double(l.in.elems()) / double(l.in_elems) : 1;
+  if (!per_kind) {
+    if (l.params_trainable > 0) return {{{1, 1, 1, true}}, {{1, 1, 1, true}, {1, 1, 1, true, true}}};
+    return {{{1, 1, 1}}, {{1.5, 1.5, 1}}};
+  }
+  switch (l.kind) {
+    case LayerKind::Conv2D:
+    case LayerKind::Dense:
+    case LayerKind::DepthwiseConv2D:
+      return {{{1, 1, 1, true}}, {{1, 1, 1, true}, {1, 1, 1, true, true}}};
+    case LayerKind::BatchNorm:
+      return {{{1, 0, 0.5}, {1, 1, 0.5, true}}, {{1, 1, 0.5, true, true}, {2, 1, 0.5, true}}};
+    case LayerKind::Activation:
+      return {{{1, 1, 1}}, {{2, 1, 1}}};
+    case LayerKind::Add:
+      return {{{1, 1, 1}}, {{0, 3, 1}}};
+    case LayerKind::Multiply:
+      return {{{1, 1, 1}}, {{1, 1, 0.5}, {x_over_in, 1, 0.5}}};
+    case LayerKind::Pool:
+    case LayerKind::Concat:
+      return {{{1, 1, 1}}, {{1, 1, 1}}};
+    case LayerKind::Normalization:
+      return {{{1, 1, 1}}, {}};
+    case LayerKind::Input:
+    case LayerKind::Reshape:
+      return {};
+  }
+  return {};
+}
+
+LayerCost layer_cost(const Layer& l, const Device& d, Precision p, int batch, const ComputeTuning& t,
+                     bool needs_input_gradient) {
   LayerCost c;
   c.grad_elems = double(l.params_trainable);
   c.grad_tensors = l.trainable_tensors();
@@ -59,18 +120,22 @@ LayerCost layer_cost(const Layer& l, const Device& d, Precision p, int batch, co
   const Roofline simt{d.peak_fp32, d.mem_bw_Bps * t.memory_efficiency, t};
   const Roofline& roof = is_gemm(l.kind) ? gemm : simt;
   const Flops flops = l.fwd_flops * batch / (t.winograd && winograd(l, p) ? kWinogradSaving : 1.0);
-  const Bytes act = double(l.in_elems + l.out_elems) * batch * act_bytes;
+  const double in_bytes = double(l.in_elems) * batch * act_bytes;
+  const double out_bytes = double(l.out_elems) * batch * act_bytes;
   const Bytes weights = double(l.params()) * act_bytes;
-  c.fwd_s = roof.kernel_s(flops, act + weights);
+  // Channels-first activations: a tensor-core convolution transposes its input and output.
   const Seconds transpose_s = t.nchw && tensor_cores(d, p) && l.kind == LayerKind::Conv2D
-                                  ? roof.kernel_s(0, 2 * act) : 0;
-  c.fwd_s += transpose_s;
-  // Backward: data gradient and weight gradient for layers with weights (2x the work, two
-  // kernels); one kernel reading the output gradient and input, writing the input gradient else.
-  if (l.params_trainable > 0)
-    c.bwd_s = 2 * (roof.kernel_s(flops, act + weights) + transpose_s);
-  else
-    c.bwd_s = roof.kernel_s(flops, 1.5 * act);
+                                  ? roof.kernel_s(0, 2 * (in_bytes + out_bytes)) : 0;
+  const auto run = [&](const Kernel& k) {
+    return roof.kernel_s(flops * k.work, k.in * in_bytes + k.out * out_bytes + (k.weights ? weights : 0)) + transpose_s;
+  };
+  const Kernels ks = layer_kernels(l, t.per_kind_traffic);
+  for (const Kernel& k : ks.fwd) c.fwd_s += run(k);
+  // No layer before the first one with trainable weights needs a gradient; that layer computes
+  // only its weights' gradient (autograd skips inputs that do not require one).
+  const bool weights_only = t.per_kind_traffic && !needs_input_gradient;
+  for (const Kernel& k : ks.bwd)
+    if (!weights_only || (k.weight_grad && l.params_trainable > 0)) c.bwd_s += run(k);
   return c;
 }
 
@@ -97,9 +162,11 @@ ComputeProfile roofline_profile(const Model& model, const Device& device, Precis
                                 int batch, const ComputeTuning& tuning, Optimizer optimizer, FrameworkMode mode) {
   ComputeProfile prof;
   int tensors = 0;
+  bool needs_input_gradient = false;  // some earlier layer has trainable weights
   for (const auto& l : model.layers) {
-    prof.layers.push_back(layer_cost(l, device, precision, batch, tuning));
+    prof.layers.push_back(layer_cost(l, device, precision, batch, tuning, needs_input_gradient));
     tensors += prof.layers.back().grad_tensors;
+    needs_input_gradient = needs_input_gradient || l.params_trainable > 0;
   }
   // The optimizer on FP32 master weights (spec/optimizer.hpp: 20 bytes a parameter for SGD with
   // momentum), its kernels per trainable tensor as the framework runs them (cost/framework_costs.hpp).

@@ -257,14 +257,26 @@ void check_no_link_overrides(const Reader& r, const ClusterDescription& c) {
                        "(or `ddlsim platform generate` one) or use the analytic backend");
 }
 
+// The stored size of one sample when input.sample_kb is not given. Images of 64x64 pixels and
+// more are taken as ImageNet-like JPEGs: ILSVRC2012's training archive holds 1,281,167 JPEGs in
+// about 138 GiB, 110 KiB each on average, whatever size the model crops them to. Smaller images
+// are stored raw, one byte a value (CIFAR-10's binary records: 3,073 bytes for 32x32x3 and a
+// label); other inputs (features) as 4-byte floats.
+Bytes default_sample_bytes(const Shape& input) {
+  const double values = double(input.elems());
+  if (input.h >= 64 && input.w >= 64) return 110 * kKiB;
+  if (input.h > 1 || input.w > 1) return values;
+  return 4 * values;
+}
+
 StorageSpec resolve_storage(const Reader& r, const Model& m) {
   StorageSpec s;
   s.storage = r.choice<Storage>("input.storage", {{"memory", Storage::Memory},
                                                   {"local_ssd", Storage::LocalSSD},
                                                   {"nfs", Storage::NFS},
                                                   {"blob", Storage::Blob}});
-  const double values = double(m.input.elems());
-  s.sample_bytes = r.given("input.sample_kb") ? r.real("input.sample_kb", 1e-3, true, 1e9) * kKiB : 0.2 * values;
+  s.sample_bytes = r.given("input.sample_kb") ? r.real("input.sample_kb", 1e-3, true, 1e9) * kKiB
+                                              : default_sample_bytes(m.input);
   s.decoder = r.choice<Decoder>("input.decoder", {{"cpu", Decoder::Cpu}, {"dali", Decoder::Dali}});
   if (r.given("input.cpu_cores")) s.cpu_cores = r.small_int("input.cpu_cores", 1, 1 << 16);
   const double pixels = double(m.input.h) * m.input.w;
@@ -279,6 +291,7 @@ ComputeTuning resolve_compute(const Reader& r, int batch) {
   t.kernel_overhead_s = r.real("compute.kernel_overhead_us", 0, true, 1e6) * 1e-6;
   t.winograd = r.boolean("compute.winograd");
   t.nchw = r.choice<bool>("compute.memory_format", {{"nhwc", false}, {"nchw", true}});
+  t.per_kind_traffic = r.choice<bool>("compute.op_traffic", {{"kernels", true}, {"uniform", false}});
   t.jitter_cv = r.real("compute.jitter_cv", 0, true, 1);
   if (r.given("compute.device_spread")) t.device_spread = r.real("compute.device_spread", 0, true, 1);
   t.threads_per_rank = r.small_int("compute.threads_per_rank", 1, 1 << 16);

@@ -75,6 +75,10 @@ const std::vector<KeySpec>& scenario_keys() {
       {"compute.kernel_overhead_us", "5", "launch and framework cost per kernel, microseconds"},
       {"compute.winograd", "true", "roofline: FP32 3x3 stride-1 convolutions by Winograd, 2.25x fewer operations "
                                    "(cuDNN's autotuned choice; Lavin and Gray 2016)"},
+      {"compute.op_traffic", "kernels", "roofline: kernels (each kind of layer's training kernels and their passes "
+                                        "over memory, after PyTorch's ATen kernels; no gradient before the first "
+                                        "layer with weights) or uniform (one read of the input and one write of the "
+                                        "output a kernel; the rule before this round)"},
       {"compute.threads_per_rank", "1", "CPU ranks (a cpu calibration file): compute threads of each rank, as calibrated"},
       {"compute.node_cores", "", "CPU ranks: a node's cores, shared by its ranks' compute threads (more threads than "
                                  "cores slow compute in proportion); default: not limiting"},
@@ -91,7 +95,7 @@ const std::vector<KeySpec>& scenario_keys() {
       {"input.loader_workers", "4", "data-loader workers (CPU processes) per GPU"},
       {"input.decoder", "cpu", "cpu (loader workers decode) or dali (NVIDIA DALI decodes on the GPU)"},
       {"input.cpu_cores", "", "a node's CPU cores for loader workers, shared by its GPUs; default: not limiting"},
-      {"input.sample_kb", "", "stored size of one sample, KiB; default: 0.2 bytes per input value"},
+      {"input.sample_kb", "", "stored size of one sample, KiB; default: 110 for images of 64x64 pixels and more (ImageNet's mean JPEG), 1 byte a value for smaller images, 4 bytes a value for other inputs"},
       {"input.decode_ms", "", "decode and augment time of one sample on one worker, ms; default: "
                               "3 ms per 224x224 image, scaled by pixels"},
       {"simulation.backend", "analytic",
