@@ -49,8 +49,8 @@ TEST(ValidateSet, APrioriAndLeaveOneModelOutBeatLinearScaling) {
 
 // The published set (NVIDIA DeepLearningExamples, Lambda, an Azure Horovod study; 58 rows, nothing
 // fitted): every figure is a priori. Bounds: today's MAPE (9.7 % synthetic, 3.9 % real) rounded
-// up, a guard against getting worse; issue 11's target (7 % overall) is not met yet on synthetic
-// data (Horovod over 10 GbE on Azure is 35 % off).
+// up, a guard against getting worse; on this set alone the pooled figure is 7.8 %, held up by
+// Horovod over 10 GbE on Azure (35 % off); the target is asserted over every set below.
 TEST(ValidateSet, PublishedRunsAPriori) {
   const ddlsim::ValidationResult v =
       ddlsim::run_validation(ddlsim::default_validation_folder(), ddlsim::read_platform_file, "published");
@@ -64,13 +64,29 @@ TEST(ValidateSet, PublishedRunsAPriori) {
   for (const auto& g : v.groups) EXPECT_TRUE(g.fitted.name.empty()) << g.group.name;  // nothing fitted
 }
 
+// Issue 11's target, A PRIORI over the whole bundled set (both sets, every group, synthetic and
+// real data: 168 multi-GPU rows, nothing fitted): at most 7 % (today 6.4 %, guarded at 6.5 %), and
+// below linear scaling on every group whose linear-scaling error exceeds 5 %.
+TEST(ValidateSet, EveryBundledSetAPrioriMeetsTheTarget) {
+  const ddlsim::ValidationResult v =
+      ddlsim::run_validation(ddlsim::default_validation_folder(), ddlsim::read_platform_file, "all");
+  ASSERT_EQ(v.groups.size(), 16u);
+  EXPECT_EQ(v.apriori_all.n, 168);
+  EXPECT_LE(v.apriori_all.mape, 0.065);
+  EXPECT_LT(v.apriori_all.mape, v.baseline_all.mape);
+  for (const auto& g : v.groups) {
+    if (g.baseline_synthetic.mape > 0.05) EXPECT_LT(g.apriori.synthetic.mape, g.baseline_synthetic.mape) << g.group.name;
+    if (g.baseline_real.mape > 0.05) EXPECT_LT(g.apriori.real.mape, g.baseline_real.mape) << g.group.name;
+  }
+}
+
 // The roofline alone on the 1-GPU rows (no measurement at all; the issue's target is 15 %, not met:
-// this guards today's 16.8 % on the published set, 22 rows, and says where it stands).
+// this guards today's 15.4 % on the published set, 22 rows, and says where it stands).
 TEST(ValidateSet, RooflineAloneOnTheOneGpuRows) {
   const ddlsim::ValidationResult v =
       ddlsim::run_validation(ddlsim::default_validation_folder(), ddlsim::read_platform_file, "published");
   EXPECT_EQ(v.roofline.n, 22);
-  EXPECT_LE(v.roofline.mape, 0.17);
+  EXPECT_LE(v.roofline.mape, 0.155);
   for (const auto& g : v.groups)
     for (const auto& r : g.roofline.rows) EXPECT_EQ(r.prediction.ranks, 1) << g.group.name;
 }

@@ -45,7 +45,8 @@ const std::vector<ValidationSet>& validation_sets() {
 const ValidationSet& find_validation_set(const std::string& name, const std::string& key) {
   for (const auto& s : validation_sets())
     if (s.name == name) return s;
-  throw_unknown(key, name, "validation set", names_of(validation_sets(), [](const ValidationSet& s) { return s.name; }));
+  throw_unknown(key, name, "validation set",
+                names_of(validation_sets(), [](const ValidationSet& s) { return s.name; }) + ", " + kAllValidationSets);
 }
 
 std::string default_validation_folder() { return std::string(DDLSIM_SOURCE_DIR) + "/scenarios/validation"; }
@@ -242,26 +243,46 @@ GroupResult run_group(const ValidationGroup& g, const CsvTable& all, const std::
 
 }  // namespace
 
+// `all`: every bundled set's groups in one result, so that its totals pool every row.
+std::vector<const ValidationSet*> sets_named(const std::string& name) {
+  std::vector<const ValidationSet*> out;
+  if (name == kAllValidationSets)
+    for (const auto& s : validation_sets()) out.push_back(&s);
+  else
+    out.push_back(&find_validation_set(name, "--set"));
+  return out;
+}
+
 ValidationResult run_validation(const std::string& folder, const PlatformReader& read_platform,
                                 const std::string& set_name, const std::vector<std::string>& overrides) {
-  const ValidationSet& set = find_validation_set(set_name, "--set");
+  const auto sets = sets_named(set_name);
   ValidationResult v;
   v.folder = folder;
-  v.title = set.title;
-  const CsvTable all = read_csv_file(folder + "/" + set.csv);
+  v.title = set_name == kAllValidationSets ? "every bundled set" : sets.front()->title;
   SplitErrors e, a, l;
   std::vector<double> roofline;
-  for (const auto& g : set.groups) {
-    v.groups.push_back(run_group(g, all, folder, read_platform, overrides));
-    for (const auto& row : v.groups.back().roofline.rows) roofline.push_back(row.error);
-    e.add(v.groups.back().comparison);
-    a.add(v.groups.back().a_priori);
-    l.add(v.groups.back().leave_one_out);
+  for (const ValidationSet* set : sets) {
+    const CsvTable all = read_csv_file(folder + "/" + set->csv);
+    for (const auto& g : set->groups) {
+      v.groups.push_back(run_group(g, all, folder, read_platform, overrides));
+      for (const auto& row : v.groups.back().roofline.rows) roofline.push_back(row.error);
+      e.add(v.groups.back().comparison);
+      a.add(v.groups.back().a_priori);
+      l.add(v.groups.back().leave_one_out);
+    }
   }
   e.store(v);
   v.apriori = {error_stats(a.model_synthetic), error_stats(a.model_real)};
   v.loo = {error_stats(l.model_synthetic), error_stats(l.model_real)};
   v.roofline = error_stats(roofline);
+  const auto both = [](std::vector<double> x, const std::vector<double>& y) {
+    x.insert(x.end(), y.begin(), y.end());
+    return error_stats(x);
+  };
+  v.apriori_all = both(a.model_synthetic, a.model_real);
+  v.loo_all = both(l.model_synthetic, l.model_real);
+  v.model_all = both(e.model_synthetic, e.model_real);
+  v.baseline_all = both(e.baseline_synthetic, e.baseline_real);
   return v;
 }
 

@@ -41,6 +41,8 @@ struct ValidationSet {
 // published: NVIDIA DeepLearningExamples, Lambda and an Azure Horovod study, 2020-2024 (nothing
 // fitted: every figure a priori).
 const std::vector<ValidationSet>& validation_sets();
+// `validate --set all`: every set's groups in one run, its totals over every row.
+inline constexpr const char* kAllValidationSets = "all";
 const ValidationSet& find_validation_set(const std::string& name, const std::string& key);
 
 // Multi-GPU rows' errors, split by data.
@@ -68,6 +70,9 @@ struct ValidationResult {
   std::vector<GroupResult> groups;
   ErrorStats model_synthetic, baseline_synthetic, model_real, baseline_real;  // over every group
   SplitStats apriori, loo;
+  // Every multi-GPU row, synthetic and real data together: a priori, leave-one-model-out,
+  // in-sample and linear scaling.
+  ErrorStats apriori_all, loo_all, model_all, baseline_all;
   ErrorStats roofline;         // every group's 1-GPU rows, roofline alone
 };
 

@@ -77,6 +77,10 @@ std::string render_json(const ValidationResult& v) {
   j["apriori_real"] = stats_record(v.apriori.real);
   j["loo_synthetic"] = stats_record(v.loo.synthetic);
   j["loo_real"] = stats_record(v.loo.real);
+  j["apriori_all"] = stats_record(v.apriori_all);
+  j["loo_all"] = stats_record(v.loo_all);
+  j["model_all"] = stats_record(v.model_all);
+  j["linear_all"] = stats_record(v.baseline_all);
   j["roofline_one_gpu"] = stats_record(v.roofline);
   ordered_json groups = ordered_json::array(), rows = ordered_json::array();
   for (const auto& g : v.groups) {
@@ -163,6 +167,10 @@ std::string render_table(const ValidationResult& v) {
   for (const auto& g : v.groups)
     out += line(g.group.name, g.apriori, g.loo, g.model_synthetic, g.model_real, g.baseline_synthetic, g.baseline_real);
   out += line("all", v.apriori, v.loo, v.model_synthetic, v.model_real, v.baseline_synthetic, v.baseline_real);
+  out += fmt::format("   every multi-GPU row, synthetic and real data ({}): a priori {:.1f} %, leave-one-model-out "
+                     "{:.1f} %, in-sample {:.1f} %, linear scaling {:.1f} %\n",
+                     v.apriori_all.n, 100 * v.apriori_all.mape, 100 * v.loo_all.mape, 100 * v.model_all.mape,
+                     100 * v.baseline_all.mape);
   return out + render_roofline(v);
 }
 
