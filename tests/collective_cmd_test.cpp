@@ -89,6 +89,40 @@ TEST(CollectiveCmd, BuiltInSystemsReachTheirBoundingLinkAsBusBandwidth) {
   EXPECT_NE(list.out.find("dgx-h100"), std::string::npos);
 }
 
+// Published nccl-tests all_reduce_perf bus bandwidths of whole systems (none of them chosen any
+// constant: the link figures come from line rates, docs/design.md "Link kinds"), within 10 %:
+// * 8 A100 SXM4 80GB on NVSwitch, one node (the DGX A100's GPU board): Azure's ND A100 v4 results
+//   (github.com/Azure/AI-benchmarking-guide, Azure_Results/ND_A100_v4_results.md, NCCL 2.18.5):
+//   228.10 GB/s at 1 GB, 231.58 at 8 GB; Microsoft SuperBench's NDmv4 baseline
+//   (microsoft/superbench-results v0.4.0/Azure-NDmv4-A100/baseline.json): 231.36 at 1 GiB,
+//   235.65 at 8 GiB.
+// * AWS p4d.24xlarge across nodes (4 x 100 Gb/s EFA): "effective 340 Gbps for all_reduce tests"
+//   (stas00/ml-engineering, network/README.md): 42.5 GB/s; the size is not stated, so the
+//   prediction is taken at 8 GiB on 2 nodes.
+// Known gap, not asserted: between 4 and 64 MB the same Azure curve is 30-70 % below ddlsim's
+// (16 MB: 109 GB/s measured, 189 predicted): NCCL's channels and chunks are not modelled. And the
+// DGX H100's published 479 GB/s (ND H100 v5, 8 GB) uses NVLink SHARP (NVLS), not modelled: the
+// ring gives 345.
+TEST(CollectiveCmd, PublishedBusBandwidthsOfWholeSystems) {
+  const struct {
+    const char* platform;
+    int nodes;
+    const char* size;
+    double published_GBps;
+  } cases[] = {
+      {"dgx-a100", 1, "1G", 228.10}, {"dgx-a100", 1, "8G", 231.58},
+      {"dgx-a100", 1, "1G", 231.36}, {"dgx-a100", 1, "8G", 235.65},
+      {"aws-p4d-24xlarge", 2, "8G", 42.5},
+  };
+  for (const auto& c : cases) {
+    const auto r = run_ddlsim(std::string("collective --comm.library=nccl --cluster.platform=") + c.platform +
+                              " --cluster.nodes=" + std::to_string(c.nodes) + " --sizes " + c.size + " --format json");
+    ASSERT_EQ(r.code, 0) << c.platform << "\n" << r.out;
+    const double busbw = nlohmann::json::parse(r.out)[0]["busbw_GBps"].get<double>();
+    EXPECT_NEAR(busbw, c.published_GBps, 0.10 * c.published_GBps) << c.platform << " x " << c.nodes << " " << c.size;
+  }
+}
+
 // compare reads nccl-tests' and OSU's own output: measured times 1.1 x (nccl-tests) and 1.25 x (OSU)
 // ddlsim's own prediction give errors of exactly -1/11 and -20 %.
 TEST(CollectiveCmd, CompareReadsNcclTestsAndOsuOutput) {
