@@ -100,6 +100,17 @@ std::vector<Round> hierarchical_plan(const Layout& l, Bytes n) {
   return plan;
 }
 
+// NVLink SHARP as the traffic it puts on each GPU's link: reduce-scatter in the switch (a GPU's
+// whole vector goes up, its reduced share n/p comes down) and all-gather by multicast (the share
+// goes up, every share n comes down), pipelined: n (p+1)/p each way. Two all-pairs rounds of
+// (p-1) messages each carry half of it, so a GPU's link carries the same bytes as through the
+// switch; the switch itself is not a participant. NCCL's own latency of NVLS, 25 us (tuning.cc
+// hwLat[NVLINK][NVLS][Simple], baseLat 0), is split over the two rounds.
+constexpr Seconds kNvlsLatency = 25e-6;
+std::vector<Round> nvls_plan(int p, Bytes n, const Layout& l) {
+  return {{RoundKind::AllPairs, 0, n * (p + 1) / (2.0 * p * (p - 1)) / ring_factor(p, l), 2, kNvlsLatency / 2}};
+}
+
 std::vector<Round> pairwise_plan(int p, Bytes n, const Layout& l) {
   std::vector<Round> plan;
   for (int k = 1; k < p; ++k) plan.push_back({RoundKind::Pairwise, k, n / p / ring_factor(p, l), 1});
@@ -201,6 +212,7 @@ std::vector<Round> allreduce_plan(Algorithm a, const Layout& l, Bytes n) {
     case Algorithm::Tree: return tree_plan(p, n, RoundKind::TreeUp, RoundKind::TreeDown);
     case Algorithm::Hierarchical: return hierarchical_plan(l, n);
     case Algorithm::DoubleBinaryTree: return dbtree_plan(l, n);
+    case Algorithm::Nvls: return nvls_plan(p, n, l);
     case Algorithm::ParameterServer:
       return {{RoundKind::PsPush, 0, n / l.ps_servers, 1}, {RoundKind::PsPull, 0, n / l.ps_servers, 1}};
     default: return {};
@@ -295,7 +307,7 @@ std::vector<Algorithm> algorithms_for(Collective c) {
   std::vector<Algorithm> out;
   for (Algorithm a : {Algorithm::Ring, Algorithm::HalvingDoubling, Algorithm::Tree, Algorithm::Hierarchical,
                       Algorithm::ParameterServer, Algorithm::Rabenseifner, Algorithm::RecursiveDoubling,
-                      Algorithm::Pairwise, Algorithm::DoubleBinaryTree})
+                      Algorithm::Pairwise, Algorithm::DoubleBinaryTree, Algorithm::Nvls})
     if (supports(c, a)) out.push_back(a);
   return out;
 }
@@ -400,6 +412,12 @@ RoundOps round_ops(const Round& r, const Layout& l, int me) {
       if (rank) {
         ops.sends.push_back({(me + r.param) % p, 0});
         ops.recvs.push_back((me + p - r.param) % p);
+      }
+      break;
+    case RoundKind::AllPairs:
+      for (int k = 1; rank && k < p; ++k) {
+        ops.sends.push_back({(me + k) % p, 0});
+        ops.recvs.push_back((me + p - k) % p);
       }
       break;
   }

@@ -36,6 +36,8 @@ enum class RoundKind {
   NodeChainDown,   // inside each node, local rank i sends to i + 1 (chain broadcast)
   DbtUp,           // the node leaders' tree edges of colour param, child to parent (both trees)
   DbtDown,         // the same edges, parent to child
+  AllPairs,        // every rank sends bytes to every other rank at once (nvls: the traffic each
+                   // GPU's link carries to and from the reducing switch)
 };
 
 struct Round {
@@ -43,6 +45,7 @@ struct Round {
   int param = 0;
   Bytes bytes = 0;  // per message, already divided by the route's two-way factor where it applies
   int repeat = 1;   // consecutive identical rounds
+  Seconds overhead_s = 0;  // the library's own time per round before its messages start (nvls)
 };
 
 struct Layout {

@@ -81,6 +81,12 @@ Seconds recursive_doubling_allreduce_s(int p, Bytes n, Route r) {
   return t;
 }
 
+Seconds nvls_allreduce_s(int p, Bytes n, Route r) {
+  if (p <= 1) return 0;
+  const BytesPerSecond bw = p == 2 ? r.exchange_bw_Bps() : r.ring_bw_Bps();
+  return 2.0 * r.step_latency_s() + 25e-6 + n * (p + 1) / (p * bw);
+}
+
 Seconds ring_half_allreduce_s(int p, Bytes n, Route r) { return ring_allreduce_s(p, n, r) / 2; }
 
 Seconds binomial_tree_s(int p, Bytes n, Route r) { return tree_allreduce_s(p, n, r) / 2; }
@@ -98,6 +104,7 @@ Seconds collective_time_s(Algorithm a, const CommTopology& topo, Bytes n) {
       return hierarchical_allreduce_s(topo.nodes, topo.gpus_per_node, n, topo.intra, topo.inter);
     case Algorithm::DoubleBinaryTree:
       return double_binary_tree_allreduce_s(topo.nodes, topo.gpus_per_node, n, topo.intra, topo.inter);
+    case Algorithm::Nvls: return nvls_allreduce_s(p, n, topo.flat_route());
     case Algorithm::ParameterServer:
       return parameter_server_s(p, topo.ps_servers, n, topo.flat_route());
     case Algorithm::Rabenseifner: return rabenseifner_allreduce_s(p, n, topo.flat_route());
@@ -129,7 +136,8 @@ Seconds plan_time_s(const std::vector<Round>& plan, const CommTopology& topo) {
     const bool node = round.kind == RoundKind::NodeTreeUp || round.kind == RoundKind::NodeTreeDown ||
                       round.kind == RoundKind::NodeChainUp || round.kind == RoundKind::NodeChainDown;
     const Route r = node ? topo.intra : round.kind == RoundKind::LeaderRingStep ? topo.inter : topo.flat_route();
-    t += round.repeat * (r.step_latency_s() + round.bytes / r.bw_Bps);
+    const int messages = round.kind == RoundKind::AllPairs ? topo.ranks() - 1 : 1;  // on each rank's link
+    t += round.repeat * (r.step_latency_s() + round.overhead_s + messages * round.bytes / r.bw_Bps);
   }
   return t;
 }

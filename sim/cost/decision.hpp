@@ -6,7 +6,8 @@
 //         segmented ring (5: with the fixed rules' segment size of 0 it runs the plain ring) or
 //         Rabenseifner (6); nonoverlapping (2, reduce then broadcast) and basic linear (1) are
 //         costed as the binomial tree.
-//   nccl  ring or dbtree, whichever NCCL's own tuning model predicts faster (nccl_allreduce): NCCL
+//   nccl  ring or dbtree, whichever NCCL's own tuning model predicts faster (nccl_allreduce); on one
+//         node with an NVLink SHARP switch nvls where its closed form is faster still. NCCL
 //         picks the algorithm and protocol of lowest predicted time (enqueue.cc getAlgoInfo);
 //         only the Simple protocol is modelled (ddlsim's per-call cost is Ring/Simple's).
 //   gloo  ring (PyTorch's ProcessGroupGloo allreduce calls gloo::allreduce with its default

@@ -10,8 +10,8 @@ namespace ddlsim {
 
 namespace {
 
-using RoundKey = std::tuple<int, int, double>;
-RoundKey key_of(const Round& r) { return {int(r.kind), r.param, r.bytes}; }
+using RoundKey = std::tuple<int, int, double, double>;
+RoundKey key_of(const Round& r) { return {int(r.kind), r.param, r.bytes, r.overhead_s}; }
 
 std::vector<Seconds> fast_round_times(const World& w, const std::vector<Round>& rounds) {
   std::vector<Seconds> took(rounds.size(), 0);

@@ -25,9 +25,9 @@ uint64_t wire_bytes(Bytes b) { return uint64_t(std::max(1.0, b + 0.5)); }
 void run_round(const Round& r, const Layout& l, int me) {
   const RoundOps ops = round_ops(r, l, me);
   if (ops.sends.empty() && ops.recvs.empty()) return;
-  // The library's software overhead per round (closed forms: Route::step_latency_s): this rank's
-  // own time before its messages start.
-  if (l.step_overhead_s > 0) sg4::this_actor::sleep_for(l.step_overhead_s);
+  // The library's software overhead per round (closed forms: Route::step_latency_s) and the
+  // algorithm's own (Round::overhead_s): this rank's time before its messages start.
+  if (l.step_overhead_s + r.overhead_s > 0) sg4::this_actor::sleep_for(l.step_overhead_s + r.overhead_s);
   int token = 0;  // payloads travel by size only
   std::vector<int*> slots(ops.recvs.size(), nullptr);
   std::vector<sg4::CommPtr> comms;

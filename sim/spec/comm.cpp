@@ -44,8 +44,10 @@ Algorithm parse_algorithm(const std::string& text, const std::string& key) {
       {"dbtree", Algorithm::DoubleBinaryTree},
       {"double_binary_tree", Algorithm::DoubleBinaryTree},
       {"nccl_tree", Algorithm::DoubleBinaryTree},
+      {"nvls", Algorithm::Nvls},
+      {"nvlink_sharp", Algorithm::Nvls},
       {"auto", Algorithm::Auto}};
-  return lookup(names, text, key, "", "ring, rhd, tree, dbtree, hierarchical, ps, rabenseifner, rd, pairwise, auto");
+  return lookup(names, text, key, "", "ring, rhd, tree, dbtree, nvls, hierarchical, ps, rabenseifner, rd, pairwise, auto");
 }
 
 const char* to_string(Algorithm a) {
@@ -59,6 +61,7 @@ const char* to_string(Algorithm a) {
     case Algorithm::RecursiveDoubling: return "rd";
     case Algorithm::Pairwise: return "pairwise";
     case Algorithm::DoubleBinaryTree: return "dbtree";
+    case Algorithm::Nvls: return "nvls";
     case Algorithm::Auto: return "auto";
   }
   return "?";

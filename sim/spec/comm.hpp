@@ -28,11 +28,14 @@ const char* to_string(Collective c);
 //   dbtree         NCCL's double binary tree (NCCL 2.4+): a pipelined chain inside each node, two
 //                  complementary binary trees over the nodes each carrying half the vector
 //   ps             parameter server push and pull
+//   nvls           NCCL's NVLink SHARP (NCCL 2.17+, NVSwitch of NVLink 4): the switch reduces and
+//                  multicasts, so each GPU sends and receives n (p+1)/p (its vector to be
+//                  reduced plus its reduced share, and back) instead of a ring's 2 n (p-1)/p
 //   pairwise       all-to-all: p-1 rounds, rank r sends to r+k and receives from r-k
 //   auto           the library's own choice by collective, ranks and size (cost/decision.hpp)
 enum class Algorithm {
   Ring, HalvingDoubling, Tree, Hierarchical, ParameterServer, Rabenseifner, RecursiveDoubling, Pairwise,
-  DoubleBinaryTree, Auto
+  DoubleBinaryTree, Nvls, Auto
 };
 
 Algorithm parse_algorithm(const std::string& text, const std::string& key);
@@ -79,8 +82,12 @@ struct CommTopology {
   Route intra;
   Route inter;
   int ps_servers = 1;
+  // The intra-node switch reduces (NVLink SHARP: NVSwitch with NVLink 4); NCCL's nvls then runs
+  // on one node.
+  bool switch_reduction = false;
 
   int ranks() const { return nodes * gpus_per_node; }
+  bool nvls_available() const { return switch_reduction && nodes == 1 && gpus_per_node > 1; }
   // The route a flat (one-level) algorithm is limited by: inter-node when there are several nodes.
   Route flat_route() const { return nodes > 1 ? inter : intra; }
 };

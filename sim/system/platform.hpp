@@ -69,6 +69,9 @@ struct ClusterDescription {
   // GPU to GPU across nodes: intra, uplink, uplink, intra; limited by the slowest hop.
   Route inter_route() const;
   BytesPerSecond uplink_Bps() const { return nics * inter.bw_Bps; }
+  // Whether the GPUs' switch reduces in the network (NVLink SHARP, for NCCL's nvls): the NVSwitch
+  // of NVLink 4 (HGX/DGX H100 and later) has it; earlier NVSwitches and PCIe do not.
+  bool switch_reduction() const { return intra.name == "nvlink4"; }
 };
 
 // The inter-node factors for a scenario communicating with `library`: its own when the platform

@@ -60,6 +60,7 @@ CommTopology comm_topology(const System& sys, int nodes, int gpus_per_node, int 
   t.intra = sys.cluster.intra_route();
   t.inter = sys.cluster.inter_route();
   t.ps_servers = ps_servers;
+  t.switch_reduction = sys.cluster.switch_reduction();
   return t;
 }
 

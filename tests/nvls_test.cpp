@@ -1,0 +1,104 @@
+// NCCL's NVLink SHARP allreduce (`nvls`, cost/collective_plan.hpp nvls_plan): the closed form by
+// hand, SimGrid on a DGX H100 node equal to it, NCCL's `auto` taking it where the switch reduces,
+// scenarios refusing it elsewhere, and the published bus bandwidth it comes near.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "cost/collective_plan.hpp"
+#include "cost/collectives.hpp"
+#include "cost/decision.hpp"
+#include "simgrid/simgrid_backend.hpp"
+#include "system/platform.hpp"
+#include "test_util.hpp"
+
+using namespace ddlsim;
+
+namespace {
+
+CommTopology one_node(int gpus, Route intra, bool switch_reduction) {
+  CommTopology t;
+  t.gpus_per_node = gpus;
+  t.intra = intra;
+  t.inter = intra;
+  t.switch_reduction = switch_reduction;
+  return t;
+}
+
+}  // namespace
+
+// 8 GPUs, 1 us a hop, 300 GB/s: each GPU's link carries n (p+1)/p = 9/8 n each way, after 2 rounds
+// of latency and NCCL's 25 us: n = 8 GB takes 2 us + 25 us + 9e9 / 300e9 s = 30.027 ms. The bus
+// bandwidth, 2 (p-1)/p n / t, tends to 2 (p-1)/(p+1) B = 466.7 GB/s, against the ring's B.
+TEST(Nvls, ClosedFormByHand) {
+  const CommTopology t = one_node(8, Route{1e-6, 300e9}, true);
+  EXPECT_NEAR(collective_time_s(Algorithm::Nvls, t, 8e9), 2e-6 + 25e-6 + 0.03, 1e-12);
+  EXPECT_NEAR(busbw_Bps(1e15, collective_time_s(Algorithm::Nvls, t, 1e15), 8), 14.0 / 9 * 300e9, 1e-7 * 300e9);
+  EXPECT_NEAR(busbw_Bps(1e15, collective_time_s(Algorithm::Ring, t, 1e15), 8), 300e9, 1e-7 * 300e9);
+  // The plan: two all-pairs rounds, every GPU sending 9 n / 112 to each of the 7 others.
+  const auto plan = collective_plan(Algorithm::Nvls, Layout{8, 8}, 8e9);
+  ASSERT_EQ(plan.size(), 1u);
+  EXPECT_EQ(plan[0].repeat, 2);
+  EXPECT_DOUBLE_EQ(plan[0].bytes, 9 * 8e9 / 112);
+  EXPECT_EQ(round_ops(plan[0], Layout{8, 8}, 3).sends.size(), 7u);
+  EXPECT_NEAR(plan_time_s(plan, t), collective_time_s(Algorithm::Nvls, t, 8e9), 1e-15);
+}
+
+// On one DGX H100 node (every GPU on its own NVLink 4 link to the node's switch) SimGrid's flows
+// share each GPU's link as the closed form assumes.
+TEST(Nvls, SimGridSimulatesTheClosedFormOnADgxH100) {
+  System sys;
+  sys.cluster = find_cluster("dgx-h100", "test");
+  sys.nodes = 1;
+  CommTopology t = one_node(8, sys.cluster.intra_route(), true);
+  for (Bytes n : {1048576.0 * 112, 1048576.0 * 1120}) {  // whole bytes per message
+    const double closed = collective_time_s(Algorithm::Nvls, t, n);
+    for (Fidelity f : {Fidelity::Fast, Fidelity::Full}) {
+      SimGridOptions o;
+      o.fidelity = f;
+      EXPECT_NEAR(simgrid_collective_s(Algorithm::Nvls, t, n, sys, o), closed, 1e-6 * closed) << n << " " << int(f);
+    }
+  }
+}
+
+TEST(Nvls, NcclAutoTakesItWhereTheSwitchReduces) {
+  const CommMethod nccl{Library::Nccl, Algorithm::Auto};
+  const Route nvlink4 = find_cluster("dgx-h100", "test").intra_route();
+  const CommTopology h100 = one_node(8, nvlink4, true), no_sharp = one_node(8, nvlink4, false);
+  EXPECT_EQ(concrete_algorithm(nccl, Collective::Allreduce, h100, 1e9), Algorithm::Nvls);
+  EXPECT_EQ(concrete_algorithm(nccl, Collective::Allreduce, no_sharp, 1e9), Algorithm::Ring);
+  // Small messages: 25 us of NVLS latency lose to the ring's 14 short steps.
+  EXPECT_EQ(concrete_algorithm(nccl, Collective::Allreduce, h100, 1024), Algorithm::Ring);
+  CommTopology two = h100;
+  two.nodes = 2;
+  EXPECT_NE(concrete_algorithm(nccl, Collective::Allreduce, two, 1e9), Algorithm::Nvls);
+  EXPECT_TRUE(find_cluster("dgx-h100", "test").switch_reduction());
+  EXPECT_FALSE(find_cluster("dgx-a100", "test").switch_reduction());
+}
+
+TEST(Nvls, ScenariosRefuseItWhereTheSwitchCannotReduce) {
+  for (const char* args : {"--cluster.platform=dgx-a100", "--cluster.platform=dgx-h100 --cluster.nodes=2",
+                           "--cluster.platform=tupi --cluster.nodes=1"}) {
+    const auto r = testutil::run_ddlsim(std::string("collective --comm.algorithm=nvls ") + args);
+    EXPECT_EQ(r.code, 2) << args << "\n" << r.out;
+    EXPECT_NE(r.out.find("--comm.algorithm = 'nvls'"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("nvlink4"), std::string::npos) << r.out;
+  }
+  const auto ok = testutil::run_ddlsim("collective --comm.algorithm=nvls --cluster.platform=dgx-h100 --cluster.nodes=1 "
+                                       "--sizes 1G --format json");
+  ASSERT_EQ(ok.code, 0) << ok.out;
+  EXPECT_EQ(nlohmann::json::parse(ok.out)[0]["algorithm"], "nvls");
+}
+
+// Azure's ND H100 v5 results (github.com/Azure/AI-benchmarking-guide, "Azure Results/ND_H100_v5_
+// results.md", NCCL 2.18.5, NVLS): all_reduce busbw 478.87 GB/s at 8 GB on one node of 8 H100.
+// ddlsim's nvls with NVLink 4's effective figure (the ring's 77 % share of the datasheet, not
+// chosen on this figure) gives 536: 12 % high, within 15 % (the ring alone: 345, 28 % low).
+TEST(Nvls, PublishedBusBandwidthOfAnH100Node) {
+  const auto r = testutil::run_ddlsim("collective --comm.library=nccl --comm.algorithm=auto "
+                                      "--cluster.platform=dgx-h100 --cluster.nodes=1 --sizes 8G --format json");
+  ASSERT_EQ(r.code, 0) << r.out;
+  const auto j = nlohmann::json::parse(r.out)[0];
+  EXPECT_EQ(j["algorithm"], "nvls");
+  EXPECT_NEAR(j["busbw_GBps"].get<double>(), 478.87, 0.15 * 478.87);
+}
