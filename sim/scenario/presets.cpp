@@ -20,32 +20,35 @@ namespace ddlsim {
 // runs eagerly; TensorFlow presets (Horovod's original framework too) run graphs.
 const std::vector<FrameworkPreset>& framework_presets() {
   static const std::vector<FrameworkPreset> presets = {
+      // NCCL's own choice (`auto`: ring, double binary tree since NCCL 2.4, NVLS since 2.17) for the
+      // presets of today's frameworks; `horovod` (0.20 and before, back to 2017's NCCL 2.0 with
+      // rings only) and the TF1 presets keep the ring.
       {"horovod", Library::Nccl, Algorithm::Ring, 64, true, 5, 1,
        "Horovod 0.20 and before: ring allreduce (NCCL/MPI), 64 MB tensor-fusion buffer, 5 ms cycle, overlapped "
        "with the backward pass", 0, FrameworkMode::Graph, BufferCopies::Batched, true},
       // Horovod 0.21 changed its defaults (changelog: HOROVOD_FUSION_THRESHOLD 64 -> 128 MB,
       // HOROVOD_CYCLE_TIME 5 -> 1 ms); `horovod` keeps the earlier ones (0.20 and before).
-      {"horovod021", Library::Nccl, Algorithm::Ring, 128, true, 1, 1,
-       "Horovod 0.21 and later: ring allreduce (NCCL/MPI), 128 MB tensor-fusion buffer, 1 ms cycle, "
+      {"horovod021", Library::Nccl, Algorithm::Auto, 128, true, 1, 1,
+       "Horovod 0.21 and later: the library's own allreduce (NCCL: ring, tree or NVLS), 128 MB tensor-fusion buffer, 1 ms cycle, "
        "overlapped with the backward pass", 0, FrameworkMode::Graph, BufferCopies::Batched, true},
       // PyTorch DDP rebuilds its buckets after the first iteration in the order gradients became
       // ready, the first capped at dist._DEFAULT_FIRST_BUCKET_BYTES = 1 MiB and the others at
       // bucket_cap_mb = 25 (torch 1.13 nn/parallel/distributed.py and Reducer::rebuild_buckets);
       // ddlsim models the steady state after that rebuild.
-      {"pytorch_ddp", Library::Nccl, Algorithm::Ring, 25, true, 0, 1,
+      {"pytorch_ddp", Library::Nccl, Algorithm::Auto, 25, true, 0, 1,
        "PyTorch DDP: 25 MB buckets (the first 1 MB) allreduced as they fill during the backward pass", 1,
        FrameworkMode::Eager, BufferCopies::PerTensor},
-      {"tf_mirrored", Library::Nccl, Algorithm::Ring, 0, false, 0, 1,
+      {"tf_mirrored", Library::Nccl, Algorithm::Auto, 0, false, 0, 1,
        "TF MultiWorkerMirroredStrategy with model.fit: one packed allreduce after the backward pass", 0,
        FrameworkMode::Graph, BufferCopies::Batched},
-      {"tf_custom_accum", Library::Nccl, Algorithm::Ring, 0, false, 0, 4,
+      {"tf_custom_accum", Library::Nccl, Algorithm::Auto, 0, false, 0, 4,
        "TF custom training loop accumulating gradients, one packed allreduce every 4 batches", 0,
        FrameworkMode::Graph, BufferCopies::Batched},
       {"tf_ps", Library::Grpc, Algorithm::ParameterServer, 0, false, 0, 1,
        "TF ParameterServerStrategy: push gradients to and pull weights from the servers"},
       // LBANN starts a non-blocking Aluminum allreduce (NCCL backend: ring) for each layer's
       // gradients as soon as that layer's backward step ends: no fusion (1-byte buckets: one a layer).
-      {"lbann", Library::Nccl, Algorithm::Ring, 1.0 / (1024 * 1024), true, 0, 1,
+      {"lbann", Library::Nccl, Algorithm::Auto, 1.0 / (1024 * 1024), true, 0, 1,
        "LBANN with Aluminum (NCCL): one non-blocking allreduce per layer, started as the layer's "
        "backward step ends"},
       // Tarantella fuses gradients into buffers of its fusion threshold (32 KiB by default) and
