@@ -18,7 +18,8 @@ StorageKind storage_kind(Storage s) {
 Seconds input_batch_s(const StorageSpec& st, DataFormat format, int workers, int batch, int nodes,
                       int gpus_per_node) {
   if (format == DataFormat::Synthetic) return 0;
-  const StorageKind k = storage_kind(st.storage);
+  StorageKind k = storage_kind(st.storage);
+  if (st.bw_Bps > 0) k.bw_Bps = st.bw_Bps;
   const BytesPerSecond node_bw = k.shared ? k.bw_Bps / nodes : k.bw_Bps;
   const Seconds read = double(batch) * gpus_per_node * st.sample_bytes / node_bw;
   if (st.cpu_cores > 0) workers = std::max(1, std::min(workers, st.cpu_cores / gpus_per_node));

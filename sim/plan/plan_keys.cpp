@@ -82,6 +82,7 @@ std::vector<PlanKey> plan_keys() {
       choice("input.decoder", {"cpu", "dali"}),
       integer("input.cpu_cores", 1, 256, true),
       real("input.sample_kb", 0.1, 100000, true, "KiB"),
+      real("input.storage_GBps", 0.001, 1000, true, "GB/s"),
       real("input.decode_ms", 0.01, 1000, true, "ms"),
   };
 }

@@ -279,6 +279,7 @@ StorageSpec resolve_storage(const Reader& r, const Model& m) {
                                               : default_sample_bytes(m.input);
   s.decoder = r.choice<Decoder>("input.decoder", {{"cpu", Decoder::Cpu}, {"dali", Decoder::Dali}});
   if (r.given("input.cpu_cores")) s.cpu_cores = r.small_int("input.cpu_cores", 1, 1 << 16);
+  if (r.given("input.storage_GBps")) s.bw_Bps = r.real("input.storage_GBps", 1e-6, true, 1e6) * kGB;
   const double pixels = double(m.input.h) * m.input.w;
   s.decode_s = r.given("input.decode_ms") ? r.real("input.decode_ms", 0, true, 1e6) * 1e-3
                                           : 3e-3 * pixels / (224.0 * 224.0);

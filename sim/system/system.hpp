@@ -41,6 +41,7 @@ struct StorageSpec {
   Seconds decode_s = 0;          // CPU decode + augment time of one sample on one worker
   Decoder decoder = Decoder::Cpu;
   int cpu_cores = 0;             // a node's cores for its GPUs' loader workers; 0 = not limiting
+  BytesPerSecond bw_Bps = 0;     // storage read bandwidth (a node's, or a shared server's); 0 = the kind's
 };
 
 // Mixed clusters (cluster.nodes = tupi:2, poti:1): consecutive nodes of one built-in cluster each,
