@@ -60,7 +60,8 @@ int cmd_collective(const Args& args) {
   own.add_options()("op", po::value<std::string>()->default_value("allreduce"),
                     "allreduce, reduce_scatter, allgather, broadcast, reduce or alltoall")(
       "algorithm", po::value<std::string>(),
-      "algorithm (default: the scenario's comm.algorithm for allreduce, auto for the others)")(
+      "algorithm (default: the scenario's comm.algorithm for allreduce when it sets one, else auto: the "
+      "library's own choice, what nccl-tests and OSU measure)")(
       "sizes", po::value<std::string>(), "sizes in bytes, comma-separated (K, M, G: powers of 1024)")(
       "min-bytes,b", po::value<std::string>()->default_value("8"), "smallest size (nccl-tests -b)")(
       "max-bytes,e", po::value<std::string>()->default_value("128M"), "largest size (nccl-tests -e)")(
@@ -76,10 +77,14 @@ int cmd_collective(const Args& args) {
   const std::string file = pa.positional.empty() ? "" : pa.positional.front();
   const ScenarioInput in = read_scenario(file, {}, pa.overrides);
   Scenario sc = resolve_scenario(in.settings, dir_of(file), read_platform_file);
-  if (pa.vm.count("algorithm"))
+  const bool scenario_sets_one = !in.settings.at("comm.algorithm").value.empty();
+  if (pa.vm.count("algorithm")) {
     sc.execution.algorithm = parse_algorithm(pa.vm["algorithm"].as<std::string>(), "--algorithm");
-  else if (op != Collective::Allreduce)
+    const std::string misfit = algorithm_misfit(sc.execution.algorithm, sc.system);
+    if (!misfit.empty()) throw InputError("--algorithm = '" + pa.vm["algorithm"].as<std::string>() + "': " + misfit);
+  } else if (op != Collective::Allreduce || !scenario_sets_one) {
     sc.execution.algorithm = Algorithm::Auto;
+  }
   if (sc.system.ranks() == 1)
     std::cerr << "ddlsim collective: note: the scenario has one rank, so nothing is exchanged; set --cluster.nodes "
                  "(and --cluster.gpus_per_node)\n";

@@ -358,6 +358,13 @@ std::string dir_of(const std::string& path) {
   return slash == 0 ? "/" : path.substr(0, slash);
 }
 
+std::string algorithm_misfit(Algorithm a, const System& sys) {
+  if (a != Algorithm::Nvls || (sys.cluster.switch_reduction() && sys.nodes == 1 && sys.cluster.gpus_per_node > 1))
+    return "";
+  return "nvls needs one node whose GPUs share an NVSwitch that reduces (cluster.intra = nvlink4, cluster.nodes = 1, "
+         "several GPUs); this one has intra " + sys.cluster.intra.name + " and " + std::to_string(sys.nodes) + " node(s)";
+}
+
 Scenario resolve_scenario(const Settings& settings, const std::string& base_dir, const PlatformReader& read_platform) {
   const Reader r(settings);
   Scenario sc;
@@ -391,12 +398,8 @@ Scenario resolve_scenario(const Settings& settings, const std::string& base_dir,
   sc.system.device = sc.system.groups.empty() ? find_device(device, r.where("compute.device"))
                                               : sc.system.groups.front().device;
   sc.execution = resolve_execution(r, sc.system.nodes);
-  if (sc.execution.algorithm == Algorithm::Nvls &&
-      !(sc.system.cluster.switch_reduction() && sc.system.nodes == 1 && sc.system.cluster.gpus_per_node > 1))
-    r.fail("comm.algorithm", "an algorithm this cluster runs: nvls needs one node whose GPUs share an NVSwitch "
-                             "that reduces (cluster.intra = nvlink4, cluster.nodes = 1, several GPUs); this one has "
-                             "intra " +
-                                 sc.system.cluster.intra.name + " and " + std::to_string(sc.system.nodes) + " node(s)");
+  const std::string misfit = algorithm_misfit(sc.execution.algorithm, sc.system);
+  if (!misfit.empty()) r.fail("comm.algorithm", "an algorithm this cluster runs: " + misfit);
   use_library_factors(sc.system.cluster, to_string(sc.execution.library));
   sc.system.compute = resolve_compute(r, sc.execution.batch_per_gpu);
   if (r.given("compute.memory_gib")) {

@@ -19,4 +19,8 @@ Scenario resolve_scenario(const Settings& settings, const std::string& base_dir,
 // The folder of a file path ("" -> ".").
 std::string dir_of(const std::string& path);
 
+// What an algorithm needs of the system, "" when it runs there: nvls needs one node whose GPUs
+// share an NVSwitch that reduces (cluster.intra = nvlink4).
+std::string algorithm_misfit(Algorithm a, const System& sys);
+
 }  // namespace ddlsim
