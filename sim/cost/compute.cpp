@@ -82,7 +82,7 @@ Kernels layer_kernels(const Layer& l, bool per_kind) {
   const double x_over_in = l.in_elems > 0 ? double(l.in.elems()) / double(l.in_elems) : 1;
   if (!per_kind) {
     if (l.params_trainable > 0) return {{{1, 1, 1, true}}, {{1, 1, 1, true}, {1, 1, 1, true, true}}};
-    return {{{1, 1, 1}}, {{1.5, 1.5, 1}}};
+    return {{{1, 1, 1, true}}, {{1.5, 1.5, 1}}};
   }
   switch (l.kind) {
     case LayerKind::Conv2D:
@@ -101,7 +101,7 @@ Kernels layer_kernels(const Layer& l, bool per_kind) {
     case LayerKind::Concat:
       return {{{1, 1, 1}}, {{1, 1, 1}}};
     case LayerKind::Normalization:
-      return {{{1, 1, 1}}, {}};
+      return {{{1, 1, 1, true}}, {}};
     case LayerKind::Input:
     case LayerKind::Reshape:
       return {};
