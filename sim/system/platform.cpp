@@ -51,8 +51,8 @@ const std::vector<LinkKind>& link_kinds() {
       {"ib-ndr", 48.0e9, 1 * us, "InfiniBand NDR 400 Gb/s (4x 100G PAM4, 50 GB/s of data): EDR's 96 % of the data rate"},
       {"pcie5", 48.0e9, 2 * us, "PCIe 5.0 x16 (32 GT/s x 16, 128b/130b: 63 GB/s raw): pcie4's 76 % of raw"},
       {"nvlink4", 345.0e9, 1 * us,
-       "NVLink 4 (H100 SXM: 18 links, 450 GB/s per direction): NVLink 3's 77 % of line rate; NVLink SHARP "
-       "(in-switch reduction) not modelled"},
+       "NVLink 4 (H100 SXM: 18 links, 450 GB/s per direction): NVLink 3's 77 % of line rate; its NVSwitch "
+       "reduces (NVLink SHARP: comm.algorithm = nvls, or NCCL's auto, on one node)"},
       {"nvlink-bridge", 43.0e9, 1 * us,
        "NVLink bridge between two RTX 3090 (112.5 GB/s both directions, 56.25 one way): NVLink 3's 77 %"},
   };
@@ -148,7 +148,7 @@ const std::vector<ClusterDescription>& builtin_clusters() {
       // both ways), 8 ConnectX-7 NDR 400 Gb/s compute ports.
       {"dgx-h100", "h100", 0, 8, intra_kind("nvlink4"), inter_kind("ib-ndr"),
        "DGX H100: 8 H100 SXM5 on NVSwitch (NVLink 4), 8 NDR 400 Gb/s NICs (rails) aggregated into the node's "
-       "uplink; NVLink SHARP not modelled", "", 8},
+       "uplink; NVLink SHARP inside a node (nvls), not across nodes", "", 8},
       // AWS p3.16xlarge (instance type page): 8 V100 16 GB with NVLink, 25 Gbps networking (TCP, ENA).
       {"aws-p3-16xlarge", "v100", 0, 8, intra_kind("nvlink2"), inter_kind("25gbe"),
        "AWS p3.16xlarge: 8 V100 16 GB on NVLink 2 (hybrid cube mesh), 25 Gb/s ENA networking (TCP)", ""},
