@@ -102,3 +102,20 @@ TEST(Nvls, PublishedBusBandwidthOfAnH100Node) {
   EXPECT_EQ(j["algorithm"], "nvls");
   EXPECT_NEAR(j["busbw_GBps"].get<double>(), 478.87, 0.15 * 478.87);
 }
+
+// A training step on one H100 node with a preset of today's frameworks: NCCL's own choice runs
+// NVLS for DDP's 25 MB buckets (the report names what ran), and its exchanges take less time than
+// the ring's: each GPU's link carries 9/8 n instead of 7/4 n.
+TEST(Nvls, DdpOnAnH100NodeRunsItAndSaysSo) {
+  const std::string base = "simulate '" + testutil::source_dir() + "/scenarios/default.ini' --format json "
+                           "--training.framework=pytorch_ddp --cluster.platform=dgx-h100 --cluster.nodes=1";
+  const auto autos = testutil::run_ddlsim(base);
+  const auto ring = testutil::run_ddlsim(base + " --comm.algorithm=ring");
+  ASSERT_EQ(autos.code, 0) << autos.out;
+  ASSERT_EQ(ring.code, 0) << ring.out;
+  const auto a = nlohmann::json::parse(autos.out), r = nlohmann::json::parse(ring.out);
+  EXPECT_EQ(a["algorithm"], "auto");
+  EXPECT_NE(a["algorithm_run"].get<std::string>().find("nvls"), std::string::npos) << a["algorithm_run"];
+  EXPECT_EQ(r["algorithm_run"], "ring");
+  EXPECT_LT(a["comm_time_s"].get<double>(), r["comm_time_s"].get<double>());
+}

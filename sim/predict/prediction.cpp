@@ -9,6 +9,7 @@
 
 #include "backend/backend.hpp"
 #include "cost/compute.hpp"
+#include "cost/decision.hpp"
 #include "cost/framework_costs.hpp"
 #include "cost/input_pipeline.hpp"
 #include "cost/library_costs.hpp"
@@ -138,6 +139,20 @@ void check_finite(const Prediction& p) {
                        "); check for extreme values (bandwidths, latencies, sample sizes, times)");
 }
 
+// The algorithms the step's exchanges really run (auto resolves per bucket size), each once.
+std::string algorithms_run(const Scenario& sc, const std::vector<Bucket>& buckets) {
+  const Execution& e = sc.execution;
+  const CommTopology topo = comm_topology(sc.system, sc.system.nodes, sc.system.cluster.gpus_per_node, e.ps_servers);
+  std::vector<std::string> names;
+  for (const Bucket& b : buckets) {
+    const std::string a = to_string(concrete_algorithm(e.comm(), Collective::Allreduce, topo, b.bytes));
+    if (std::find(names.begin(), names.end(), a) == names.end()) names.push_back(a);
+  }
+  std::string out;
+  for (const auto& n : names) out += (out.empty() ? "" : "+") + n;
+  return out.empty() ? "none" : out;
+}
+
 }  // namespace
 
 Prediction predict(const Scenario& sc) {
@@ -155,6 +170,7 @@ Prediction predict(const Scenario& sc) {
   p.model = sc.model.name;
   p.framework = e.framework;
   p.algorithm = to_string(e.algorithm);
+  p.algorithm_run = sys.ranks() > 1 ? algorithms_run(sc, r.schedule.buckets) : "none";
   p.library = to_string(e.library);
   p.device = device_label(sys, kinds);
   p.platform = sys.cluster.name;

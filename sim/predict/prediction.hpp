@@ -11,6 +11,7 @@ namespace ddlsim {
 
 struct Prediction {
   std::string model, framework, library, algorithm, device, platform, precision, backend;
+  std::string algorithm_run;     // what the buckets' exchanges run ('+'-joined, in bucket order): auto's choice
   long long params_total = 0;
   long long params_trainable = 0;
   Bytes gradient_bytes = 0;

@@ -33,6 +33,7 @@ ordered_json prediction_record(const Prediction& p) {
   r["framework"] = p.framework;
   r["library"] = p.library;
   r["algorithm"] = p.algorithm;
+  r["algorithm_run"] = p.algorithm_run;
   r["precision"] = p.precision;
   r["platform"] = p.platform;
   r["device"] = p.device;
