@@ -104,11 +104,10 @@ std::vector<Round> hierarchical_plan(const Layout& l, Bytes n) {
 // whole vector goes up, its reduced share n/p comes down) and all-gather by multicast (the share
 // goes up, every share n comes down), pipelined: n (p+1)/p each way. Two all-pairs rounds of
 // (p-1) messages each carry half of it, so a GPU's link carries the same bytes as through the
-// switch; the switch itself is not a participant. NCCL's own latency of NVLS, 25 us (tuning.cc
-// hwLat[NVLINK][NVLS][Simple], baseLat 0), is split over the two rounds.
-constexpr Seconds kNvlsLatency = 25e-6;
+// switch; the switch itself is not a participant. NCCL's own NVLS latency (kNvlsLatency_s) is
+// split over the two rounds.
 std::vector<Round> nvls_plan(int p, Bytes n, const Layout& l) {
-  return {{RoundKind::AllPairs, 0, n * (p + 1) / (2.0 * p * (p - 1)) / ring_factor(p, l), 2, kNvlsLatency / 2}};
+  return {{RoundKind::AllPairs, 0, n * (p + 1) / (2.0 * p * (p - 1)) / ring_factor(p, l), 2, kNvlsLatency_s / 2}};
 }
 
 std::vector<Round> pairwise_plan(int p, Bytes n, const Layout& l) {

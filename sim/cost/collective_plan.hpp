@@ -40,6 +40,10 @@ enum class RoundKind {
                    // GPU's link carries to and from the reducing switch)
 };
 
+// NCCL's own latency of an NVLS allreduce (src/graph/tuning.cc: hwLat[NVLINK][NVLS][Simple] = 25 us,
+// baseLat 0), on top of the network's per-round latency.
+constexpr Seconds kNvlsLatency_s = 25e-6;
+
 struct Round {
   RoundKind kind = RoundKind::RingStep;
   int param = 0;
