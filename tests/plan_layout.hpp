@@ -10,6 +10,8 @@ inline ddlsim::Layout layout_of(const ddlsim::CommTopology& t) {
   l.gpus_per_node = t.gpus_per_node;
   l.exchange_factor = t.flat_route().exchange_factor;
   l.duplex_factor = t.flat_route().duplex_factor;
+  l.step_overhead_s = t.flat_route().step_overhead_s;
+  l.node_step_overhead_s = t.intra.step_overhead_s;
   return l;
 }
 

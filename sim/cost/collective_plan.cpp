@@ -286,6 +286,11 @@ TreePipeline dbt_pipeline(int nodes, int gpus_per_node, Bytes n) {
   return t;
 }
 
+bool node_round(RoundKind k) {
+  return k == RoundKind::NodeTreeUp || k == RoundKind::NodeTreeDown || k == RoundKind::NodeChainUp ||
+         k == RoundKind::NodeChainDown;
+}
+
 int Layout::server_participant(int j) const {
   return spare_server_hosts ? ranks + j : int((long long)j * ranks / ps_servers);
 }

@@ -64,8 +64,10 @@ struct Layout {
   double exchange_factor = 1;
   double duplex_factor = 1;
   // Software overhead per round (Route::step_overhead_s): each rank with messages in a round
-  // spends it before they start, as the closed forms add it to each round's latency.
+  // spends it before they start, as the closed forms add it to each round's latency. Rounds inside
+  // a node (node_round) take the intra route's.
   Seconds step_overhead_s = 0;
+  Seconds node_step_overhead_s = 0;
 
   int participants() const { return ranks + (spare_server_hosts ? ps_servers : 0); }
   int server_participant(int j) const;  // where server j runs
@@ -111,6 +113,9 @@ struct RoundOps {
   std::vector<Transfer> sends;
   std::vector<int> recvs;  // peers, one message each
 };
+
+// Rounds between the GPUs of one node (the intra route's), as opposed to the flat route's.
+bool node_round(RoundKind k);
 
 // What participant `me` sends and receives in one round.
 RoundOps round_ops(const Round& r, const Layout& l, int me);

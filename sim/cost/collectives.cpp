@@ -49,11 +49,11 @@ Seconds double_binary_tree_allreduce_s(int nodes, int gpus_per_node, Bytes n, Ro
   const TreePipeline t = dbt_pipeline(nodes, gpus_per_node, n);
   const Bytes m = t.chunk_bytes;
   Seconds s = 0;
-  if (gpus_per_node > 1) s += 2.0 * (2 * t.chunks + gpus_per_node - 2) * (intra.latency_s + m / intra.bw_Bps);
+  if (gpus_per_node > 1) s += 2.0 * (2 * t.chunks + gpus_per_node - 2) * (intra.step_latency_s() + m / intra.bw_Bps);
   if (nodes > 1) {
     const int colours = nodes == 2 ? 1 : 2;
     const BytesPerSecond bw = nodes == 2 ? inter.exchange_bw_Bps() : inter.ring_bw_Bps();
-    s += 2.0 * colours * (t.chunks + t.depth - 1) * (inter.latency_s + m / bw);
+    s += 2.0 * colours * (t.chunks + t.depth - 1) * (inter.step_latency_s() + m / bw);
   }
   return s;
 }
@@ -133,9 +133,7 @@ Seconds collective_time_s(Collective c, Algorithm a, const CommTopology& topo, B
 Seconds plan_time_s(const std::vector<Round>& plan, const CommTopology& topo) {
   Seconds t = 0;
   for (const Round& round : plan) {
-    const bool node = round.kind == RoundKind::NodeTreeUp || round.kind == RoundKind::NodeTreeDown ||
-                      round.kind == RoundKind::NodeChainUp || round.kind == RoundKind::NodeChainDown;
-    const Route r = node ? topo.intra : round.kind == RoundKind::LeaderRingStep ? topo.inter : topo.flat_route();
+    const Route r = node_round(round.kind) ? topo.intra : round.kind == RoundKind::LeaderRingStep ? topo.inter : topo.flat_route();
     const int messages = round.kind == RoundKind::AllPairs ? topo.ranks() - 1 : 1;  // on each rank's link
     t += round.repeat * (r.step_latency_s() + round.overhead_s + messages * round.bytes / r.bw_Bps);
   }

@@ -82,11 +82,13 @@ Algorithm open_mpi_allreduce(int ranks, Bytes bytes) {
 Seconds nccl_model_time_s(Algorithm a, const CommTopology& topo, Bytes bytes) {
   const int p = topo.ranks(), nodes = topo.nodes;
   if (p <= 1) return 0;
-  const bool nvlink = topo.intra.bw_Bps >= 40e9;
+  const bool nvlink = topo.intra.bw_Bps >= nccl_tuning::kNvlinkMin_Bps;
   const double bus_Bps = topo.flat_route().bw_Bps;
   if (a == Algorithm::Ring) {
     const int steps = 2 * (p - 1), inter_steps = 2 * (nodes - 1);
-    double lat_us = 8.4 + (steps - inter_steps) * (nvlink ? 3.4 : 5.7) + inter_steps * 9.6;
+    using namespace nccl_tuning;
+    double lat_us = 1e6 * (kRingBaseLatency_s + (steps - inter_steps) * (nvlink ? kRingStepNvlink_s : kRingStepPci_s) +
+                           inter_steps * kRingStepNet_s);
     if (nodes > 1 && bytes >= p / 16.0 * 65536) lat_us *= 1.9;
     return lat_us * 1e-6 + bytes / (bus_Bps * p / steps);
   }

@@ -16,7 +16,7 @@ double default_interference(Library l) { return l == Library::Nccl ? 0.189 : 0; 
 // any per-step hop latency: NVIDIA/nccl src/graph/tuning.cc, baseLat[Ring][Simple] (NCCL 2.4 to
 // 2.18). The hop latencies are the links' own (system/platform.cpp). The host libraries' call
 // costs are part of their fitted per-message latency (ddlsim netfit), so 0 here.
-Seconds default_per_call_s(Library l) { return l == Library::Nccl ? 8.4e-6 : 0; }
+Seconds default_per_call_s(Library l) { return l == Library::Nccl ? nccl_tuning::kRingBaseLatency_s : 0; }
 
 // Host-side reduction: Horovod on plain (not CUDA-aware) MPI copies each fused buffer to host
 // memory and back (Horovod docs, "GPU operations": HOROVOD_GPU_OPERATIONS=MPI needs a CUDA-aware

@@ -7,6 +7,7 @@
 #include "cost/collective_plan.hpp"
 #include "cost/collectives.hpp"
 #include "cost/decision.hpp"
+#include "cost/library_costs.hpp"
 
 namespace ddlsim {
 
@@ -35,13 +36,16 @@ CollectivePrediction predict_collective(const Scenario& sc, Collective op, const
   out.gpus_per_node = sys.cluster.gpus_per_node;
   out.ranks = sys.ranks();
   const CommTopology topo = comm_topology(sys, sys.nodes, sys.cluster.gpus_per_node, e.ps_servers);
+  // What a call costs besides its rounds, as on a training step's exchange: the library's per-call
+  // cost (NCCL's base latency) and host staging (MPI and gloo on GPUs copy through the host).
+  const LibraryCosts lib = library_costs(e, sys);
   for (Bytes n : sizes) {
     CollectiveRow r;
     r.bytes = n;
     r.count = (long long)(n / 4);
     const Algorithm a = concrete_algorithm(e.comm(), op, topo, n);
     r.algorithm = to_string(a);
-    r.time_s = collective_s(sc.backend, op, a, topo, n, sys, sc.simgrid);
+    r.time_s = lib.per_call_s + lib.staging_s(n) + collective_s(sc.backend, op, a, topo, n, sys, sc.simgrid);
     r.algbw_Bps = algbw_Bps(n, r.time_s);
     r.busbw_Bps = busbw_Bps(op, n, r.time_s, out.ranks);
     if (!std::isfinite(r.time_s) || !std::isfinite(r.busbw_Bps))

@@ -400,7 +400,8 @@ Scenario resolve_scenario(const Settings& settings, const std::string& base_dir,
   sc.execution = resolve_execution(r, sc.system.nodes);
   const std::string misfit = algorithm_misfit(sc.execution.algorithm, sc.system);
   if (!misfit.empty()) r.fail("comm.algorithm", "an algorithm this cluster runs: " + misfit);
-  use_library_factors(sc.system.cluster, to_string(sc.execution.library));
+  use_library_factors(sc.system.cluster, to_string(sc.execution.library),
+                      r.choice<bool>("comm.round_latency", {{"library", false}, {"network", true}}));
   sc.system.compute = resolve_compute(r, sc.execution.batch_per_gpu);
   if (r.given("compute.memory_gib")) {
     sc.system.device.memory_bytes = r.real("compute.memory_gib", 1e-3, true, 1e6) * kGiB;

@@ -65,6 +65,9 @@ const std::vector<KeySpec>& scenario_keys() {
       {"framework.negotiation", "", "on or off: a controller agrees on the ready tensors before each exchange (Horovod: "
                                     "two bit-vector allreduces over the host network); preset"},
       {"comm.ps_servers", "", "parameter servers (algorithm ps); default: one per node"},
+      {"comm.round_latency", "library", "library (a collective's rounds last at least the library's own per-step "
+                                        "latency, NCCL's tuning.cc: 3.4 us NVLink, 5.7 us PCIe, 9.6 us network) or "
+                                        "network (the links' latency only: the rule before this round)"},
       {"compute.device", "", "GPU model; default: the platform's"},
       {"compute.throughput", "", "measured single-GPU training throughput, samples/s (scales the model)"},
       {"compute.throughput_batch", "", "batch size of that measurement; default: training.batch_per_gpu"},

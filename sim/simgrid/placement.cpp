@@ -77,7 +77,7 @@ World make_world(const CommTopology& topo, Algorithm a, const System& sys, const
   std::vector<sg4::Host*> hosts = build_platform(e, sys.cluster, topo.nodes);
   World w;
   w.layout = {topo.ranks(), topo.gpus_per_node, topo.ps_servers, false, topo.flat_route().exchange_factor,
-              topo.flat_route().duplex_factor, topo.flat_route().step_overhead_s};
+              topo.flat_route().duplex_factor, topo.flat_route().step_overhead_s, topo.intra.step_overhead_s};
   const std::string& file = sys.cluster.xml_path;
   if (!file.empty()) hosts = place_ranks(hosts, topo.nodes, topo.gpus_per_node, file);
   if (int(hosts.size()) < w.layout.ranks)

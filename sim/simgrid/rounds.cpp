@@ -27,7 +27,8 @@ void run_round(const Round& r, const Layout& l, int me) {
   if (ops.sends.empty() && ops.recvs.empty()) return;
   // The library's software overhead per round (closed forms: Route::step_latency_s) and the
   // algorithm's own (Round::overhead_s): this rank's time before its messages start.
-  if (l.step_overhead_s + r.overhead_s > 0) sg4::this_actor::sleep_for(l.step_overhead_s + r.overhead_s);
+  const Seconds overhead = (node_round(r.kind) ? l.node_step_overhead_s : l.step_overhead_s) + r.overhead_s;
+  if (overhead > 0) sg4::this_actor::sleep_for(overhead);
   int token = 0;  // payloads travel by size only
   std::vector<int*> slots(ops.recvs.size(), nullptr);
   std::vector<sg4::CommPtr> comms;

@@ -48,6 +48,17 @@ enum class Library { Nccl, Mpi, Gloo, Gpi2, Grpc };
 Library parse_library(const std::string& text, const std::string& key);
 const char* to_string(Library l);
 
+// NCCL's own cost model of a ring allreduce, Simple protocol (NVIDIA/nccl src/graph/tuning.cc,
+// NCCL 2.7-2.8; us there): baseLat[Ring][Simple] once per call, hwLat[hop][Ring][Simple] per ring
+// step on each kind of hop. A hop counts as NVLink at 40 GB/s and more (the intra route).
+namespace nccl_tuning {
+constexpr Seconds kRingBaseLatency_s = 8.4e-6;
+constexpr Seconds kRingStepNvlink_s = 3.4e-6;
+constexpr Seconds kRingStepPci_s = 5.7e-6;
+constexpr Seconds kRingStepNet_s = 9.6e-6;
+constexpr BytesPerSecond kNvlinkMin_Bps = 40e9;
+}  // namespace nccl_tuning
+
 // A library and the algorithm asked of it.
 struct CommMethod {
   Library library = Library::Nccl;

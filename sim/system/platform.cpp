@@ -72,17 +72,34 @@ const LinkKind& find_link_kind(const std::string& name, const std::string& key, 
   return *std::find_if(link_kinds().begin(), link_kinds().end(), [&](const LinkKind& x) { return x.name == k.name; });
 }
 
+namespace {
+// The software overhead per round that makes a round of a route with network latency `latency`
+// last at least `floor`.
+Seconds overhead_for(Seconds measured, Seconds floor, Seconds latency) {
+  return std::max(measured, floor - latency);
+}
+}  // namespace
+
 Route ClusterDescription::intra_route() const {
-  return {2 * intra.latency_s, intra.bw_Bps, intra.exchange_factor, intra.duplex_factor, step_overhead_s};
+  const Seconds latency = 2 * intra.latency_s;
+  return {latency, intra.bw_Bps, intra.exchange_factor, intra.duplex_factor,
+          overhead_for(step_overhead_s, intra_round_floor_s, latency)};
 }
 
 Route ClusterDescription::inter_route() const {
-  return {2 * intra.latency_s + 2 * inter.latency_s, std::min(intra.bw_Bps, uplink_Bps()),
+  const Seconds latency = 2 * intra.latency_s + 2 * inter.latency_s;
+  return {latency, std::min(intra.bw_Bps, uplink_Bps()),
           std::min(intra.exchange_factor, inter.exchange_factor), std::min(intra.duplex_factor, inter.duplex_factor),
-          step_overhead_s};
+          overhead_for(step_overhead_s, inter_round_floor_s, latency)};
 }
 
-void use_library_factors(ClusterDescription& c, const std::string& library) {
+void use_library_factors(ClusterDescription& c, const std::string& library, bool network_latency_only) {
+  c.intra_round_floor_s = c.inter_round_floor_s = 0;
+  if (library == "nccl" && !network_latency_only) {
+    using namespace nccl_tuning;
+    c.intra_round_floor_s = c.intra.bw_Bps >= kNvlinkMin_Bps ? kRingStepNvlink_s : kRingStepPci_s;
+    c.inter_round_floor_s = kRingStepNet_s;
+  }
   if (c.xml_path.empty()) return;
   const auto own = c.library_factors.find(library);
   if (own != c.library_factors.end()) {
@@ -92,6 +109,8 @@ void use_library_factors(ClusterDescription& c, const std::string& library) {
   }
   // The step overhead is the plain properties' library's software (one value per file).
   if (!c.factors_library.empty() && c.factors_library != library) c.step_overhead_s = 0;
+  // A measured overhead is the library's own: it replaces the cost model's.
+  if (c.step_overhead_s > 0) c.intra_round_floor_s = c.inter_round_floor_s = 0;
 }
 
 // Ethernet: IEEE 802.3 rates; InfiniBand: IBTA data rates (FDR 54.5, EDR 100, HDR 200, NDR 400

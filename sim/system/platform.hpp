@@ -63,6 +63,11 @@ struct ClusterDescription {
   // A platform file's software overhead per round of a collective (ddlsim.step_overhead_us, written
   // by `ddlsim netfit`), seconds; both routes carry it (Route::step_overhead_s). 0 for built-ins.
   Seconds step_overhead_s = 0;
+  // The communication library's own least time per round on each route (its synchronisation, as
+  // its cost model counts it: NCCL's per-step latencies, see use_library_factors); a route's
+  // software overhead per round is raised so that it pays at least this. 0: none.
+  Seconds intra_round_floor_s = 0;
+  Seconds inter_round_floor_s = 0;
 
   // GPU to GPU inside a node: two intra hops.
   Route intra_route() const;
@@ -79,8 +84,10 @@ struct ClusterDescription {
 // that library or with an unrecorded one; else 1 (a factor is a library's protocol: Open MPI's
 // two-rank exchange at half rate says nothing of gloo's). Built-in platforms keep theirs. The
 // software overhead per round (step_overhead_s) is kept only for the library that measured it (or
-// an unrecorded one), else 0.
-void use_library_factors(ClusterDescription& c, const std::string& library);
+// an unrecorded one), else 0. With NCCL and no measured overhead, each route's rounds last at
+// least NCCL's own per-step latency (spec/comm.hpp nccl_tuning: NVLink or PCI inside a node, the
+// network between nodes) unless `network_latency_only` (comm.round_latency = network).
+void use_library_factors(ClusterDescription& c, const std::string& library, bool network_latency_only = false);
 
 
 const std::vector<ClusterDescription>& builtin_clusters();
