@@ -99,10 +99,9 @@ TEST(CollectiveCmd, BuiltInSystemsReachTheirBoundingLinkAsBusBandwidth) {
 // * AWS p4d.24xlarge across nodes (4 x 100 Gb/s EFA): "effective 340 Gbps for all_reduce tests"
 //   (stas00/ml-engineering, network/README.md): 42.5 GB/s; the size is not stated, so the
 //   prediction is taken at 8 GiB on 2 nodes.
-// Known gap, not asserted: between 4 and 64 MB the same Azure curve is 30-70 % below ddlsim's
-// (16 MB: 109 GB/s measured, 189 predicted): NCCL's channels and chunks are not modelled. And the
-// DGX H100's published 479 GB/s (ND H100 v5, 8 GB) uses NVLink SHARP (NVLS), not modelled: the
-// ring gives 345.
+// Known gap, not asserted: between 8 and 256 MB the same Azure curve is up to a third below
+// ddlsim's (16 MB: 109 GB/s measured, 160 predicted): NCCL's channels and chunks are not modelled.
+// The DGX H100's published 479 GB/s uses NVLink SHARP: tests/nvls_test.cpp.
 TEST(CollectiveCmd, PublishedBusBandwidthsOfWholeSystems) {
   const struct {
     const char* platform;
