@@ -17,16 +17,8 @@ using namespace ddlsim;
 
 namespace {
 
-CommTopology topology(int nodes, int gpus, Route intra, Route inter) {
-  CommTopology t;
-  t.nodes = nodes;
-  t.gpus_per_node = gpus;
-  t.intra = intra;
-  t.inter = inter;
-  return t;
-}
-
 using testutil::layout_of;
+using testutil::topology;
 
 }  // namespace
 

@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "plan_layout.hpp"
 #include "cost/collective_plan.hpp"
 #include "cost/collectives.hpp"
 #include "cost/decision.hpp"
@@ -17,10 +18,7 @@ using namespace ddlsim;
 namespace {
 
 CommTopology one_node(int gpus, Route intra, bool switch_reduction) {
-  CommTopology t;
-  t.gpus_per_node = gpus;
-  t.intra = intra;
-  t.inter = intra;
+  CommTopology t = testutil::topology(1, gpus, intra, intra);
   t.switch_reduction = switch_reduction;
   return t;
 }

@@ -4,6 +4,15 @@
 
 namespace testutil {
 
+inline ddlsim::CommTopology topology(int nodes, int gpus, ddlsim::Route intra, ddlsim::Route inter) {
+  ddlsim::CommTopology t;
+  t.nodes = nodes;
+  t.gpus_per_node = gpus;
+  t.intra = intra;
+  t.inter = inter;
+  return t;
+}
+
 inline ddlsim::Layout layout_of(const ddlsim::CommTopology& t) {
   ddlsim::Layout l;
   l.ranks = t.ranks();
