@@ -15,7 +15,8 @@ int cmd_validate(const Args& args) {
   po::options_description own("validate options");
   own.add_options()("data", po::value<std::string>()->default_value(default_validation_folder()),
                     "folder of the validation sets (CSV and scenario files)")(
-      "set", po::value<std::string>()->default_value("tf2017"), "tf2017, published or all (every set's groups, totals over all their rows)")(
+      "set", po::value<std::string>()->default_value("tf2017"),
+      "tf2017, published or all (every set's groups, totals over all their rows)")(
       "format", po::value<std::string>()->default_value("table"), "table, csv or json")(
       "output,o", po::value<std::string>()->default_value(""), "write the report to FILE")(
       "plot", po::value<std::string>()->default_value(""), "write the predicted-vs-measured plot (SVG) to FILE");

@@ -29,8 +29,8 @@ const std::vector<FrameworkPreset>& framework_presets() {
       // Horovod 0.21 changed its defaults (changelog: HOROVOD_FUSION_THRESHOLD 64 -> 128 MB,
       // HOROVOD_CYCLE_TIME 5 -> 1 ms); `horovod` keeps the earlier ones (0.20 and before).
       {"horovod021", Library::Nccl, Algorithm::Auto, 128, true, 1, 1,
-       "Horovod 0.21 and later: the library's own allreduce (NCCL: ring, tree or NVLS), 128 MB tensor-fusion buffer, 1 ms cycle, "
-       "overlapped with the backward pass", 0, FrameworkMode::Graph, BufferCopies::Batched, true},
+       "Horovod 0.21 and later: the library's own allreduce (NCCL: ring, tree or NVLS), 128 MB tensor-fusion "
+       "buffer, 1 ms cycle, overlapped with the backward pass", 0, FrameworkMode::Graph, BufferCopies::Batched, true},
       // PyTorch DDP rebuilds its buckets after the first iteration in the order gradients became
       // ready, the first capped at dist._DEFAULT_FIRST_BUCKET_BYTES = 1 MiB and the others at
       // bucket_cap_mb = 25 (torch 1.13 nn/parallel/distributed.py and Reducer::rebuild_buckets);

@@ -101,7 +101,9 @@ const std::vector<KeySpec>& scenario_keys() {
                                  "server's that every node shares (nfs); default: the kind's (local_ssd 2, nfs 0.1175, "
                                  "blob 0.25)"},
       {"input.cpu_cores", "", "a node's CPU cores for loader workers, shared by its GPUs; default: not limiting"},
-      {"input.sample_kb", "", "stored size of one sample, KiB; default: 110 for images of 64x64 pixels and more (ImageNet's mean JPEG), 1 byte a value for smaller images, 4 bytes a value for other inputs"},
+      {"input.sample_kb", "", "stored size of one sample, KiB; default: 110 for images of 64x64 pixels and more "
+                              "(ImageNet's mean JPEG), 1 byte a value for smaller images, 4 bytes a value for "
+                              "other inputs"},
       {"input.decode_ms", "", "decode and augment time of one sample on one worker, ms; default: "
                               "3 ms per 224x224 image, scaled by pixels"},
       {"simulation.backend", "analytic",
