@@ -80,13 +80,13 @@ TEST(ValidateSet, EveryBundledSetAPrioriMeetsTheTarget) {
   }
 }
 
-// The roofline alone on the 1-GPU rows (no measurement at all; the target is 15 %, not met:
-// this guards today's 15.4 % on the published set, 22 rows, and says where it stands).
+// The roofline alone on the 1-GPU rows (no measurement at all): the target is 15 % on the
+// published set's 22 rows (9.0 % with each run's activation layout as its script set it).
 TEST(ValidateSet, RooflineAloneOnTheOneGpuRows) {
   const ddlsim::ValidationResult v =
       ddlsim::run_validation(ddlsim::default_validation_folder(), ddlsim::read_platform_file, "published");
   EXPECT_EQ(v.roofline.n, 22);
-  EXPECT_LE(v.roofline.mape, 0.155);
+  EXPECT_LE(v.roofline.mape, 0.15);
   for (const auto& g : v.groups)
     for (const auto& r : g.roofline.rows) EXPECT_EQ(r.prediction.ranks, 1) << g.group.name;
 }

@@ -21,7 +21,18 @@ std::string gpus(const MeasuredConfig& c) {
   return fmt::format("{}x{}", n.empty() ? "1" : n, g.empty() ? "1" : g);
 }
 
-// Row i of the group: the in-sample prediction, then the a-priori and leave-one-model-out ones.
+// The roofline's prediction of row i of the group: its 1-GPU rows, in order; null for the others.
+const ComparedConfig* roofline_of(const GroupResult& g, std::size_t i) {
+  std::size_t k = 0;
+  for (std::size_t r = 0; r < i; ++r)
+    if (g.comparison.rows[r].prediction.nodes * g.comparison.rows[r].prediction.gpus_per_node == 1) ++k;
+  const Prediction& p = g.comparison.rows[i].prediction;
+  if (p.nodes * p.gpus_per_node != 1 || k >= g.roofline.rows.size()) return nullptr;
+  return &g.roofline.rows[k];
+}
+
+// Row i of the group: the in-sample prediction, then the a-priori and leave-one-model-out ones,
+// and for a 1-GPU row the roofline's alone.
 ordered_json row_json(const GroupResult& g, std::size_t i) {
   const ComparedConfig& r = g.comparison.rows[i];
   ordered_json j;
@@ -41,6 +52,9 @@ ordered_json row_json(const GroupResult& g, std::size_t i) {
   j["apriori_error"] = g.a_priori.rows[i].error;
   j["loo_samples_per_s"] = g.leave_one_out.rows[i].predicted;
   j["loo_error"] = g.leave_one_out.rows[i].error;
+  const ComparedConfig* roof = roofline_of(g, i);
+  j["roofline_samples_per_s"] = roof ? ordered_json(roof->predicted) : ordered_json(nullptr);
+  j["roofline_error"] = roof ? ordered_json(roof->error) : ordered_json(nullptr);
   j["comm_overhead"] = r.prediction.comm_overhead;
   j["input_wait_s"] = r.prediction.input_wait_s;
   return j;

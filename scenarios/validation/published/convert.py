@@ -19,6 +19,18 @@ def group(r):
         return 'azure_p100_ib' if 'IntelMPI' in f else 'azure_p100_eth'
     raise SystemExit('no group for: ' + str(r))
 
+# Activation layout each run used: NVIDIA's PyTorch ConvNets main.py defaults to
+# --memory-format nchw and its configs.yml asks for nhwc only with AMP; Lambda's harness
+# (lambdal/deeplearning-benchmark pytorch/scripts/config_v1/config_pytorch_*.sh) runs the same main.py
+# without the flag. DLE's TensorFlow runs are NHWC (ddlsim's default).
+def memory_format(r):
+    s = r['source']
+    if s.startswith('NVIDIA/DeepLearningExamples:PyTorch'):
+        return 'nhwc' if r['precision'] == 'AMP' else 'nchw'
+    if s.startswith('lambdal'):
+        return 'nchw'
+    return 'nhwc'
+
 PRECISION = {'TF32': 'tf32', 'AMP': 'mixed', 'FP32': 'fp32', 'FP32/TF32': 'tf32', 'TF32 (fp32 column)': 'tf32'}
 DEVICE = {'A100-80GB SXM4': 'a100-80gb', 'A100-40GB SXM4': 'a100', 'V100-16GB SXM2': 'v100',
           'V100-32GB SXM2': 'v100-32gb', 'V100-32GB SXM3': 'v100-32gb', 'V100-16GB (LambdaCloud)': 'v100',
@@ -27,10 +39,10 @@ DEVICE = {'A100-80GB SXM4': 'a100-80gb', 'A100-40GB SXM4': 'a100', 'V100-16GB SX
 rows = list(csv.DictReader(open(sys.argv[1])))
 out = csv.writer(sys.stdout, lineterminator='\n')
 out.writerow(['group', 'model.name', 'compute.device', 'model.precision', 'cluster.nodes', 'cluster.gpus_per_node',
-              'training.batch_per_gpu', 'input.format', 'samples_per_s', 'source'])
+              'training.batch_per_gpu', 'input.format', 'compute.memory_format', 'samples_per_s', 'source'])
 for r in rows:
     assert r['metric'] == 'img/s', r
     n, nodes = int(r['n_gpus']), int(r['n_nodes'])
     data = 'synthetic' if r['data'] == 'synthetic' else 'records'
     out.writerow([group(r), 'resnet50', DEVICE[r['gpu']], PRECISION[r['precision']], nodes, n // nodes,
-                  r['batch_per_gpu'], data, r['value'], r['source'] + ' [' + r['status'] + ']'])
+                  r['batch_per_gpu'], data, memory_format(r), r['value'], r['source'] + ' [' + r['status'] + ']'])
