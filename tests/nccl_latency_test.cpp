@@ -36,18 +36,20 @@ TEST(NcclLatency, RoundsLastAtLeastNcclsPerStepLatency) {
   EXPECT_GT(tupi.inter_route().latency_s, 9.6e-6);
 }
 
-// `collective` on one DGX A100, 1 MiB, NCCL's ring: 8.4 us per call + 14 steps x (3.4 us + 1 MiB / 8
-// at 230 GB/s) = 8.4 + 47.6 + 7.978 = 63.98 us (without NCCL's latencies it was 35.98 us).
+// `collective` on one DGX A100, 256 MiB (the Simple protocol: tests/nccl_protocol_test.cpp has the
+// others), NCCL's ring: 8.4 us per call + 14 steps x (3.4 us + 256 MiB / 8 at 230 GB/s)
+// = 8.4 + 47.6 + 2042.4 us (without NCCL's latencies: 14 x (2 us + the same)).
 TEST(NcclLatency, CollectiveCountsTheCallAndEveryStep) {
-  const auto r = testutil::run_ddlsim("collective --cluster.platform=dgx-a100 --cluster.nodes=1 --sizes 1M --format json");
+  const double n = 268435456;
+  const auto r = testutil::run_ddlsim("collective --cluster.platform=dgx-a100 --cluster.nodes=1 --sizes 256M --format json");
   ASSERT_EQ(r.code, 0) << r.out;
-  const double t_us = nlohmann::json::parse(r.out)[0]["time_s"].get<double>() * 1e6;
-  EXPECT_NEAR(t_us, 8.4 + 14 * (3.4 + 1048576.0 / 8 / 230e9 * 1e6), 1e-6);
-  const auto old = testutil::run_ddlsim("collective --cluster.platform=dgx-a100 --cluster.nodes=1 --sizes 1M --format json "
+  const auto row = nlohmann::json::parse(r.out)[0];
+  EXPECT_EQ(row["protocol"], "Simple");
+  EXPECT_NEAR(row["time_s"].get<double>() * 1e6, 8.4 + 14 * (3.4 + n / 8 / 230e9 * 1e6), 1e-6);
+  const auto old = testutil::run_ddlsim("collective --cluster.platform=dgx-a100 --cluster.nodes=1 --sizes 256M --format json "
                                         "--comm.round_latency=network --comm.per_call_us=0");
   ASSERT_EQ(old.code, 0) << old.out;
-  EXPECT_NEAR(nlohmann::json::parse(old.out)[0]["time_s"].get<double>() * 1e6, 14 * (2 + 1048576.0 / 8 / 230e9 * 1e6),
-              1e-6);
+  EXPECT_NEAR(nlohmann::json::parse(old.out)[0]["time_s"].get<double>() * 1e6, 14 * (2 + n / 8 / 230e9 * 1e6), 1e-6);
 }
 
 // Two-level algorithms pay the intra route's rounds inside a node and the network's between: the

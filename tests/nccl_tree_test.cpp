@@ -178,7 +178,18 @@ TEST(NcclTree, NcclAutoPicksTreeForSmallMessagesAcrossManyNodesAndRingForLarge) 
   for (double n = 8; n <= 1e10; n *= 2)
     if (nccl_allreduce(many, n) == Algorithm::DoubleBinaryTree) last_tree = n;
   std::cout << "NCCL auto, 64 x 1 GPU at 12.5 GB/s: the tree up to " << last_tree << " B\n";
-  EXPECT_EQ(last_tree, 8.0 * 1048576);
+  EXPECT_EQ(last_tree, 8.0 * 1048576);  // Simple alone (the rule above)
+  // With NCCL's protocols (cost/protocol.hpp) the tree runs LL128 (NVLink inside the node): latency
+  // 4.4 + 2 x 6 x 8.5 = 106.4 us, algbw 11.25 x 120/128 / 2 = 5.27 GB/s x 0.9 (correction) from
+  // 16 MiB: at 32 MiB 106 + 7069 us against the Simple ring's 2314 + 5285, at 64 MiB 14 246 against
+  // 12 884: the tree now up to 32 MiB.
+  CommTopology with_protocols = many;
+  with_protocols.nccl_protocols = true;
+  last_tree = 0;
+  for (double n = 8; n <= 1e10; n *= 2)
+    if (nccl_allreduce(with_protocols, n) == Algorithm::DoubleBinaryTree) last_tree = n;
+  EXPECT_EQ(last_tree, 32.0 * 1048576);
+  EXPECT_EQ(nccl_allreduce_choice(with_protocols, 32.0 * 1048576).protocol, Protocol::LL128);
   const CommTopology one_node = topology(1, 8, nvlink, net);
   for (double n = 8; n <= 1e10; n *= 4) EXPECT_EQ(nccl_allreduce(one_node, n), Algorithm::Ring) << n;
   // Other libraries keep their own rules: gloo (PyTorch) runs its ring.

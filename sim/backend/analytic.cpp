@@ -9,8 +9,10 @@ namespace ddlsim {
 std::vector<Seconds> analytic_exchange_s(const StepSchedule& s, const CommTopology& topo, const CommMethod& m) {
   std::vector<Seconds> out;
   if (topo.ranks() <= 1) return out;
-  for (const Bucket& b : s.buckets)
-    out.push_back(collective_time_s(concrete_algorithm(m, Collective::Allreduce, topo, b.bytes), topo, b.bytes));
+  for (const Bucket& b : s.buckets) {
+    const LibraryCall k = library_call(m, Collective::Allreduce, topo, b.bytes);
+    out.push_back(collective_time_s(k.algorithm, k.topo, k.bytes));
+  }
   return out;
 }
 

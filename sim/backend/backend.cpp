@@ -1,5 +1,7 @@
 #include "backend/backend.hpp"
 
+#include "cost/decision.hpp"
+
 #include "backend/analytic.hpp"
 #include "cost/collectives.hpp"
 #include "simgrid/simgrid_backend.hpp"
@@ -14,10 +16,12 @@ const char* to_string(BackendKind b) {
   return "?";
 }
 
-Seconds collective_s(BackendKind kind, Collective c, Algorithm a, const CommTopology& topo, Bytes bytes,
+Seconds collective_s(BackendKind kind, Collective c, const CommMethod& m, const CommTopology& topo, Bytes bytes,
                      const System& sys, const SimGridOptions& simgrid) {
-  if (kind == BackendKind::SimGrid) return simgrid_collective_s(c, a, topo, bytes, sys, simgrid);
-  return collective_time_s(c, a, topo, bytes);
+  // As the library runs it: NCCL's protocol where NCCL's latencies apply (decision.hpp).
+  const LibraryCall k = library_call(m, c, topo, bytes);
+  if (kind == BackendKind::SimGrid) return simgrid_collective_s(c, k.algorithm, k.topo, k.bytes, sys, simgrid);
+  return collective_time_s(c, k.algorithm, k.topo, k.bytes);
 }
 
 StepPair run_steps(BackendKind kind, const RankSchedules& schedules, const CommTopology& topo, const CommMethod& method,

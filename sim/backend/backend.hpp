@@ -13,8 +13,9 @@ const char* to_string(BackendKind b);
 
 // Runs both kinds of step (sync and local) of `schedule` on `topo`, exchanging with `method`,
 // on the chosen backend (`sys` and `simgrid` describe what SimGrid simulates).
-// One collective `c` of `bytes` alone (no compute) with the concrete algorithm `a`.
-Seconds collective_s(BackendKind kind, Collective c, Algorithm a, const CommTopology& topo, Bytes bytes,
+// One collective `c` of `bytes` alone (no compute), as method `m`'s library runs it (its choice of
+// algorithm with auto, NCCL's protocol: cost/decision.hpp library_call).
+Seconds collective_s(BackendKind kind, Collective c, const CommMethod& m, const CommTopology& topo, Bytes bytes,
                      const System& sys, const SimGridOptions& simgrid);
 
 // `schedules`: every kind of rank's own (mixed clusters, hosts of different speeds).

@@ -6,6 +6,7 @@
 
 #include "cost/collective_plan.hpp"
 #include "cost/collectives.hpp"
+#include "cost/protocol.hpp"
 
 namespace ddlsim {
 
@@ -51,11 +52,16 @@ Algorithm open_mpi_algorithm(int id) {
   }
 }
 
-// tuning.cc treeCorrectionFactor[NCCL_PROTO_SIMPLE]: powers of two from 64 B to 128 MiB.
-const std::array<double, 22>& tree_correction_simple() {
-  static const std::array<double, 22> f = {.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6,
-                                           .5, .5, .5, .5, .5, .5, .6, .6, .7, .8, .9};
-  return f;
+// tuning.cc treeCorrectionFactor[protocol]: powers of two from 64 B (LL, LL128: NCCL 2.8's rows
+// to 256 MiB; Simple: NCCL 2.7's to 128 MiB).
+double tree_correction(Protocol p, int log_size) {
+  static const std::array<std::array<double, 23>, 3> f = {{
+      {1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5, .4, .4, .5, .6, .7, .8, .9, 1.0, 1.0, 1.0, 1.0},
+      {1.0, 1.0, 1.0, 1.0, 1.0, .9, .8, .8, .8, .7, .6, .6, .6, .6, .6, .6, .8, .9, .9, .9, .9, 1.0, 1.0},
+      {.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5, .5, .5, .5, .5, .5, .6, .6, .7, .8, .9, 1.0},
+  }};
+  const int last = p == Protocol::Simple ? 22 : 23;
+  return log_size < last ? f[std::size_t(p)][std::size_t(log_size)] : 1.0;
 }
 
 int floor_log2(long long v) {
@@ -79,37 +85,59 @@ Algorithm open_mpi_allreduce(int ranks, Bytes bytes) {
   return Algorithm::Rabenseifner;
 }
 
-Seconds nccl_model_time_s(Algorithm a, const CommTopology& topo, Bytes bytes) {
+Seconds nccl_model_time_s(Algorithm a, const CommTopology& topo, Bytes bytes, Protocol proto) {
+  using namespace nccl_tuning;
   const int p = topo.ranks(), nodes = topo.nodes;
   if (p <= 1) return 0;
-  const bool nvlink = topo.intra.bw_Bps >= nccl_tuning::kNvlinkMin_Bps;
-  const double bus_Bps = topo.flat_route().bw_Bps;
+  const bool nvlink = topo.intra.bw_Bps >= kNvlinkMin_Bps;
+  const double eff = protocol_efficiency(a, proto, topo);
+  const double intra_factor = proto == Protocol::LL && nodes > 1 ? kLLMultiNodeIntra : 1;
   if (a == Algorithm::Ring) {
+    const Latencies& l = kRing[int(proto)];
     const int steps = 2 * (p - 1), inter_steps = 2 * (nodes - 1);
-    using namespace nccl_tuning;
-    double lat_us = 1e6 * (kRingBaseLatency_s + (steps - inter_steps) * (nvlink ? kRingStepNvlink_s : kRingStepPci_s) +
-                           inter_steps * kRingStepNet_s);
-    if (nodes > 1 && bytes >= p / 16.0 * 65536) lat_us *= 1.9;
-    return lat_us * 1e-6 + bytes / (bus_Bps * p / steps);
+    double lat_us = 1e6 * (l.base + (steps - inter_steps) * (nvlink ? l.nvlink : l.pci) * intra_factor + inter_steps * l.net);
+    if (proto == Protocol::Simple && nodes > 1 && bytes >= p / 16.0 * 65536) lat_us *= 1.9;
+    return lat_us * 1e-6 + bytes / (topo.flat_route().bw_Bps * eff * p / steps);
   }
-  const double lat_us = 2 * ((p / nodes - 1) * 28.0 + floor_log2(nodes) * 50.0);
-  double bw = std::min(0.9 * bus_Bps, (nodes > 2 ? 80 : 110) * 1e9) / 2;
+  const Latencies& l = kTree[int(proto)];
+  const double lat_us =
+      1e6 * (l.base + 2 * ((p / nodes - 1) * (nvlink ? l.nvlink : l.pci) * intra_factor + floor_log2(nodes) * l.net));
+  double bw = std::min(0.9 * topo.flat_route().bw_Bps, (nodes > 2 ? 80 : 110) * 1e9) * eff / 2;
   const int log_size = bytes >= 64 ? floor_log2((long long)(bytes / 64)) : 0;  // NCCL: log2i(nBytes >> 6)
-  if (log_size < 22) bw *= tree_correction_simple()[log_size];
+  bw *= tree_correction(proto, log_size);
   return lat_us * 1e-6 + bytes / bw;
 }
 
-Algorithm nccl_allreduce(const CommTopology& topo, Bytes bytes) {
-  const Algorithm a = nccl_model_time_s(Algorithm::DoubleBinaryTree, topo, bytes) <
-                              nccl_model_time_s(Algorithm::Ring, topo, bytes)
-                          ? Algorithm::DoubleBinaryTree
-                          : Algorithm::Ring;
+NcclChoice nccl_choice(Algorithm a, const CommTopology& topo, Bytes bytes) {
+  NcclChoice best{a, Protocol::Simple};
+  if (!topo.nccl_protocols || (a != Algorithm::Ring && a != Algorithm::DoubleBinaryTree)) return best;
+  Seconds best_s = nccl_model_time_s(a, topo, bytes, Protocol::Simple);
+  for (Protocol p : {Protocol::LL, Protocol::LL128}) {
+    if (!protocol_enabled(p, topo)) continue;
+    const Seconds t = nccl_model_time_s(a, topo, bytes, p);
+    if (t < best_s) best = {a, p}, best_s = t;
+  }
+  return best;
+}
+
+Seconds run_time_s(const NcclChoice& c, const CommTopology& topo, Bytes bytes) {
+  return collective_time_s(c.algorithm, protocol_topology(topo, c.protocol),
+                           bytes / protocol_efficiency(c.algorithm, c.protocol, topo));
+}
+
+NcclChoice nccl_allreduce_choice(const CommTopology& topo, Bytes bytes) {
+  NcclChoice best = nccl_choice(Algorithm::Ring, topo, bytes);
+  const NcclChoice tree = nccl_choice(Algorithm::DoubleBinaryTree, topo, bytes);
+  if (nccl_model_time_s(tree.algorithm, topo, bytes, tree.protocol) < nccl_model_time_s(best.algorithm, topo, bytes, best.protocol))
+    best = tree;
   // NVLS: tuning.cc's constants for it are not modelled; it runs where its closed form beats the
   // choice above (NCCL enables it by default where the switch has it, NCCL_NVLS_ENABLE).
-  if (topo.nvls_available() && collective_time_s(Algorithm::Nvls, topo, bytes) < collective_time_s(a, topo, bytes))
-    return Algorithm::Nvls;
-  return a;
+  const NcclChoice nvls{Algorithm::Nvls, Protocol::Simple};
+  if (topo.nvls_available() && run_time_s(nvls, topo, bytes) < run_time_s(best, topo, bytes)) return nvls;
+  return best;
 }
+
+Algorithm nccl_allreduce(const CommTopology& topo, Bytes bytes) { return nccl_allreduce_choice(topo, bytes).algorithm; }
 
 Algorithm concrete_algorithm(const CommMethod& m, Collective c, const CommTopology& topo, Bytes bytes) {
   if (m.algorithm != Algorithm::Auto) return m.algorithm;
@@ -120,6 +148,19 @@ Algorithm concrete_algorithm(const CommMethod& m, Collective c, const CommTopolo
     case Library::Gpi2: return Algorithm::HalvingDoubling;
     default: return Algorithm::Ring;
   }
+}
+
+LibraryCall library_call(const CommMethod& m, Collective c, const CommTopology& topo, Bytes bytes) {
+  LibraryCall k{concrete_algorithm(m, c, topo, bytes), Protocol::Simple, topo, bytes};
+  if (!topo.nccl_protocols || c != Collective::Allreduce || topo.ranks() <= 1) return k;
+  const bool protocols = k.algorithm == Algorithm::Ring || k.algorithm == Algorithm::DoubleBinaryTree;
+  if (m.protocol != Protocol::Auto)
+    k.protocol = protocols && protocol_enabled(m.protocol, topo) ? m.protocol : Protocol::Simple;
+  else
+    k.protocol = (m.algorithm == Algorithm::Auto ? nccl_allreduce_choice(topo, bytes) : nccl_choice(k.algorithm, topo, bytes)).protocol;
+  k.topo = protocol_topology(topo, k.protocol);
+  k.bytes = bytes / protocol_efficiency(k.algorithm, k.protocol, topo);
+  return k;
 }
 
 }  // namespace ddlsim

@@ -6,10 +6,10 @@
 //         segmented ring (5: with the fixed rules' segment size of 0 it runs the plain ring) or
 //         Rabenseifner (6); nonoverlapping (2, reduce then broadcast) and basic linear (1) are
 //         costed as the binomial tree.
-//   nccl  ring or dbtree, whichever NCCL's own tuning model predicts faster (nccl_allreduce); on one
-//         node with an NVLink SHARP switch nvls where its closed form is faster still. NCCL
-//         picks the algorithm and protocol of lowest predicted time (enqueue.cc getAlgoInfo);
-//         only the Simple protocol is modelled (ddlsim's per-call cost is Ring/Simple's).
+//   nccl  ring or dbtree with the protocol (LL, LL128, Simple) NCCL's own tuning model predicts
+//         fastest (enqueue.cc getAlgoInfo picks the pair of lowest predicted time); on one node
+//         with an NVLink SHARP switch nvls where its closed form is faster still. A forced
+//         algorithm still gets NCCL's protocol choice (cost/protocol.hpp runs it).
 //   gloo  ring (PyTorch's ProcessGroupGloo allreduce calls gloo::allreduce with its default
 //         algorithm, the ring; gloo's halving-doubling is only used when asked for: `rhd`).
 //   gpi2  recursive halving-doubling (Tarantella's allreduce over GPI-2).
@@ -24,21 +24,42 @@ namespace ddlsim {
 // Open MPI 4.1's allreduce choice for `ranks` ranks and `bytes` bytes.
 Algorithm open_mpi_allreduce(int ranks, Bytes bytes);
 
-// NCCL's predicted time of an allreduce (NVIDIA/nccl src/graph/tuning.cc, NCCL 2.7 to 2.8,
-// protocol Simple; times in us, bandwidths in GB/s there):
-//   ring  lat = baseLat 8.4 + (2(p-1) - 2(N-1)) hwLat_intra 3.4 (NVLink) or 5.7 (PCI)
-//               + 2(N-1) hwLat_net 9.6, x 1.9 when N > 1 and n >= p/16 x 64 KiB ("plateau");
-//         bw  = busBw p / (2(p-1))
-//   tree  lat = baseLat 0 + 2 ((p/N - 1) hwLat_intra 28 + floor(log2 N) hwLat_net 50);
-//         bw  = min(0.9 busBw, 80 GB/s for N > 2 else 110) / 2, x treeCorrectionFactor[Simple]
-//               [floor(log2(n / 64))] below 256 MiB (0.5 to 0.9)
-//   time = lat + n / bw.
+// NCCL's predicted time of an allreduce with protocol `proto` (NVIDIA/nccl src/graph/tuning.cc,
+// NCCL 2.7 to 2.8; times in us, bandwidths in GB/s there; latencies in spec/comm.hpp nccl_tuning):
+//   ring  lat = baseLat + (2(p-1) - 2(N-1)) hwLat_intra (NVLink or PCI; LL x 1.8 when N > 1)
+//               + 2(N-1) hwLat_net; Simple x 1.9 when N > 1 and n >= p/16 x 64 KiB ("plateau");
+//         bw  = busBw x efficiency p / (2(p-1))
+//   tree  lat = baseLat + 2 ((p/N - 1) hwLat_intra + floor(log2 N) hwLat_net);
+//         bw  = min(0.9 busBw, 80 GB/s for N > 2 else 110) x efficiency / 2,
+//               x treeCorrectionFactor[proto][floor(log2(n / 64))] (0.4 to 1)
+//   time = lat + n / bw; efficiency: cost/protocol.hpp (Simple 1).
 // busBw is the bounding route's bandwidth (inter-node across nodes), the intra-node row NVLink
-// when the intra route is at least 40 GB/s. Ring and dbtree only (no NVLS, CollNet, LL, LL128).
-Seconds nccl_model_time_s(Algorithm a, const CommTopology& topo, Bytes bytes);
+// when the intra route is at least 40 GB/s. Ring and dbtree only (no NVLS, CollNet).
+Seconds nccl_model_time_s(Algorithm a, const CommTopology& topo, Bytes bytes, Protocol proto = Protocol::Simple);
+
+struct NcclChoice {
+  Algorithm algorithm;
+  Protocol protocol;
+};
+// The protocol NCCL runs algorithm `a` with: Simple for algorithms other than ring and dbtree, and
+// wherever NCCL's latencies are off (topo.nccl_protocols false: only Simple is modelled there).
+NcclChoice nccl_choice(Algorithm a, const CommTopology& topo, Bytes bytes);
+// `auto`: the algorithm and protocol NCCL runs an allreduce with.
+NcclChoice nccl_allreduce_choice(const CommTopology& topo, Bytes bytes);
 Algorithm nccl_allreduce(const CommTopology& topo, Bytes bytes);
 
 // The algorithm `m` runs for collective `c`: m.algorithm, or the library's choice when it is Auto.
 Algorithm concrete_algorithm(const CommMethod& m, Collective c, const CommTopology& topo, Bytes bytes);
+
+// A call as the library runs it: the algorithm, NCCL's protocol (Simple unless topo.nccl_protocols,
+// allreduce only), and the topology and bytes its rounds run with (cost/protocol.hpp). Both
+// backends run each bucket's exchange through this.
+struct LibraryCall {
+  Algorithm algorithm;
+  Protocol protocol;
+  CommTopology topo;
+  Bytes bytes;
+};
+LibraryCall library_call(const CommMethod& m, Collective c, const CommTopology& topo, Bytes bytes);
 
 }  // namespace ddlsim

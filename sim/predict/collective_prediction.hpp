@@ -13,6 +13,8 @@ struct CollectiveRow {
   Bytes bytes = 0;
   long long count = 0;        // float elements
   std::string algorithm;      // the one that ran (the library's choice with auto)
+  std::string protocol;       // NCCL's protocol (LL, LL128, Simple) where NCCL's latencies apply; else ""
+  std::string ran() const { return protocol.empty() ? algorithm : algorithm + "/" + protocol; }
   Seconds time_s = 0;
   BytesPerSecond algbw_Bps = 0;
   BytesPerSecond busbw_Bps = 0;

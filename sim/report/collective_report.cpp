@@ -35,7 +35,7 @@ std::string nccl_tests(const CollectivePrediction& p) {
   for (const auto& r : p.rows)
     out += fmt::format("  {:>10.0f} {:>13} {:>9} {:>7} {:>7} {:>10.2f} {:>8.2f} {:>8.2f}  {}\n", r.bytes, r.count,
                        "float", reduces ? "sum" : "none", rooted ? "0" : "-1", r.time_s * 1e6, r.algbw_Bps / 1e9,
-                       r.busbw_Bps / 1e9, r.algorithm);
+                       r.busbw_Bps / 1e9, r.ran());
   return out;
 }
 
@@ -52,6 +52,7 @@ nlohmann::ordered_json row_record(const CollectivePrediction& p, const Collectiv
   j["ranks"] = p.ranks;
   j["library"] = p.library;
   j["algorithm"] = r.algorithm;
+  j["protocol"] = r.protocol;
   j["size_bytes"] = r.bytes;
   j["count"] = r.count;
   j["time_s"] = r.time_s;
@@ -66,7 +67,7 @@ std::string table(const CollectivePrediction& p) {
                      "busbw_GBps", "algorithm");
   for (const auto& r : p.rows)
     out += fmt::format("{:>14.0f} {:>14.2f} {:>14.4f} {:>12.3f} {:>12.3f}  {}\n", r.bytes, r.time_s * 1e6,
-                       r.time_s * 1e3, r.algbw_Bps / 1e9, r.busbw_Bps / 1e9, r.algorithm);
+                       r.time_s * 1e3, r.algbw_Bps / 1e9, r.busbw_Bps / 1e9, r.ran());
   return out;
 }
 

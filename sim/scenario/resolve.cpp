@@ -137,6 +137,7 @@ Execution resolve_execution(const Reader& r, int nodes) {
   e.library = r.given("comm.library") ? parse_library(r.text("comm.library"), r.where("comm.library")) : preset.library;
   e.algorithm = r.given("comm.algorithm") ? parse_algorithm(r.text("comm.algorithm"), r.where("comm.algorithm"))
                                           : preset.algorithm;
+  e.protocol = parse_protocol(r.text("comm.nccl_protocol"), r.where("comm.nccl_protocol"));
   if (e.algorithm == Algorithm::Pairwise)
     r.fail("comm.algorithm", "an allreduce algorithm (pairwise runs all-to-all; see `ddlsim collective`)");
   e.bucket_bytes = (r.given("comm.bucket_mb") ? r.real("comm.bucket_mb", 0, true, 1e6) : preset.bucket_mib) * kMiB;
@@ -400,6 +401,9 @@ Scenario resolve_scenario(const Settings& settings, const std::string& base_dir,
   sc.execution = resolve_execution(r, sc.system.nodes);
   const std::string misfit = algorithm_misfit(sc.execution.algorithm, sc.system);
   if (!misfit.empty()) r.fail("comm.algorithm", "an algorithm this cluster runs: " + misfit);
+  if (sc.execution.protocol == Protocol::LL128 && sc.system.cluster.intra.bw_Bps < nccl_tuning::kNvlinkMin_Bps)
+    r.fail("comm.nccl_protocol", "auto, ll or simple: NCCL runs LL128 over NVLink only, and this cluster's GPUs talk "
+                                 "over " + (sc.system.cluster.intra.name.empty() ? std::string("PCIe") : sc.system.cluster.intra.name));
   use_library_factors(sc.system.cluster, to_string(sc.execution.library),
                       r.choice<bool>("comm.round_latency", {{"library", false}, {"network", true}}));
   sc.system.compute = resolve_compute(r, sc.execution.batch_per_gpu);

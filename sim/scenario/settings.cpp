@@ -65,6 +65,9 @@ const std::vector<KeySpec>& scenario_keys() {
       {"framework.negotiation", "", "on or off: a controller agrees on the ready tensors before each exchange (Horovod: "
                                     "two bit-vector allreduces over the host network); preset"},
       {"comm.ps_servers", "", "parameter servers (algorithm ps); default: one per node"},
+      {"comm.nccl_protocol", "simple", "simple, auto (NCCL's tuning model picks LL, LL128 or Simple per call, by "
+                                       "size: 40-54 % too fast at 4-16 MB on 8 A100s against published nccl-tests), "
+                                       "ll or ll128 (NVLink only): NCCL_PROTO; comm.round_latency = network runs Simple"},
       {"comm.round_latency", "library", "library (a collective's rounds last at least the library's own per-step "
                                         "latency, NCCL's tuning.cc: 3.4 us NVLink, 5.7 us PCIe, 9.6 us network) or "
                                         "network (the links' latency only: the rule before this round)"},

@@ -13,10 +13,20 @@ namespace ddlsim {
 
 namespace {
 
-// One plan per bucket; with `auto`, the library's algorithm for the bucket's size.
+Seconds round_overhead_s(const CommTopology& t, RoundKind k) {
+  return node_round(k) ? t.intra.step_overhead_s : t.flat_route().step_overhead_s;
+}
+
+// One plan per bucket, as the library runs it (decision.hpp: library_call): with `auto` the
+// library's algorithm for the bucket's size, with NCCL its protocol's bytes, and each round's
+// overhead moved from the layout's (the topology's) to the protocol's.
 Plans bucket_plans(const StepSchedule& s, Collective c, const CommMethod& m, const CommTopology& topo, const Layout& l) {
   Plans plans;
-  for (const auto& b : s.buckets) plans.push_back(collective_plan(c, concrete_algorithm(m, c, topo, b.bytes), l, b.bytes));
+  for (const auto& b : s.buckets) {
+    const LibraryCall k = library_call(m, c, topo, b.bytes);
+    plans.push_back(collective_plan(c, k.algorithm, l, k.bytes));
+    for (Round& r : plans.back()) r.overhead_s += round_overhead_s(k.topo, r.kind) - round_overhead_s(topo, r.kind);
+  }
   return plans;
 }
 
@@ -133,7 +143,9 @@ Seconds simgrid_collective_s(Collective c, Algorithm a, const CommTopology& topo
   StepSchedule s;  // no compute: one exchange alone
   s.buckets = {Bucket{bytes, 0, 0, 0}};
   s.overlap = false;
-  return simgrid_sync_step(RankSchedules{{s}, {}}, topo, c, {Library::Nccl, a}, sys, o).cluster.comm_s;
+  CommTopology rounds_as_given = topo;  // the algorithm's rounds alone, as collective_time_s: no protocol
+  rounds_as_given.nccl_protocols = false;
+  return simgrid_sync_step(RankSchedules{{s}, {}}, rounds_as_given, c, {Library::Nccl, a}, sys, o).cluster.comm_s;
 }
 
 Seconds simgrid_collective_s(Algorithm a, const CommTopology& topo, Bytes bytes, const System& sys,

@@ -29,7 +29,9 @@ StepPair simgrid_steps(const StepSchedule& s, const CommTopology& topo, const Co
 bool simgrid_fast_applies(const CommTopology& topo, const System& sys);
 
 // One collective of `bytes` (nccl-tests' size) alone, no compute, as SimGrid times it: `ddlsim
-// collective`, tests and benchmarks. `a` must run `c` (cost/collective_plan.hpp: supports).
+// collective`, tests and benchmarks. `a` must run `c` (cost/collective_plan.hpp: supports). The
+// algorithm's rounds on `topo` as given, like collective_time_s: a library's protocol is the
+// caller's (cost/decision.hpp: library_call).
 Seconds simgrid_collective_s(Collective c, Algorithm a, const CommTopology& topo, Bytes bytes, const System& sys,
                              const SimGridOptions& o);
 // One allreduce.

@@ -50,6 +50,22 @@ Algorithm parse_algorithm(const std::string& text, const std::string& key) {
   return lookup(names, text, key, "", "ring, rhd, tree, dbtree, nvls, hierarchical, ps, rabenseifner, rd, pairwise, auto");
 }
 
+Protocol parse_protocol(const std::string& text, const std::string& key) {
+  static const std::vector<std::pair<std::string, Protocol>> names = {
+      {"auto", Protocol::Auto}, {"ll", Protocol::LL}, {"ll128", Protocol::LL128}, {"simple", Protocol::Simple}};
+  return lookup(names, text, key, "", "auto, ll, ll128 or simple");
+}
+
+const char* to_string(Protocol p) {
+  switch (p) {
+    case Protocol::LL: return "LL";
+    case Protocol::LL128: return "LL128";
+    case Protocol::Simple: return "Simple";
+    case Protocol::Auto: return "auto";
+  }
+  return "?";
+}
+
 const char* to_string(Algorithm a) {
   switch (a) {
     case Algorithm::Ring: return "ring";

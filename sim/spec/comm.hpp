@@ -48,21 +48,52 @@ enum class Library { Nccl, Mpi, Gloo, Gpi2, Grpc };
 Library parse_library(const std::string& text, const std::string& key);
 const char* to_string(Library l);
 
-// NCCL's own cost model of a ring allreduce, Simple protocol (NVIDIA/nccl src/graph/tuning.cc,
-// NCCL 2.7-2.8; us there): baseLat[Ring][Simple] once per call, hwLat[hop][Ring][Simple] per ring
-// step on each kind of hop. A hop counts as NVLink at 40 GB/s and more (the intra route).
+// NCCL's protocols: LL (8-byte stores, 4 bytes of data and a flag: lowest latency, a quarter of
+// the bandwidth), LL128 (128-byte lines with 120 bytes of data; NVLink only), Simple (plain copies,
+// a fence per step: full bandwidth, highest latency).
+// Auto: the one NCCL's tuning model picks per call (NCCL_PROTO unset).
+enum class Protocol { LL, LL128, Simple, Auto };
+Protocol parse_protocol(const std::string& text, const std::string& key);
+const char* to_string(Protocol p);
+
+// NCCL's own cost model (NVIDIA/nccl src/graph/tuning.cc, NCCL 2.7-2.8; us there): baseLat[algo]
+// [proto] once per call, hwLat[hop][algo][proto] per step on each kind of hop. A hop counts as
+// NVLink at 40 GB/s and more (the intra route). The Simple ring's figures are also the floors of
+// every round's latency with NCCL (comm.round_latency = library).
 namespace nccl_tuning {
 constexpr Seconds kRingBaseLatency_s = 8.4e-6;
 constexpr Seconds kRingStepNvlink_s = 3.4e-6;
 constexpr Seconds kRingStepPci_s = 5.7e-6;
 constexpr Seconds kRingStepNet_s = 9.6e-6;
 constexpr BytesPerSecond kNvlinkMin_Bps = 40e9;
+
+// One algorithm's latencies under one protocol: baseLat, then hwLat on NVLink, PCI, network.
+struct Latencies {
+  Seconds base, nvlink, pci, net;
+};
+// Indexed by Protocol (LL, LL128, Simple). Ring: baseLat {3.6, 10.0, 8.4}, hwLat NVLink
+// {.47, 1.9, 3.4}, PCI {1.0, 2.5, 5.7}, NET {2.7, 4.0, 9.6}; Tree: baseLat {4.4, 4.4, 0}, hwLat
+// NVLink {.52, 1.25, 28}, PCI {1.0, 1.9, 28}, NET {5.0, 8.5, 50}.
+constexpr Latencies kRing[3] = {{3.6e-6, 0.47e-6, 1.0e-6, 2.7e-6},
+                                {10.0e-6, 1.9e-6, 2.5e-6, 4.0e-6},
+                                {kRingBaseLatency_s, kRingStepNvlink_s, kRingStepPci_s, kRingStepNet_s}};
+constexpr Latencies kTree[3] = {{4.4e-6, 0.52e-6, 1.0e-6, 5.0e-6}, {4.4e-6, 1.25e-6, 1.9e-6, 8.5e-6}, {0, 28e-6, 28e-6, 50e-6}};
+// LL's intra-node hops take 1.8 times longer once the ring leaves the node.
+constexpr double kLLMultiNodeIntra = 1.8;
+// Share of the bus bandwidth each protocol moves: ring LL 1/4 (allreduce), at most llMaxBw (GB/s:
+// one node 39.0 Volta, 87.7 Ampere and later; 2 nodes 39.0; more 20.4, Intel hosts); ring LL128
+// 0.92 (120/128), 0.7 with one GPU per node; tree LL 1/3.8, tree LL128 7/9 on one node, 120/128
+// across nodes.
+constexpr double kRingLL = 1.0 / 4, kRingLL128 = 0.92, kRingLL128OneGpu = 0.7;
+constexpr double kTreeLL = 1.0 / 3.8, kTreeLL128OneNode = 7.0 / 9, kTreeLL128 = 120.0 / 128;
+constexpr BytesPerSecond kLLMaxVolta_Bps = 39.0e9, kLLMaxAmpere_Bps = 87.7e9, kLLMaxManyNodes_Bps = 20.4e9;
 }  // namespace nccl_tuning
 
 // A library and the algorithm asked of it.
 struct CommMethod {
   Library library = Library::Nccl;
   Algorithm algorithm = Algorithm::Ring;
+  Protocol protocol = Protocol::Simple;  // NCCL's (comm.nccl_protocol, NCCL_PROTO); Auto: its model's
 };
 
 // One rank-to-rank route.
@@ -96,6 +127,9 @@ struct CommTopology {
   // The intra-node switch reduces (NVLink SHARP: NVSwitch with NVLink 4); NCCL's nvls then runs
   // on one node.
   bool switch_reduction = false;
+  // NCCL's protocols and their per-step latencies apply (the library is NCCL, its own latencies
+  // are on and no measured per-round overhead replaces them): cost/protocol.hpp.
+  bool nccl_protocols = false;
 
   int ranks() const { return nodes * gpus_per_node; }
   bool nvls_available() const { return switch_reduction && nodes == 1 && gpus_per_node > 1; }

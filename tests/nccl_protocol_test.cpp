@@ -1,0 +1,147 @@
+// NCCL's protocols (cost/protocol.hpp, cost/decision.hpp; comm.nccl_protocol, default simple): the
+// protocol NCCL's tuning model picks by size (auto), what a protocol does to a call's rounds
+// (per-step latency floors, share of the link), both backends running it alike, a forced protocol,
+// and nothing changed where NCCL's latencies are off or Simple is asked for.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "backend/backend.hpp"
+#include "cost/collectives.hpp"
+#include "cost/decision.hpp"
+#include "cost/protocol.hpp"
+#include "plan_layout.hpp"
+#include "simgrid/simgrid_backend.hpp"
+#include "system/platform.hpp"
+#include "system/system.hpp"
+#include "test_util.hpp"
+
+using namespace ddlsim;
+
+namespace {
+
+System dgx_a100(int nodes) {
+  System sys;
+  sys.cluster = find_cluster("dgx-a100", "test");
+  use_library_factors(sys.cluster, "nccl");
+  sys.nodes = nodes;
+  return sys;
+}
+
+}  // namespace
+
+// One DGX A100 (8 GPUs, NVLink at 230 GB/s, NVLink 3: llMaxBw 87.7 GB/s). NCCL's model, times in
+// us and n in bytes (bandwidths in bytes per us), 14 ring steps, algbw = busBw x 8 / 14:
+//   LL      3.6 + 14 x 0.47 = 10.18 + n / (min(230 / 4, 87.7) x 8/14 = 32 857)
+//   LL128  10.0 + 14 x 1.9  = 36.60 + n / (230 x 0.92 x 8/14      = 120 914)
+//   Simple  8.4 + 14 x 3.4  = 56.00 + n / (230 x 8/14             = 131 429)
+// LL until LL128 catches up at n = 26.42 / (1/32 857 - 1/120 914) = 1.19 MB; LL128 until Simple
+// does at n = 19.4 / (1/120 914 - 1/131 429) = 29.3 MB.
+TEST(NcclProtocol, TuningModelPicksLLThenLL128ThenSimpleBySize) {
+  const CommTopology t = comm_topology(dgx_a100(1), 1, 8, 1);
+  ASSERT_TRUE(t.nccl_protocols);
+  EXPECT_NEAR(nccl_model_time_s(Algorithm::Ring, t, 1e6, Protocol::LL), 10.18e-6 + 1e6 / 32.857142857e9, 1e-12);
+  EXPECT_NEAR(nccl_model_time_s(Algorithm::Ring, t, 1e6, Protocol::LL128), 36.6e-6 + 1e6 / (230e9 * 0.92 * 8 / 14), 1e-12);
+  const auto proto = [&](Bytes n) { return nccl_allreduce_choice(t, n).protocol; };
+  EXPECT_EQ(proto(8), Protocol::LL);
+  EXPECT_EQ(proto(1.15e6), Protocol::LL);
+  EXPECT_EQ(proto(1.25e6), Protocol::LL128);
+  EXPECT_EQ(proto(28e6), Protocol::LL128);
+  EXPECT_EQ(proto(31e6), Protocol::Simple);
+  EXPECT_EQ(nccl_allreduce_choice(t, 31e6).algorithm, Algorithm::Ring);
+  // A forced algorithm still gets NCCL's protocol.
+  EXPECT_EQ(library_call({Library::Nccl, Algorithm::Ring, Protocol::Auto}, Collective::Allreduce, t, 8).protocol, Protocol::LL);
+}
+
+// LL128 needs NVLink: on PCIe (the 4 x RTX 3090 workstation) NCCL has LL and Simple only. LL moves a
+// quarter of 24 GB/s (llMaxBw does not bind); its rounds last at least 1.0 us (PCI), below the
+// route's own 4 us, so they keep 4 us.
+TEST(NcclProtocol, Ll128OnlyOverNvlink) {
+  System sys;
+  sys.cluster = find_cluster("workstation-4x3090", "test");
+  use_library_factors(sys.cluster, "nccl");
+  const CommTopology t = comm_topology(sys, 1, 4, 1);
+  EXPECT_FALSE(protocol_enabled(Protocol::LL128, t));
+  for (double n = 8; n < 1e10; n *= 4) EXPECT_NE(nccl_allreduce_choice(t, n).protocol, Protocol::LL128) << n;
+  EXPECT_DOUBLE_EQ(protocol_efficiency(Algorithm::Ring, Protocol::LL, t), 0.25);
+  const CommTopology ll = protocol_topology(t, Protocol::LL);
+  EXPECT_EQ(ll.intra.step_overhead_s, 0);
+  EXPECT_DOUBLE_EQ(ll.intra.latency_s, t.intra.latency_s);
+}
+
+// What a protocol does to the rounds, by hand on the DGX A100 (a route: 2 us, 230 GB/s):
+// 1 MiB runs LL: 8.4 us per call + 14 x (max(2, 0.47) us + 1 MiB / 8 / (230 GB/s / 4)) = 68.31 us;
+// 4 MiB runs LL128: 8.4 + 14 x (max(2, 1.9) + 4 MiB / 8 / (230 GB/s x 0.92)) = 71.09 us.
+// Across 3 nodes (8 HDR rails, 4 us a route): LL's intra hops 0.47 x 1.8 = 0.846 us, its network
+// hop 2.7 us, both below the routes' latencies: no overhead.
+TEST(NcclProtocol, ProtocolsSetEachRoundsFloorAndShareOfTheLink) {
+  const auto time_us = [](const std::string& size) {
+    const auto r = testutil::run_ddlsim("collective --cluster.platform=dgx-a100 --cluster.nodes=1 --sizes " + size +
+                                        " --format json --comm.nccl_protocol=auto");
+    EXPECT_EQ(r.code, 0) << r.out;
+    const auto j = nlohmann::json::parse(r.out)[0];
+    return std::make_pair(j["time_s"].get<double>() * 1e6, j["protocol"].get<std::string>());
+  };
+  const auto [t1, p1] = time_us("1M");
+  EXPECT_EQ(p1, "LL");
+  EXPECT_NEAR(t1, 8.4 + 14 * (2 + 1048576.0 / 8 / (230e9 / 4) * 1e6), 1e-6);
+  const auto [t4, p4] = time_us("4M");
+  EXPECT_EQ(p4, "LL128");
+  EXPECT_NEAR(t4, 8.4 + 14 * (2 + 4194304.0 / 8 / (230e9 * 0.92) * 1e6), 1e-6);
+  const CommTopology three = protocol_topology(comm_topology(dgx_a100(3), 3, 8, 1), Protocol::LL);
+  EXPECT_EQ(three.intra.step_overhead_s, 0);
+  EXPECT_EQ(three.inter.step_overhead_s, 0);
+  EXPECT_DOUBLE_EQ(protocol_efficiency(Algorithm::Ring, Protocol::LL, comm_topology(dgx_a100(3), 3, 8, 1)),
+                   20.4e9 / comm_topology(dgx_a100(3), 3, 8, 1).flat_route().bw_Bps);
+}
+
+// Both backends run each bucket as the library does: a step's exchanges of small, mid-size and
+// large buckets (LL, LL128, Simple) take the same time analytically and in SimGrid (fast and full).
+TEST(NcclProtocol, BothBackendsRunTheProtocolAlike) {
+  const System sys = dgx_a100(2);
+  const CommTopology t = comm_topology(sys, 2, 8, 1);
+  for (Bytes n : {65536.0, 4e6, 64e6}) {
+    const Seconds analytic = collective_s(BackendKind::Analytic, Collective::Allreduce, CommMethod{Library::Nccl, Algorithm::Ring, Protocol::Auto}, t, n, sys, {});
+    for (Fidelity f : {Fidelity::Fast, Fidelity::Full}) {
+      SimGridOptions o;
+      o.fidelity = f;
+      EXPECT_NEAR(collective_s(BackendKind::SimGrid, Collective::Allreduce, CommMethod{Library::Nccl, Algorithm::Ring, Protocol::Auto}, t, n, sys, o), analytic,
+                  1e-6 * analytic)
+          << n;
+    }
+  }
+}
+
+// Where NCCL's latencies are off (comm.round_latency = network, or another library) every call runs
+// as before: no protocol, the same bytes and routes.
+TEST(NcclProtocol, NothingChangesWhereNcclsLatenciesAreOff) {
+  System sys;
+  sys.cluster = find_cluster("dgx-a100", "test");
+  use_library_factors(sys.cluster, "nccl", true);
+  const CommTopology t = comm_topology(sys, 1, 8, 1);
+  EXPECT_FALSE(t.nccl_protocols);
+  const LibraryCall k = library_call({Library::Nccl, Algorithm::Auto, Protocol::Auto}, Collective::Allreduce, t, 65536);
+  EXPECT_EQ(k.protocol, Protocol::Simple);
+  EXPECT_EQ(k.bytes, 65536);
+  EXPECT_EQ(k.topo.intra.step_overhead_s, t.intra.step_overhead_s);
+  const auto r = testutil::run_ddlsim("collective --cluster.platform=dgx-a100 --sizes 64K --format json --comm.round_latency=network");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_EQ(nlohmann::json::parse(r.out)[0]["protocol"], "");
+}
+
+// NCCL_PROTO: comm.nccl_protocol forces one (LL here, at every size); simple, the default, keeps
+// every call as before this mechanism; ll128 is refused where the GPUs have no NVLink (exit 2).
+TEST(NcclProtocol, ForcedProtocolAndTheDefault) {
+  const auto row = [](const std::string& args) {
+    const auto r = testutil::run_ddlsim("collective --cluster.platform=dgx-a100 --sizes 64M --format json " + args);
+    EXPECT_EQ(r.code, 0) << r.out;
+    return nlohmann::json::parse(r.out)[0];
+  };
+  EXPECT_EQ(row("--comm.nccl_protocol=ll")["protocol"], "LL");
+  EXPECT_EQ(row("")["protocol"], "Simple");
+  EXPECT_EQ(row("")["time_s"], row("--comm.nccl_protocol=simple")["time_s"]);
+  EXPECT_EQ(row("--comm.nccl_protocol=auto")["protocol"], "Simple");  // 64 MB: past LL128's 29 MB
+  const auto bad = testutil::run_ddlsim("collective --cluster.platform=workstation-4x3090 --comm.nccl_protocol=ll128 --sizes 1M");
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_NE(bad.out.find("comm.nccl_protocol"), std::string::npos) << bad.out;
+}
