@@ -117,22 +117,28 @@ void print_summary(const Calibration& cal, KernelRunner& runner, const Model& mo
   }
 }
 
-// The slow-down fraction of compute beside communication threads (calibration/interference.hpp).
-double interference(const std::string& kind, int threads) {
-  if (kind != "cpu")
-    throw InputError("--interference on " + kind + ": the CUDA path (an NCCL allreduce beside a cuBLAS GEMM) "
-                     "needs NCCL, which this build lacks; measure on cpu or leave the library's default");
+// The slow-down fraction of compute beside communication (calibration/interference.hpp): local
+// allreduce threads on the CPU, NCCL allreduces between the GPUs on a GPU.
+double interference(const std::string& kind, int index, int threads, const GpuInterference& gpu) {
   InterferenceOptions o;
   o.comm_threads = threads;
-  const InterferenceMeasurement m = measure_cpu_interference(o);
-  std::cout << fmt::format("interference: GEMM batch {:.6f} s alone, {:.6f} s beside {} allreduce thread(s): {:+.1f} %\n",
-                           m.alone_s, m.with_comm_s, threads, 100 * m.factor());
+  InterferenceMeasurement m;
+  std::string beside;
+  if (kind == "cpu") {
+    m = measure_cpu_interference(o);
+    beside = fmt::format("{} allreduce thread(s)", threads);
+  } else {
+    m = gpu(index, o);
+    beside = "NCCL allreduces between this machine's GPUs";
+  }
+  std::cout << fmt::format("interference: GEMM batch {:.6f} s alone, {:.6f} s beside {}: {:+.1f} %\n", m.alone_s,
+                           m.with_comm_s, beside, 100 * m.factor());
   return std::max(0.0, m.factor());
 }
 
 }  // namespace
 
-int run_calibrate(const Args& args, const RunnerFactory& make_runner) {
+int run_calibrate(const Args& args, const RunnerFactory& make_runner, const GpuInterference& gpu_interference) {
   po::options_description own("calibrate options");
   own.add_options()("device", po::value<std::string>()->default_value("cpu"), "cpu or cuda:N")(
       "model", po::value<std::string>()->required(), "zoo model name or a .model file")(
@@ -146,7 +152,8 @@ int run_calibrate(const Args& args, const RunnerFactory& make_runner) {
       "benchmark-json", po::value<std::string>()->default_value(""), "also write Google Benchmark JSON here")(
       "check", po::bool_switch(), "also time whole training steps and compare")(
       "progress", po::bool_switch(), "print each kernel's time on stderr (always on a terminal)")(
-      "interference", po::bool_switch(), "also measure compute's slow-down beside allreduce traffic (cpu)")(
+      "interference", po::bool_switch(), "also measure compute's slow-down beside allreduce traffic (cpu: local threads; "
+                                      "cuda: NCCL between the machine's GPUs)")(
       "interference-threads", po::value<std::string>()->default_value("1"),
       "communication threads beside the kernel for --interference (1 to 256)");
   const ParsedArgs pa = parse_args(args, own, "calibrate");
@@ -160,6 +167,10 @@ int run_calibrate(const Args& args, const RunnerFactory& make_runner) {
   const double min_time = seconds_option(vm, "min-time", kMinMinTime);
   const double warmup = seconds_option(vm, "warmup", 0);
   const Model model = calibration_model(vm);
+  const bool want_interference = vm["interference"].as<bool>();
+  if (want_interference && kind != "cpu" && !gpu_interference)
+    throw InputError("--interference on " + kind + ": this program has no GPU measurement (ddlsim_cuda has it); "
+                     "measure on cpu or leave the library's default");
   std::unique_ptr<KernelRunner> runner = make_runner(kind, index);
 
   HarnessOptions opts;
@@ -170,7 +181,8 @@ int run_calibrate(const Args& args, const RunnerFactory& make_runner) {
   if (!json_path.empty()) opts.benchmark_json = &json;
   opts.progress = vm["progress"].as<bool>() || ::isatty(STDERR_FILENO);  // on a terminal: kernel i of n, elapsed
   Calibration cal = calibrate_model(*runner, model, batches, precision, opts);
-  if (vm["interference"].as<bool>()) cal.interference = interference(kind, count_option(vm, "interference-threads", 256));
+  if (want_interference)
+    cal.interference = interference(kind, index, count_option(vm, "interference-threads", 256), gpu_interference);
   std::string cmdline = "ddlsim calibrate";
   for (const auto& a : args) cmdline += " " + a;
   cal.tool = cmdline;

@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "calibration/calibrate.hpp"
+#include "calibration/cuda_interference.hpp"
 #include "core/error.hpp"
 #include "kernels/cuda_runner.hpp"
 
@@ -16,9 +17,12 @@ int main(int argc, char** argv) {
   }
   const Args args(argv + 2, argv + argc);
   return exit_code_of([&] {
-    return run_calibrate(args, [](const std::string& kind, int index) -> std::unique_ptr<KernelRunner> {
-      if (kind == "cuda") return make_cuda_runner(index);
-      return make_cpu_runner();
-    });
+    return run_calibrate(
+        args,
+        [](const std::string& kind, int index) -> std::unique_ptr<KernelRunner> {
+          if (kind == "cuda") return make_cuda_runner(index);
+          return make_cpu_runner();
+        },
+        measure_cuda_interference);
   });
 }

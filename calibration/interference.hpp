@@ -3,7 +3,7 @@
 // allreduce traffic beside it (each thread reduces a peer's buffer into its own and copies the
 // result back, the memory traffic of a shared-memory ring allreduce between two local ranks);
 // the slow-down fraction is written into the calibration file (cost/library_costs.hpp uses it).
-// The CUDA path (an NCCL allreduce beside a cuBLAS GEMM) needs NCCL, which this build lacks.
+// The GPU path (NCCL allreduces beside a cuBLAS GEMM) is calibration/cuda_interference.hpp.
 #pragma once
 #include "core/units.hpp"
 

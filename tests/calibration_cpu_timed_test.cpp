@@ -6,6 +6,7 @@
 #include <cmath>
 #include <iostream>
 
+#include "calibration/calibrate.hpp"
 #include "calibration/calibration_file.hpp"
 #include "core/error.hpp"
 #include "kernels/harness.hpp"
@@ -143,4 +144,40 @@ TEST(CalibrationCpu, BadArgumentsExit2) {
   EXPECT_EQ(run_ddlsim("calibrate --model small_cnn --batch 0 --out /tmp/x.cal").code, 2);
   EXPECT_EQ(run_ddlsim("calibrate --model nosuchnet --out /tmp/x.cal").code, 2);
   EXPECT_EQ(run_ddlsim("calibrate --model small_cnn --precision mixed --out /tmp/x.cal").code, 2);
+}
+
+// --interference on a GPU goes through the CUDA build's measurement (calibration/cuda_interference
+// .hpp: a cuBLAS GEMM beside NCCL allreduces, run by ddlsim_cuda only). Here the GPU is the CPU
+// twin and the measurement a stand-in of 0.40 s alone, 0.50 s beside (+25 %): the file keeps 0.25.
+// Without a GPU measurement the option is refused on a GPU with a reason, and nothing is written.
+TEST(CalibrationCpu, GpuInterferenceIsTheCudaBuildsMeasurement) {
+  TempFile out("gpu.cal");
+  const Args args = {"--device", "cuda:1", "--model", "small_cnn", "--batch", "2", "--min-time", "0.001",
+                     "--warmup", "0", "--interference", "--out", out.path()};
+  const RunnerFactory twin = [](const std::string&, int) { return make_cpu_runner(); };
+  int asked_for = -1;
+  const GpuInterference stand_in = [&](int index, const InterferenceOptions&) {
+    asked_for = index;
+    InterferenceMeasurement m;
+    m.alone_s = 0.4;
+    m.with_comm_s = 0.5;
+    return m;
+  };
+  ASSERT_EQ(run_calibrate(args, twin, stand_in), 0);
+  EXPECT_EQ(asked_for, 1);
+  EXPECT_NEAR(parse_calibration(testutil::slurp(out.path()), "gpu.cal").interference, 0.25, 1e-12);
+  TempFile none("none.cal");
+  Args without = args;
+  without.back() = none.path();
+  EXPECT_THROW(
+      {
+        try {
+          run_calibrate(without, twin);
+        } catch (const InputError& e) {
+          EXPECT_NE(std::string(e.what()).find("--interference on cuda"), std::string::npos) << e.what();
+          throw;
+        }
+      },
+      InputError);
+  EXPECT_FALSE(testutil::exists(none.path()));
 }

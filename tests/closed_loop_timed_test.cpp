@@ -37,7 +37,7 @@ int sh(const std::string& cmd) { return std::system(("{ " + cmd + "; } >/dev/nul
 
 struct Testbed {
   std::string prefix = "dcl" + std::to_string(::getpid() % 100000);
-  std::string subnet = "10.78." + std::to_string(::getpid() % 250);
+  std::string subnet = testutil::free_subnet("10.78", ::getpid() % 250);
   int n = 2;
   bool up = false;
   std::string why_not;

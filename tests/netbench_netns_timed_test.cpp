@@ -34,7 +34,7 @@ int sh(const std::string& cmd) { return std::system((cmd + " >/dev/null 2>&1").c
 // The namespaces, removed again when the test ends (pass, fail or skip).
 struct Testbed {
   std::string prefix = "dnb" + std::to_string(::getpid() % 100000);
-  std::string subnet = "10.79." + std::to_string(::getpid() % 250);
+  std::string subnet = testutil::free_subnet("10.79", ::getpid() % 250);
   int n = 4;
   bool up = false;
   std::string why_not;

@@ -55,6 +55,17 @@ inline RunResult run_shell(const std::string& cmd) {
 // Runs `ddlsim ARGS` in a shell; ARGS are passed as written. Under a time limit, so that a hang
 // fails the test instead of stalling the suite; `env` (e.g. "PATH=/nonexistent") is added to the
 // environment. Standard output and error together.
+// A /24 subnet "PREFIX.X" that no interface of this machine uses yet, X from `start` on (mod 250):
+// a testbed left behind by a killed run, or another test's, must not share its addresses.
+inline std::string free_subnet(const std::string& prefix, int start) {
+  const std::string used = run_shell("ip -4 -o addr show 2>/dev/null").out;
+  for (int i = 0; i < 250; ++i) {
+    const std::string s = prefix + "." + std::to_string((start + i) % 250);
+    if (used.find(" " + s + ".") == std::string::npos) return s;
+  }
+  return prefix + "." + std::to_string(start % 250);
+}
+
 inline RunResult run_ddlsim(const std::string& args, const std::string& env = "") {
   return run_shell("timeout 300 env " + env + " " + std::string(DDLSIM_BINARY) + " " + args + " 2>&1");
 }
