@@ -141,6 +141,19 @@ TEST(NcclProtocol, ForcedProtocolAndTheDefault) {
   EXPECT_EQ(row("")["protocol"], "Simple");
   EXPECT_EQ(row("")["time_s"], row("--comm.nccl_protocol=simple")["time_s"]);
   EXPECT_EQ(row("--comm.nccl_protocol=auto")["protocol"], "Simple");  // 64 MB: past LL128's 29 MB
+  // A forced protocol also narrows NCCL's choice of algorithm (NCCL_PROTO zeroes the others): on 2
+  // DGX A100 at 8 B, Simple alone: ring 8.4 + 28 x 3.4 + 2 x 9.6 = 122.8 us against the tree's
+  // 2 (7 x 28 + 50) = 492 us; with every protocol the tree's LL, 4.4 + 2 (7 x 0.52 x 1.8 + 5.0) =
+  // 27.5 us, beats the ring's, 3.6 + 28 x 0.47 x 1.8 + 2 x 2.7 = 32.7 us.
+  const auto two_nodes = [](const std::string& proto) {
+    const auto r = testutil::run_ddlsim("collective --cluster.platform=dgx-a100 --cluster.nodes=2 --sizes 8 --format json "
+                                        "--comm.nccl_protocol=" + proto);
+    EXPECT_EQ(r.code, 0) << r.out;
+    const auto j = nlohmann::json::parse(r.out)[0];
+    return j["algorithm"].get<std::string>() + "/" + j["protocol"].get<std::string>();
+  };
+  EXPECT_EQ(two_nodes("simple"), "ring/Simple");
+  EXPECT_EQ(two_nodes("auto"), "dbtree/LL");
   const auto bad = testutil::run_ddlsim("collective --cluster.platform=workstation-4x3090 --comm.nccl_protocol=ll128 --sizes 1M");
   EXPECT_EQ(bad.code, 2);
   EXPECT_NE(bad.out.find("comm.nccl_protocol"), std::string::npos) << bad.out;

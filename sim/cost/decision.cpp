@@ -108,9 +108,10 @@ Seconds nccl_model_time_s(Algorithm a, const CommTopology& topo, Bytes bytes, Pr
   return lat_us * 1e-6 + bytes / bw;
 }
 
-NcclChoice nccl_choice(Algorithm a, const CommTopology& topo, Bytes bytes) {
+NcclChoice nccl_choice(Algorithm a, const CommTopology& topo, Bytes bytes, Protocol allowed) {
   NcclChoice best{a, Protocol::Simple};
   if (!topo.nccl_protocols || (a != Algorithm::Ring && a != Algorithm::DoubleBinaryTree)) return best;
+  if (allowed != Protocol::Auto) return {a, protocol_enabled(allowed, topo) ? allowed : Protocol::Simple};
   Seconds best_s = nccl_model_time_s(a, topo, bytes, Protocol::Simple);
   for (Protocol p : {Protocol::LL, Protocol::LL128}) {
     if (!protocol_enabled(p, topo)) continue;
@@ -125,9 +126,9 @@ Seconds run_time_s(const NcclChoice& c, const CommTopology& topo, Bytes bytes) {
                            bytes / protocol_efficiency(c.algorithm, c.protocol, topo));
 }
 
-NcclChoice nccl_allreduce_choice(const CommTopology& topo, Bytes bytes) {
-  NcclChoice best = nccl_choice(Algorithm::Ring, topo, bytes);
-  const NcclChoice tree = nccl_choice(Algorithm::DoubleBinaryTree, topo, bytes);
+NcclChoice nccl_allreduce_choice(const CommTopology& topo, Bytes bytes, Protocol allowed) {
+  NcclChoice best = nccl_choice(Algorithm::Ring, topo, bytes, allowed);
+  const NcclChoice tree = nccl_choice(Algorithm::DoubleBinaryTree, topo, bytes, allowed);
   if (nccl_model_time_s(tree.algorithm, topo, bytes, tree.protocol) < nccl_model_time_s(best.algorithm, topo, bytes, best.protocol))
     best = tree;
   // NVLS: tuning.cc's constants for it are not modelled; it runs where its closed form beats the
@@ -137,14 +138,16 @@ NcclChoice nccl_allreduce_choice(const CommTopology& topo, Bytes bytes) {
   return best;
 }
 
-Algorithm nccl_allreduce(const CommTopology& topo, Bytes bytes) { return nccl_allreduce_choice(topo, bytes).algorithm; }
+Algorithm nccl_allreduce(const CommTopology& topo, Bytes bytes, Protocol allowed) {
+  return nccl_allreduce_choice(topo, bytes, allowed).algorithm;
+}
 
 Algorithm concrete_algorithm(const CommMethod& m, Collective c, const CommTopology& topo, Bytes bytes) {
   if (m.algorithm != Algorithm::Auto) return m.algorithm;
   if (c != Collective::Allreduce) return algorithms_for(c).front();
   switch (m.library) {
     case Library::Mpi: return open_mpi_allreduce(topo.ranks(), bytes);
-    case Library::Nccl: return nccl_allreduce(topo, bytes);
+    case Library::Nccl: return nccl_allreduce(topo, bytes, m.protocol);
     case Library::Gpi2: return Algorithm::HalvingDoubling;
     default: return Algorithm::Ring;
   }
@@ -153,11 +156,9 @@ Algorithm concrete_algorithm(const CommMethod& m, Collective c, const CommTopolo
 LibraryCall library_call(const CommMethod& m, Collective c, const CommTopology& topo, Bytes bytes) {
   LibraryCall k{concrete_algorithm(m, c, topo, bytes), Protocol::Simple, topo, bytes};
   if (!topo.nccl_protocols || c != Collective::Allreduce || topo.ranks() <= 1) return k;
-  const bool protocols = k.algorithm == Algorithm::Ring || k.algorithm == Algorithm::DoubleBinaryTree;
-  if (m.protocol != Protocol::Auto)
-    k.protocol = protocols && protocol_enabled(m.protocol, topo) ? m.protocol : Protocol::Simple;
-  else
-    k.protocol = (m.algorithm == Algorithm::Auto ? nccl_allreduce_choice(topo, bytes) : nccl_choice(k.algorithm, topo, bytes)).protocol;
+  k.protocol = (m.algorithm == Algorithm::Auto && m.library == Library::Nccl
+                    ? nccl_allreduce_choice(topo, bytes, m.protocol)
+                    : nccl_choice(k.algorithm, topo, bytes, m.protocol)).protocol;
   k.topo = protocol_topology(topo, k.protocol);
   k.bytes = bytes / protocol_efficiency(k.algorithm, k.protocol, topo);
   return k;

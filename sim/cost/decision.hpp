@@ -41,12 +41,13 @@ struct NcclChoice {
   Algorithm algorithm;
   Protocol protocol;
 };
-// The protocol NCCL runs algorithm `a` with: Simple for algorithms other than ring and dbtree, and
-// wherever NCCL's latencies are off (topo.nccl_protocols false: only Simple is modelled there).
-NcclChoice nccl_choice(Algorithm a, const CommTopology& topo, Bytes bytes);
-// `auto`: the algorithm and protocol NCCL runs an allreduce with.
-NcclChoice nccl_allreduce_choice(const CommTopology& topo, Bytes bytes);
-Algorithm nccl_allreduce(const CommTopology& topo, Bytes bytes);
+// The protocol NCCL runs algorithm `a` with: `allowed` where it is not Auto (NCCL_PROTO; Simple
+// where it cannot run), else the fastest by NCCL's model; Simple for algorithms other than ring
+// and dbtree, and wherever NCCL's latencies are off (topo.nccl_protocols false).
+NcclChoice nccl_choice(Algorithm a, const CommTopology& topo, Bytes bytes, Protocol allowed = Protocol::Auto);
+// `auto`: the algorithm and protocol NCCL runs an allreduce with, among the `allowed` protocols.
+NcclChoice nccl_allreduce_choice(const CommTopology& topo, Bytes bytes, Protocol allowed = Protocol::Auto);
+Algorithm nccl_allreduce(const CommTopology& topo, Bytes bytes, Protocol allowed = Protocol::Auto);
 
 // The algorithm `m` runs for collective `c`: m.algorithm, or the library's choice when it is Auto.
 Algorithm concrete_algorithm(const CommMethod& m, Collective c, const CommTopology& topo, Bytes bytes);
