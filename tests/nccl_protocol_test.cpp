@@ -100,12 +100,14 @@ TEST(NcclProtocol, ProtocolsSetEachRoundsFloorAndShareOfTheLink) {
 TEST(NcclProtocol, BothBackendsRunTheProtocolAlike) {
   const System sys = dgx_a100(2);
   const CommTopology t = comm_topology(sys, 2, 8, 1);
+  const CommMethod ring{Library::Nccl, Algorithm::Ring, Protocol::Auto};
   for (Bytes n : {65536.0, 4e6, 64e6}) {
-    const Seconds analytic = collective_s(BackendKind::Analytic, Collective::Allreduce, CommMethod{Library::Nccl, Algorithm::Ring, Protocol::Auto}, t, n, sys, {});
+    const LibraryCall k = library_call(ring, Collective::Allreduce, t, n);
+    const Seconds analytic = collective_s(BackendKind::Analytic, Collective::Allreduce, k, sys, {});
     for (Fidelity f : {Fidelity::Fast, Fidelity::Full}) {
       SimGridOptions o;
       o.fidelity = f;
-      EXPECT_NEAR(collective_s(BackendKind::SimGrid, Collective::Allreduce, CommMethod{Library::Nccl, Algorithm::Ring, Protocol::Auto}, t, n, sys, o), analytic,
+      EXPECT_NEAR(collective_s(BackendKind::SimGrid, Collective::Allreduce, k, sys, o), analytic,
                   1e-6 * analytic)
           << n;
     }

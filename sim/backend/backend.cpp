@@ -1,7 +1,5 @@
 #include "backend/backend.hpp"
 
-#include "cost/decision.hpp"
-
 #include "backend/analytic.hpp"
 #include "cost/collectives.hpp"
 #include "simgrid/simgrid_backend.hpp"
@@ -16,10 +14,8 @@ const char* to_string(BackendKind b) {
   return "?";
 }
 
-Seconds collective_s(BackendKind kind, Collective c, const CommMethod& m, const CommTopology& topo, Bytes bytes,
-                     const System& sys, const SimGridOptions& simgrid) {
-  // As the library runs it: NCCL's protocol where NCCL's latencies apply (decision.hpp).
-  const LibraryCall k = library_call(m, c, topo, bytes);
+Seconds collective_s(BackendKind kind, Collective c, const LibraryCall& k, const System& sys,
+                     const SimGridOptions& simgrid) {
   if (kind == BackendKind::SimGrid) return simgrid_collective_s(c, k.algorithm, k.topo, k.bytes, sys, simgrid);
   return collective_time_s(c, k.algorithm, k.topo, k.bytes);
 }

@@ -89,20 +89,19 @@ Seconds nccl_model_time_s(Algorithm a, const CommTopology& topo, Bytes bytes, Pr
   using namespace nccl_tuning;
   const int p = topo.ranks(), nodes = topo.nodes;
   if (p <= 1) return 0;
-  const bool nvlink = topo.intra.bw_Bps >= kNvlinkMin_Bps;
   const double eff = protocol_efficiency(a, proto, topo);
   const double intra_factor = proto == Protocol::LL && nodes > 1 ? kLLMultiNodeIntra : 1;
   if (a == Algorithm::Ring) {
     const Latencies& l = kRing[int(proto)];
     const int steps = 2 * (p - 1), inter_steps = 2 * (nodes - 1);
-    double lat_us = 1e6 * (l.base + (steps - inter_steps) * (nvlink ? l.nvlink : l.pci) * intra_factor + inter_steps * l.net);
+    double lat_us = 1e6 * (l.base + (steps - inter_steps) * intra_step_s(l, topo.intra.bw_Bps) * intra_factor + inter_steps * l.net);
     if (proto == Protocol::Simple && nodes > 1 && bytes >= p / 16.0 * 65536) lat_us *= 1.9;
     return lat_us * 1e-6 + bytes / (topo.flat_route().bw_Bps * eff * p / steps);
   }
   const Latencies& l = kTree[int(proto)];
   const double lat_us =
-      1e6 * (l.base + 2 * ((p / nodes - 1) * (nvlink ? l.nvlink : l.pci) * intra_factor + floor_log2(nodes) * l.net));
-  double bw = std::min(0.9 * topo.flat_route().bw_Bps, (nodes > 2 ? 80 : 110) * 1e9) * eff / 2;
+      1e6 * (l.base + 2 * ((p / nodes - 1) * intra_step_s(l, topo.intra.bw_Bps) * intra_factor + floor_log2(nodes) * l.net));
+  double bw = nccl_tree_bus_Bps(topo) * eff / 2;
   const int log_size = bytes >= 64 ? floor_log2((long long)(bytes / 64)) : 0;  // NCCL: log2i(nBytes >> 6)
   bw *= tree_correction(proto, log_size);
   return lat_us * 1e-6 + bytes / bw;

@@ -4,19 +4,13 @@
 
 namespace ddlsim {
 
-namespace {
-
-bool nvlink(const Route& r) { return r.bw_Bps >= nccl_tuning::kNvlinkMin_Bps; }
-
-// Simple's bus bandwidth of the dbtree in NCCL's model: 0.9 of the link, at most 80 GB/s beyond 2
-// nodes, else 110 (decision.hpp).
-BytesPerSecond tree_bus_Bps(const CommTopology& t) {
+BytesPerSecond nccl_tree_bus_Bps(const CommTopology& t) {
   return std::min(0.9 * t.flat_route().bw_Bps, (t.nodes > 2 ? 80 : 110) * 1e9);
 }
 
-}  // namespace
-
-bool protocol_enabled(Protocol p, const CommTopology& topo) { return p != Protocol::LL128 || nvlink(topo.intra); }
+bool protocol_enabled(Protocol p, const CommTopology& topo) {
+  return p != Protocol::LL128 || nccl_tuning::nvlink_hop(topo.intra.bw_Bps);
+}
 
 BytesPerSecond ll_max_bus_Bps(const CommTopology& topo) {
   using namespace nccl_tuning;
@@ -28,7 +22,7 @@ double protocol_efficiency(Algorithm a, Protocol p, const CommTopology& topo) {
   using namespace nccl_tuning;
   if (p == Protocol::Simple) return 1;
   if (a == Algorithm::DoubleBinaryTree) {
-    if (p == Protocol::LL) return std::min(kTreeLL, ll_max_bus_Bps(topo) / tree_bus_Bps(topo));
+    if (p == Protocol::LL) return std::min(kTreeLL, ll_max_bus_Bps(topo) / nccl_tree_bus_Bps(topo));
     return topo.nodes == 1 ? kTreeLL128OneNode : kTreeLL128;
   }
   if (p == Protocol::LL) return std::min(kRingLL, ll_max_bus_Bps(topo) / topo.flat_route().bw_Bps);
@@ -40,7 +34,7 @@ CommTopology protocol_topology(const CommTopology& topo, Protocol p) {
   const nccl_tuning::Latencies& lat = nccl_tuning::kRing[int(p)];
   const double intra_factor = p == Protocol::LL && topo.nodes > 1 ? nccl_tuning::kLLMultiNodeIntra : 1;
   CommTopology t = topo;
-  const Seconds intra_floor = (nvlink(topo.intra) ? lat.nvlink : lat.pci) * intra_factor;
+  const Seconds intra_floor = nccl_tuning::intra_step_s(lat, topo.intra.bw_Bps) * intra_factor;
   t.intra.step_overhead_s = std::max(0.0, intra_floor - t.intra.latency_s);
   t.inter.step_overhead_s = std::max(0.0, lat.net - t.inter.latency_s);
   return t;

@@ -13,6 +13,10 @@
 
 namespace ddlsim {
 
+// Simple's bus bandwidth of the dbtree in NCCL's model: 0.9 of the link, at most 80 GB/s beyond 2
+// nodes, else 110 (decision.hpp).
+BytesPerSecond nccl_tree_bus_Bps(const CommTopology& topo);
+
 // LL128 runs only where the GPUs talk over NVLink (tuning.cc enables it on NVLink paths only).
 bool protocol_enabled(Protocol p, const CommTopology& topo);
 

@@ -44,10 +44,9 @@ CollectivePrediction predict_collective(const Scenario& sc, Collective op, const
     r.bytes = n;
     r.count = (long long)(n / 4);
     const LibraryCall k = library_call(e.comm(), op, topo, n);
-    const Algorithm a = k.algorithm;
-    r.algorithm = to_string(a);
+    r.algorithm = to_string(k.algorithm);
     if (topo.nccl_protocols && op == Collective::Allreduce) r.protocol = to_string(k.protocol);
-    r.time_s = lib.per_call_s + lib.staging_s(n) + collective_s(sc.backend, op, e.comm(), topo, n, sys, sc.simgrid);
+    r.time_s = lib.per_call_s + lib.staging_s(n) + collective_s(sc.backend, op, k, sys, sc.simgrid);
     r.algbw_Bps = algbw_Bps(n, r.time_s);
     r.busbw_Bps = busbw_Bps(op, n, r.time_s, out.ranks);
     if (!std::isfinite(r.time_s) || !std::isfinite(r.busbw_Bps))

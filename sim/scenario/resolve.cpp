@@ -401,7 +401,7 @@ Scenario resolve_scenario(const Settings& settings, const std::string& base_dir,
   sc.execution = resolve_execution(r, sc.system.nodes);
   const std::string misfit = algorithm_misfit(sc.execution.algorithm, sc.system);
   if (!misfit.empty()) r.fail("comm.algorithm", "an algorithm this cluster runs: " + misfit);
-  if (sc.execution.protocol == Protocol::LL128 && sc.system.cluster.intra.bw_Bps < nccl_tuning::kNvlinkMin_Bps)
+  if (sc.execution.protocol == Protocol::LL128 && !nccl_tuning::nvlink_hop(sc.system.cluster.intra.bw_Bps))
     r.fail("comm.nccl_protocol", "auto, ll or simple: NCCL runs LL128 over NVLink only, and this cluster's GPUs talk "
                                  "over " + (sc.system.cluster.intra.name.empty() ? std::string("PCIe") : sc.system.cluster.intra.name));
   use_library_factors(sc.system.cluster, to_string(sc.execution.library),

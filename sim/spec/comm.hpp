@@ -87,6 +87,10 @@ constexpr double kLLMultiNodeIntra = 1.8;
 constexpr double kRingLL = 1.0 / 4, kRingLL128 = 0.92, kRingLL128OneGpu = 0.7;
 constexpr double kTreeLL = 1.0 / 3.8, kTreeLL128OneNode = 7.0 / 9, kTreeLL128 = 120.0 / 128;
 constexpr BytesPerSecond kLLMaxVolta_Bps = 39.0e9, kLLMaxAmpere_Bps = 87.7e9, kLLMaxManyNodes_Bps = 20.4e9;
+
+// Whether NCCL counts a hop of this bandwidth as NVLink (else PCI), and its per-step latency there.
+constexpr bool nvlink_hop(BytesPerSecond bw) { return bw >= kNvlinkMin_Bps; }
+constexpr Seconds intra_step_s(const Latencies& l, BytesPerSecond intra_bw) { return nvlink_hop(intra_bw) ? l.nvlink : l.pci; }
 }  // namespace nccl_tuning
 
 // A library and the algorithm asked of it.

@@ -97,7 +97,7 @@ void use_library_factors(ClusterDescription& c, const std::string& library, bool
   c.intra_round_floor_s = c.inter_round_floor_s = 0;
   if (library == "nccl" && !network_latency_only) {
     using namespace nccl_tuning;
-    c.intra_round_floor_s = c.intra.bw_Bps >= kNvlinkMin_Bps ? kRingStepNvlink_s : kRingStepPci_s;
+    c.intra_round_floor_s = intra_step_s(kRing[int(Protocol::Simple)], c.intra.bw_Bps);
     c.inter_round_floor_s = kRingStepNet_s;
   }
   if (c.xml_path.empty()) return;
