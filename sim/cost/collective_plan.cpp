@@ -23,7 +23,9 @@ double ring_factor(int p, const Layout& l) { return p == 2 ? l.exchange_factor :
 
 std::vector<Round> ring_plan(int p, Bytes n, const Layout& l, int steps) {
   if (p <= 1) return {};
-  return {{RoundKind::RingStep, 0, n / p / ring_factor(p, l), steps}};
+  Round r{RoundKind::RingStep, 0, n / p / ring_factor(p, l), steps};
+  r.pipelined = l.steps_in_flight && l.ranks > l.gpus_per_node;  // one node: every hop alike, nothing to gain
+  return {r};
 }
 
 std::vector<Round> rhd_plan(int p, Bytes n, const Layout& l) {

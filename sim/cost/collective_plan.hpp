@@ -50,6 +50,11 @@ struct Round {
   Bytes bytes = 0;  // per message, already divided by the route's two-way factor where it applies
   int repeat = 1;   // consecutive identical rounds
   Seconds overhead_s = 0;  // the library's own time per round before its messages start (nvls)
+  // The `repeat` ring steps run with steps in flight (Layout::steps_in_flight): a rank's step waits
+  // only for the message it forwards, not for its own sends nor for the other ranks. Its hops
+  // inside a node add node_overhead_s where the others add overhead_s.
+  bool pipelined = false;
+  Seconds node_overhead_s = 0;
 };
 
 struct Layout {
@@ -68,6 +73,14 @@ struct Layout {
   // a node (node_round) take the intra route's.
   Seconds step_overhead_s = 0;
   Seconds node_step_overhead_s = 0;
+  // NCCL's rings keep steps in flight (NCCL_STEPS = 8 slots per connection, src/include/
+  // collectives.h): across nodes the ring's steps are pipelined (Round::pipelined), so a small
+  // message pays the network's latency on the hops it crosses, not on every step.
+  bool steps_in_flight = false;
+  // Per rank: the narrowest link of its route to rank + 1. A pipelined ring's sender keeps one
+  // message at a time on it (a connection's messages leave in order: NCCL's steps on one queue
+  // pair), so they do not share its bandwidth. Empty: no pacing.
+  std::vector<BytesPerSecond> ring_link_Bps;
 
   int participants() const { return ranks + (spare_server_hosts ? ps_servers : 0); }
   int server_participant(int j) const;  // where server j runs

@@ -89,6 +89,35 @@ Seconds nvls_allreduce_s(int p, Bytes n, Route r) {
 
 Seconds ring_half_allreduce_s(int p, Bytes n, Route r) { return ring_allreduce_s(p, n, r) / 2; }
 
+RingHop ring_hop(const Route& r, Bytes bytes, Seconds extra_overhead_s) {
+  return {r.step_latency_s() + extra_overhead_s, bytes / r.bw_Bps};
+}
+
+Seconds pipelined_ring_s(int steps, int g, RingHop intra, RingHop inter) {
+  Seconds t = 0;
+  for (int w = 1; w <= steps; ++w)
+    for (int e : {w / g, (w + g - 1) / g}) {
+      const int i = w - e;
+      Seconds slowest = 0, path = 0;  // the hops' terms only where the window has such hops
+      if (e > 0) slowest = inter.serial_s, path += e * inter.total_s();
+      if (i > 0) slowest = std::max(slowest, intra.serial_s), path += i * intra.total_s();
+      t = std::max(t, path + (steps - w) * slowest);
+    }
+  return t;
+}
+
+namespace {
+// The ring of `steps` steps of n/p bytes over the topology's hops, as collective_plan's ring_plan
+// sends them (the flat route's two-way factor on every message), with steps in flight.
+Seconds pipelined_ring_collective_s(const CommTopology& t, Bytes n, int steps) {
+  const int p = t.ranks();
+  const Route f = t.flat_route();
+  const Bytes c = n / p / (p == 2 ? f.exchange_factor : f.duplex_factor);
+  return pipelined_ring_s(steps, t.gpus_per_node, ring_hop(t.intra, c), ring_hop(t.inter, c));
+}
+bool pipelined(const CommTopology& t) { return t.steps_in_flight && t.nodes > 1; }
+}  // namespace
+
 Seconds binomial_tree_s(int p, Bytes n, Route r) { return tree_allreduce_s(p, n, r) / 2; }
 
 Seconds pairwise_alltoall_s(int p, Bytes n, Route r) { return ring_half_allreduce_s(p, n, r); }
@@ -97,7 +126,8 @@ Seconds collective_time_s(Algorithm a, const CommTopology& topo, Bytes n) {
   const int p = topo.ranks();
   if (p <= 1 || n <= 0) return 0;
   switch (a) {
-    case Algorithm::Ring: return ring_allreduce_s(p, n, topo.flat_route());
+    case Algorithm::Ring:
+      return pipelined(topo) ? pipelined_ring_collective_s(topo, n, 2 * (p - 1)) : ring_allreduce_s(p, n, topo.flat_route());
     case Algorithm::HalvingDoubling: return halving_doubling_allreduce_s(p, n, topo.flat_route());
     case Algorithm::Tree: return tree_allreduce_s(p, n, topo.flat_route());
     case Algorithm::Hierarchical:
@@ -122,7 +152,7 @@ Seconds collective_time_s(Collective c, Algorithm a, const CommTopology& topo, B
   switch (c) {
     case Collective::Allreduce: return collective_time_s(a, topo, n);
     case Collective::ReduceScatter:
-    case Collective::Allgather: return ring_half_allreduce_s(p, n, r);
+    case Collective::Allgather: return pipelined(topo) ? pipelined_ring_collective_s(topo, n, p - 1) : ring_half_allreduce_s(p, n, r);
     case Collective::Broadcast:
     case Collective::Reduce: return binomial_tree_s(p, n, r);
     case Collective::Alltoall: return pairwise_alltoall_s(p, n, r);
@@ -133,6 +163,11 @@ Seconds collective_time_s(Collective c, Algorithm a, const CommTopology& topo, B
 Seconds plan_time_s(const std::vector<Round>& plan, const CommTopology& topo) {
   Seconds t = 0;
   for (const Round& round : plan) {
+    if (round.pipelined && topo.nodes > 1) {
+      t += pipelined_ring_s(round.repeat, topo.gpus_per_node, ring_hop(topo.intra, round.bytes, round.node_overhead_s),
+                            ring_hop(topo.inter, round.bytes, round.overhead_s));
+      continue;
+    }
     const Route r = node_round(round.kind) ? topo.intra : round.kind == RoundKind::LeaderRingStep ? topo.inter : topo.flat_route();
     const int messages = round.kind == RoundKind::AllPairs ? topo.ranks() - 1 : 1;  // on each rank's link
     t += round.repeat * (r.step_latency_s() + round.overhead_s + messages * round.bytes / r.bw_Bps);

@@ -59,6 +59,30 @@ Seconds pairwise_alltoall_s(int p, Bytes n, Route r);
 // (tuning.cc): busbw tends to 2 (p-1)/(p+1) B, 1.56 B on 8 GPUs.
 Seconds nvls_allreduce_s(int p, Bytes n, Route r);
 
+// A ring whose steps are in flight (NCCL across nodes: collective_plan.hpp Layout::steps_in_flight).
+// Each hop of the ring is a pipeline stage: fixed_s before its bytes move (software overhead and
+// latency), serial_s while they hold the link (bytes / B). With f(r,k) the time rank r starts
+// sending step k and a(r,k) the time step k reaches rank r (a(r,-1) = 0):
+//   f(r,k) = max(a(r,k-1) + overhead_r, f(r,k-1) + serial_r)    it forwards what it received; its
+//                                                                link carries one step at a time
+//   a(r+1,k) = f(r,k) + latency_r + serial_r,   T = max_r a(r, K-1)
+// T is the longest path through that lattice: it visits a window of w <= K consecutive hops (all
+// fixed + serial) and spends the other K - w steps behind the slowest link it visits:
+//   T = max over w in 1..K and e inter-node hops in the window (floor(w/g) or ceil(w/g): one hop
+//       in g leaves a node) of  e h_e + (w - e) h_i + (K - w) max(serial of the hops visited),
+// h = fixed + serial. Where every hop is alike T = K h: the lockstep ring (ring_allreduce_s). Where
+// the network's hop is the slow one, large messages cost about K serial_e (as lockstep) and small
+// ones the latencies of the hops a step crosses (about 2 K / g network hops instead of K).
+struct RingHop {
+  Seconds fixed_s = 0;
+  Seconds serial_s = 0;
+  Seconds total_s() const { return fixed_s + serial_s; }
+};
+Seconds pipelined_ring_s(int steps, int gpus_per_node, RingHop intra, RingHop inter);
+// The hops of a ring step of `bytes` per message over a topology's routes (plus each route's extra
+// per-round overhead): intra inside a node, inter leaving it.
+RingHop ring_hop(const Route& r, Bytes bytes, Seconds extra_overhead_s = 0);
+
 // Time of one allreduce of n gradient bytes with the given algorithm (0 for a single rank).
 // `a` must be concrete: resolve Auto first (cost/decision.hpp).
 Seconds collective_time_s(Algorithm a, const CommTopology& topo, Bytes n);
@@ -67,7 +91,8 @@ Seconds collective_time_s(Collective c, Algorithm a, const CommTopology& topo, B
 
 // The alpha-beta time of a plan's rounds, each on its route (node-level rounds on the intra-node
 // route, leader rounds on the inter-node one, the others on the flat route): the sum of
-// repeat x (alpha + bytes / B). Every closed form above equals it for its plan (tested).
+// repeat x (alpha + bytes / B); a pipelined ring round across nodes costs pipelined_ring_s over
+// the intra and inter routes. Every closed form above equals it for its plan (tested).
 struct Round;
 Seconds plan_time_s(const std::vector<Round>& plan, const CommTopology& topo);
 

@@ -153,12 +153,14 @@ Algorithm concrete_algorithm(const CommMethod& m, Collective c, const CommTopolo
 }
 
 LibraryCall library_call(const CommMethod& m, Collective c, const CommTopology& topo, Bytes bytes) {
-  LibraryCall k{concrete_algorithm(m, c, topo, bytes), Protocol::Simple, topo, bytes};
+  CommTopology as_run = topo;
+  as_run.steps_in_flight = m.library == Library::Nccl;
+  LibraryCall k{concrete_algorithm(m, c, topo, bytes), Protocol::Simple, as_run, bytes};
   if (!topo.nccl_protocols || c != Collective::Allreduce || topo.ranks() <= 1) return k;
   k.protocol = (m.algorithm == Algorithm::Auto && m.library == Library::Nccl
                     ? nccl_allreduce_choice(topo, bytes, m.protocol)
                     : nccl_choice(k.algorithm, topo, bytes, m.protocol)).protocol;
-  k.topo = protocol_topology(topo, k.protocol);
+  k.topo = protocol_topology(as_run, k.protocol);
   k.bytes = bytes / protocol_efficiency(k.algorithm, k.protocol, topo);
   return k;
 }

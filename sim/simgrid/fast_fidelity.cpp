@@ -1,8 +1,11 @@
 #include "simgrid/fast_fidelity.hpp"
 
+#include <algorithm>
 #include <map>
 #include <string>
 #include <tuple>
+
+#include "cost/collectives.hpp"
 
 namespace sg4 = simgrid::s4u;
 
@@ -10,24 +13,47 @@ namespace ddlsim {
 
 namespace {
 
-using RoundKey = std::tuple<int, int, double, double>;
-RoundKey key_of(const Round& r) { return {int(r.kind), r.param, r.bytes, r.overhead_s}; }
+using RoundKey = std::tuple<int, int, double, double, double, bool>;
+RoundKey key_of(const Round& r) { return {int(r.kind), r.param, r.bytes, r.overhead_s, r.node_overhead_s, r.pipelined}; }
 
-std::vector<Seconds> fast_round_times(const World& w, const std::vector<Round>& rounds) {
-  std::vector<Seconds> took(rounds.size(), 0);
+struct RoundTimes {
+  std::vector<Seconds> took;                  // per round: its duration (barrier to barrier)
+  std::vector<std::vector<Seconds>> hop;  // pipelined rounds: per rank, its message's time to arrive
+};
+
+RoundTimes fast_round_times(const World& w, const std::vector<Round>& rounds) {
+  RoundTimes out{std::vector<Seconds>(rounds.size(), 0),
+                 std::vector<std::vector<Seconds>>(rounds.size(), std::vector<Seconds>(w.hosts.size(), 0))};
   auto barrier = sg4::Barrier::create(unsigned(w.hosts.size()));
   for (int me = 0; me < int(w.hosts.size()); ++me)
-    sg4::Actor::create("rank" + std::to_string(me), w.hosts[me], [&rounds, &w, me, barrier, &took] {
+    sg4::Actor::create("rank" + std::to_string(me), w.hosts[me], [&rounds, &w, me, barrier, &out] {
       for (std::size_t i = 0; i < rounds.size(); ++i) {
         barrier->wait();
         const Seconds start = sg4::Engine::get_clock();
-        run_round(rounds[i], w.layout, me);
+        if (rounds[i].pipelined)
+          out.hop[i][me] = ring_step_hop_s(rounds[i], w.layout, me);
+        else
+          run_round(rounds[i], w.layout, me);
         barrier->wait();
-        if (me == 0) took[i] = sg4::Engine::get_clock() - start;
+        if (me == 0) out.took[i] = sg4::Engine::get_clock() - start;
       }
     });
   run_engine();
-  return took;
+  return out;
+}
+
+// A pipelined ring's hop inside a node (inter = false) or out of it, from one lockstep step of b
+// bytes per message and one of 2b (the slowest sender of each kind of hop): h(b) = fixed + serial.
+RingHop measured_hop(const std::vector<Seconds>& at_b, const std::vector<Seconds>& at_2b, const Layout& l, bool inter) {
+  Seconds b = 0, b2 = 0;
+  for (int me = 0; me < l.ranks; ++me)
+    if (((me + 1) % l.gpus_per_node == 0) == inter) b = std::max(b, at_b[me]), b2 = std::max(b2, at_2b[me]);
+  return {2 * b - b2, b2 - b};
+}
+
+Round doubled(Round r) {
+  r.bytes *= 2;
+  return r;
 }
 
 }  // namespace
@@ -35,14 +61,28 @@ std::vector<Seconds> fast_round_times(const World& w, const std::vector<Round>& 
 std::vector<Seconds> fast_bucket_times(const World& w, const Plans& plans) {
   std::map<RoundKey, std::size_t> index;
   std::vector<Round> distinct;
+  const auto add = [&](const Round& r) {
+    if (index.emplace(key_of(r), distinct.size()).second) distinct.push_back(r);
+  };
   for (const auto& plan : plans)
-    for (const Round& r : plan)
-      if (index.emplace(key_of(r), distinct.size()).second) distinct.push_back(r);
-  const std::vector<Seconds> took = fast_round_times(w, distinct);
+    for (const Round& r : plan) {
+      add(r);
+      if (r.pipelined) add(doubled(r));
+    }
+  const RoundTimes m = fast_round_times(w, distinct);
   std::vector<Seconds> out;
   for (const auto& plan : plans) {
     Seconds t = 0;
-    for (const Round& r : plan) t += r.repeat * took[index.at(key_of(r))];
+    for (const Round& r : plan) {
+      const std::size_t i = index.at(key_of(r));
+      if (!r.pipelined) {
+        t += r.repeat * m.took[i];
+        continue;
+      }
+      const auto& at_2b = m.hop[index.at(key_of(doubled(r)))];
+      t += pipelined_ring_s(r.repeat, w.layout.gpus_per_node, measured_hop(m.hop[i], at_2b, w.layout, false),
+                            measured_hop(m.hop[i], at_2b, w.layout, true));
+    }
     out.push_back(t);
   }
   return out;

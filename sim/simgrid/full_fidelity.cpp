@@ -68,7 +68,7 @@ void compute_actor(const StepSchedule& s, FullState& st, int me) {
 }
 
 void comm_actor(const StepSchedule& s, const Plans& plans, const Layout& l, FullState& st, int me,
-                const std::string& label) {
+                const std::string& label, const sg4::BarrierPtr& ring_start) {
   const bool rank = me < l.ranks;
   for (std::size_t i = 0; i < plans.size(); ++i) {
     if (rank) {
@@ -79,8 +79,10 @@ void comm_actor(const StepSchedule& s, const Plans& plans, const Layout& l, Full
     if (rank) st.ranks[me].exchanges.push_back({start, std::numeric_limits<Seconds>::infinity()});
     const Seconds own = s.exchange_own_s(i);
     if (own > 0) sg4::this_actor::sleep_for(own);  // call overhead and copies: this rank only
-    for (const Round& r : plans[i])
-      for (int k = 0; k < r.repeat; ++k) run_round(r, l, me);
+    for (const Round& r : plans[i]) {
+      if (r.pipelined) run_pipelined_ring(r, l, me, ring_start);
+      for (int k = 0; !r.pipelined && k < r.repeat; ++k) run_round(r, l, me);
+    }
     const Seconds end = sg4::Engine::get_clock();
     if (rank) st.ranks[me].exchanges.back().second = end;
     if (rank && st.records[me] >= 0) {
@@ -146,13 +148,16 @@ FullSteps run_full(const RankSchedules& rs, const World& w, const Plans& plans, 
       st.records[me] = rs.kind_of(me);
     }
   // Each kind's schedule carries its host's speed (system.hpp RankKinds): execute at the host's own pace.
+  const sg4::BarrierPtr ring_start = sg4::Barrier::create(unsigned(w.layout.ranks));
   for (int me = 0; me < int(w.hosts.size()); ++me) {
     const std::string name = "rank" + std::to_string(me);
     const StepSchedule& s = rs.kinds[me < w.layout.ranks ? rs.kind_of(me) : 0];
     if (me < w.layout.ranks)
       sg4::Actor::create(name + "-compute", w.hosts[me], [&s, &st, me] { compute_actor(s, st, me); });
     sg4::Actor::create(name + "-comm", w.hosts[me],
-                       [&s, &plans, &w, &st, me, &label] { comm_actor(s, plans, w.layout, st, me, label); });
+                       [&s, &plans, &w, &st, me, &label, ring_start] {
+                         comm_actor(s, plans, w.layout, st, me, label, ring_start);
+                       });
   }
   run_engine();
   FullSteps out;

@@ -24,8 +24,13 @@ Plans bucket_plans(const StepSchedule& s, Collective c, const CommMethod& m, con
   Plans plans;
   for (const auto& b : s.buckets) {
     const LibraryCall k = library_call(m, c, topo, b.bytes);
-    plans.push_back(collective_plan(c, k.algorithm, l, k.bytes));
-    for (Round& r : plans.back()) r.overhead_s += round_overhead_s(k.topo, r.kind) - round_overhead_s(topo, r.kind);
+    Layout as_run = l;
+    as_run.steps_in_flight = k.topo.steps_in_flight;
+    plans.push_back(collective_plan(c, k.algorithm, as_run, k.bytes));
+    for (Round& r : plans.back()) {
+      r.overhead_s += round_overhead_s(k.topo, r.kind) - round_overhead_s(topo, r.kind);
+      if (r.pipelined) r.node_overhead_s += k.topo.intra.step_overhead_s - topo.intra.step_overhead_s;
+    }
   }
   return plans;
 }
@@ -145,7 +150,10 @@ Seconds simgrid_collective_s(Collective c, Algorithm a, const CommTopology& topo
   s.overlap = false;
   CommTopology rounds_as_given = topo;  // the algorithm's rounds alone, as collective_time_s: no protocol
   rounds_as_given.nccl_protocols = false;
-  return simgrid_sync_step(RankSchedules{{s}, {}}, rounds_as_given, c, {Library::Nccl, a}, sys, o).cluster.comm_s;
+  // NCCL runs rings with steps in flight (library_call); the rounds are as given, so the library
+  // named is NCCL only where the topology keeps them in flight.
+  const CommMethod m{topo.steps_in_flight ? Library::Nccl : Library::Mpi, a};
+  return simgrid_sync_step(RankSchedules{{s}, {}}, rounds_as_given, c, m, sys, o).cluster.comm_s;
 }
 
 Seconds simgrid_collective_s(Algorithm a, const CommTopology& topo, Bytes bytes, const System& sys,

@@ -134,6 +134,9 @@ struct CommTopology {
   // NCCL's protocols and their per-step latencies apply (the library is NCCL, its own latencies
   // are on and no measured per-round overhead replaces them): cost/protocol.hpp.
   bool nccl_protocols = false;
+  // The library keeps a ring's steps in flight (NCCL; collective_plan.hpp Layout::steps_in_flight):
+  // across nodes a ring costs cost/collectives.hpp pipelined_ring_s, not lockstep steps.
+  bool steps_in_flight = false;
 
   int ranks() const { return nodes * gpus_per_node; }
   bool nvls_available() const { return switch_reduction && nodes == 1 && gpus_per_node > 1; }
