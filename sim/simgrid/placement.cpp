@@ -88,12 +88,20 @@ World make_world(const CommTopology& topo, Algorithm a, const System& sys, const
                                 int(hosts.size()) >= w.layout.ranks + topo.ps_servers;
   hosts.resize(w.layout.participants());
   w.hosts = std::move(hosts);
-  for (int me = 0; w.layout.ranks > 1 && me < w.layout.ranks; ++me)
-    w.layout.ring_link_Bps.push_back(route_info(w.hosts[me], w.hosts[(me + 1) % w.layout.ranks]).bw_Bps);
   if (!file.empty())
     w.symmetric = !w.layout.spare_server_hosts &&
                   is_symmetric({w.hosts.begin(), w.hosts.begin() + w.layout.ranks}, w.layout.gpus_per_node);
   return w;
+}
+
+void pace_pipelined_rings(World& w, const Plans& plans) {
+  const auto pipelined = [](const std::vector<Round>& plan) {
+    return std::any_of(plan.begin(), plan.end(), [](const Round& r) { return r.pipelined; });
+  };
+  if (std::none_of(plans.begin(), plans.end(), pipelined)) return;
+  w.layout.ring_link_Bps.clear();
+  for (int me = 0; me < w.layout.ranks; ++me)
+    w.layout.ring_link_Bps.push_back(route_info(w.hosts[me], w.hosts[(me + 1) % w.layout.ranks]).bw_Bps);
 }
 
 }  // namespace ddlsim

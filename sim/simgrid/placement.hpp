@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "cost/collective_plan.hpp"
+#include "simgrid/rounds.hpp"
 #include "spec/comm.hpp"
 #include "spec/simulation.hpp"
 #include "system/system.hpp"
@@ -20,5 +21,9 @@ struct World {
 
 // Starts the engine, builds the platform and places the ranks.
 World make_world(const CommTopology& topo, Algorithm a, const System& sys, const SimGridOptions& o);
+
+// Sets w.layout.ring_link_Bps (the narrowest link from each rank to the next) where a plan has a
+// pipelined ring round, which paces its sends by it; other plans need no route between neighbours.
+void pace_pipelined_rings(World& w, const Plans& plans);
 
 }  // namespace ddlsim

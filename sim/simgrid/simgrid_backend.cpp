@@ -80,8 +80,9 @@ SyncSteps sync_from_json(const nlohmann::json& j) {
 
 std::string simulate_sync_step(const RankSchedules& rs, const CommTopology& topo, Collective c, const CommMethod& m,
                                const System& sys, const SimGridOptions& o) {
-  const World w = make_world(topo, m.algorithm, sys, o);
+  World w = make_world(topo, m.algorithm, sys, o);
   const Plans plans = bucket_plans(rs.kinds.front(), c, m, topo, w.layout);
+  pace_pipelined_rings(w, plans);
   const std::string label = to_string(m.algorithm);
   const bool fast = o.fidelity == Fidelity::Fast && w.symmetric;
   if (fast) {
