@@ -77,10 +77,11 @@ struct Layout {
   // collectives.h): across nodes the ring's steps are pipelined (Round::pipelined), so a small
   // message pays the network's latency on the hops it crosses, not on every step.
   bool steps_in_flight = false;
-  // Per rank: the narrowest link of its route to rank + 1. A pipelined ring's sender keeps one
-  // message at a time on it (a connection's messages leave in order: NCCL's steps on one queue
-  // pair), so they do not share its bandwidth. Empty: no pacing.
+  // Per rank: the narrowest link of its route to rank + 1, and the route's latency. A pipelined
+  // ring's sender keeps one message at a time on that link (a connection's messages leave in
+  // order: NCCL's steps on one queue pair), so they do not share its bandwidth. Empty: no pacing.
   std::vector<BytesPerSecond> ring_link_Bps;
+  std::vector<Seconds> ring_link_latency_s;
 
   int participants() const { return ranks + (spare_server_hosts ? ps_servers : 0); }
   int server_participant(int j) const;  // where server j runs

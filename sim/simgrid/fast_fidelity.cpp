@@ -42,18 +42,17 @@ RoundTimes fast_round_times(const World& w, const std::vector<Round>& rounds) {
   return out;
 }
 
-// A pipelined ring's hop inside a node (inter = false) or out of it, from one lockstep step of b
-// bytes per message and one of 2b (the slowest sender of each kind of hop): h(b) = fixed + serial.
-RingHop measured_hop(const std::vector<Seconds>& at_b, const std::vector<Seconds>& at_2b, const Layout& l, bool inter) {
-  Seconds b = 0, b2 = 0;
+// A pipelined ring's hop inside a node (inter = false) or out of it, from one lockstep step (the
+// slowest sender of each kind of hop): fixed = its overhead and its route's latency, serial the
+// rest of the time its message took (its bytes, slowed by whatever shares their links).
+RingHop measured_hop(const Round& r, const std::vector<Seconds>& took, const Layout& l, bool inter) {
+  RingHop h;
   for (int me = 0; me < l.ranks; ++me)
-    if (((me + 1) % l.gpus_per_node == 0) == inter) b = std::max(b, at_b[me]), b2 = std::max(b2, at_2b[me]);
-  return {2 * b - b2, b2 - b};
-}
-
-Round doubled(Round r) {
-  r.bytes *= 2;
-  return r;
+    if (((me + 1) % l.gpus_per_node == 0) == inter && took[me] >= h.total_s()) {
+      h.fixed_s = ring_hop_overhead_s(r, l, me) + l.ring_link_latency_s[me];
+      h.serial_s = took[me] - h.fixed_s;
+    }
+  return h;
 }
 
 }  // namespace
@@ -65,10 +64,7 @@ std::vector<Seconds> fast_bucket_times(const World& w, const Plans& plans) {
     if (index.emplace(key_of(r), distinct.size()).second) distinct.push_back(r);
   };
   for (const auto& plan : plans)
-    for (const Round& r : plan) {
-      add(r);
-      if (r.pipelined) add(doubled(r));
-    }
+    for (const Round& r : plan) add(r);
   const RoundTimes m = fast_round_times(w, distinct);
   std::vector<Seconds> out;
   for (const auto& plan : plans) {
@@ -79,9 +75,8 @@ std::vector<Seconds> fast_bucket_times(const World& w, const Plans& plans) {
         t += r.repeat * m.took[i];
         continue;
       }
-      const auto& at_2b = m.hop[index.at(key_of(doubled(r)))];
-      t += pipelined_ring_s(r.repeat, w.layout.gpus_per_node, measured_hop(m.hop[i], at_2b, w.layout, false),
-                            measured_hop(m.hop[i], at_2b, w.layout, true));
+      t += pipelined_ring_s(r.repeat, w.layout.gpus_per_node, measured_hop(r, m.hop[i], w.layout, false),
+                            measured_hop(r, m.hop[i], w.layout, true));
     }
     out.push_back(t);
   }

@@ -1,7 +1,7 @@
 // Fast fidelity: each distinct round of every bucket's collective is simulated once with all
 // ranks (a barrier before and after), and its duration is multiplied by how often it repeats; a
-// pipelined ring round's hops are timed in one lockstep step (at its bytes and twice them) and
-// its steps composed by cost/collectives.hpp pipelined_ring_s.
+// pipelined ring round's hops are timed in one lockstep step and its steps composed by
+// cost/collectives.hpp pipelined_ring_s.
 // Needs a symmetric platform (placement.hpp). The step composer places the buckets' times.
 #pragma once
 #include <vector>

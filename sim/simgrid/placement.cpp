@@ -100,8 +100,12 @@ void pace_pipelined_rings(World& w, const Plans& plans) {
   };
   if (std::none_of(plans.begin(), plans.end(), pipelined)) return;
   w.layout.ring_link_Bps.clear();
-  for (int me = 0; me < w.layout.ranks; ++me)
-    w.layout.ring_link_Bps.push_back(route_info(w.hosts[me], w.hosts[(me + 1) % w.layout.ranks]).bw_Bps);
+  w.layout.ring_link_latency_s.clear();
+  for (int me = 0; me < w.layout.ranks; ++me) {
+    const RouteInfo r = route_info(w.hosts[me], w.hosts[(me + 1) % w.layout.ranks]);
+    w.layout.ring_link_Bps.push_back(r.bw_Bps);
+    w.layout.ring_link_latency_s.push_back(r.latency_s);
+  }
 }
 
 }  // namespace ddlsim

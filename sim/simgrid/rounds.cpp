@@ -3,7 +3,6 @@
 #include <simgrid/s4u.hpp>
 
 #include <algorithm>
-#include <deque>
 #include <stdexcept>
 #include <string>
 
@@ -21,69 +20,53 @@ sg4::Mailbox* mailbox(int dst, int src) {
 
 uint64_t wire_bytes(Bytes b) { return uint64_t(std::max(1.0, b + 0.5)); }
 
-// What `me` spends before its message of a pipelined ring step leaves: the overhead of its hop's
-// route (inside its node or out of it) and the round's own for that route.
-Seconds ring_hop_overhead_s(const Round& r, const Layout& l, int me) {
-  const bool inside = (me + 1) % l.gpus_per_node != 0;
-  return inside ? l.node_step_overhead_s + r.node_overhead_s : l.step_overhead_s + r.overhead_s;
-}
-
 void sleep_for(Seconds d) {
   if (d > 0) sg4::this_actor::sleep_for(d);
 }
 
 }  // namespace
 
+Seconds ring_hop_overhead_s(const Round& r, const Layout& l, int me) {
+  const bool inside = (me + 1) % l.gpus_per_node != 0;
+  return inside ? l.node_step_overhead_s + r.node_overhead_s : l.step_overhead_s + r.overhead_s;
+}
+
 void run_pipelined_ring(const Round& r, const Layout& l, int me, const sg4::BarrierPtr& start) {
   if (me >= l.ranks) return;
   start->wait();
   const int next = (me + 1) % l.ranks, prev = (me + l.ranks - 1) % l.ranks;
-  // The per-step overhead is in flight, not the rank's own time (NCCL's tuning model counts the
-  // network's per-step latency only on the steps that cross it): a sender actor sends each step
-  // `overhead` after this rank has it, however many steps are already on their way.
-  struct Line {
-    std::deque<Seconds> ready;
-    sg4::SemaphorePtr filled = sg4::Semaphore::create(0);
-  } line;
+  // Step k leaves `overhead` after step k-1 arrived (the per-step latency is in flight, not this
+  // rank's own time: NCCL's tuning model counts the network's only on the steps that cross it),
+  // and not before the last one's bytes have left (one message at a time on the link,
+  // Layout::ring_link_Bps). Both only grow with k, so one actor keeps every departure time.
   const Seconds overhead = ring_hop_overhead_s(r, l, me);
-  // One message at a time on the link (Layout::ring_link_Bps): the next leaves when the last one's
-  // bytes have, so consecutive steps do not share its bandwidth.
   const Seconds serial = l.ring_link_Bps.empty() ? 0 : double(wire_bytes(r.bytes)) / l.ring_link_Bps[me];
-  sg4::ActorPtr sender = sg4::Actor::create(
-      "ring-sender" + std::to_string(me), sg4::this_actor::get_host(), [&line, &r, overhead, serial, next, me] {
-        int token = 0;  // payloads travel by size only
-        std::vector<sg4::CommPtr> sends;
-        Seconds link_free = 0;
-        for (int k = 0; k < r.repeat; ++k) {
-          line.filled->acquire();
-          const Seconds start = std::max(line.ready.front() + overhead, link_free);
-          line.ready.pop_front();
-          sg4::this_actor::sleep_until(start);
-          sends.push_back(mailbox(next, me)->put_async(&token, wire_bytes(r.bytes)));
-          link_free = start + serial;
-        }
-        sg4::Comm::wait_all(sends);
-      });
   // NCCL_STEPS = 8 receive slots per connection (src/include/collectives.h): a step's message
   // moves as soon as its sender has it and the receiver has a free slot for it.
   constexpr int kSlots = 8;
   std::vector<sg4::CommPtr> arrivals;
   arrivals.reserve(r.repeat);
+  static int token = 0;  // payloads travel by size only (a detached send outlives this call)
   std::vector<int*> slots(kSlots, nullptr);
   const auto post = [&](int k) {
     if (k < r.repeat) arrivals.push_back(mailbox(me, prev)->get_async<int>(&slots[k % kSlots]));
   };
   for (int k = 0; k < kSlots; ++k) post(k);
+  Seconds ready = sg4::Engine::get_clock(), link_free = 0;
   for (int k = 0; k < r.repeat; ++k) {
     if (k > 0) {
       arrivals[k - 1]->wait();  // the step it forwards
+      ready = arrivals[k - 1]->get_finish_time();
       post(k - 1 + kSlots);
     }
-    line.ready.push_back(sg4::Engine::get_clock());
-    line.filled->release();
+    const Seconds leave = std::max(ready + overhead, link_free);
+    if (leave > sg4::Engine::get_clock()) sg4::this_actor::sleep_until(leave);
+    // Detached: the successor waits for every step, and SimGrid scans an actor's pending
+    // activities on each wait, so hundreds of sends held here would make a long ring quadratic.
+    mailbox(next, me)->put_init(&token, wire_bytes(r.bytes))->detach();
+    link_free = leave + serial;
   }
   arrivals.back()->wait();
-  sender->join();
 }
 
 Seconds ring_step_hop_s(const Round& r, const Layout& l, int me) {

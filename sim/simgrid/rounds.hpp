@@ -16,11 +16,15 @@ using Plans = std::vector<std::vector<Round>>;  // one plan (its rounds) per buc
 void run_round(const Round& r, const Layout& l, int me);
 
 // Participant `me` runs a pipelined ring round (Round::pipelined): its `repeat` steps, each sent as
-// soon as the step before has arrived from its predecessor, without waiting for its own sends
-// until the last (cost/collectives.hpp pipelined_ring_s is the closed form). The ring starts when
+// soon as the step before has arrived from its predecessor (plus its hop's overhead, and once the
+// last one's bytes have left), never waiting for its own sends: its successor waits for them
+// (cost/collectives.hpp pipelined_ring_s is the closed form). The ring starts when
 // every rank has reached it (`start`, a barrier of the ranks): what the ranks could do before the
 // last one joins is not modelled, as in the closed forms, which start at the last rank's readiness.
 void run_pipelined_ring(const Round& r, const Layout& l, int me, const simgrid::s4u::BarrierPtr& start);
+// What `me` spends before its message of a pipelined ring step leaves: the overhead of its hop's
+// route (inside its node or out of it) and the round's own for that route.
+Seconds ring_hop_overhead_s(const Round& r, const Layout& l, int me);
 // One step of a pipelined ring round in lockstep: how long after its start the message `me` sends
 // reached its successor (the fast fidelity measures a hop's time with it).
 Seconds ring_step_hop_s(const Round& r, const Layout& l, int me);
