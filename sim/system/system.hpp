@@ -17,8 +17,12 @@ enum class Storage { Memory, LocalSSD, NFS, Blob };
 enum class Decoder { Cpu, Dali };
 
 struct ComputeTuning {
-  double max_efficiency = 0.6;        // best fraction of peak a large GEMM reaches
-  Seconds half_efficiency_work_s = 20e-6;  // kernel length (at peak) that reaches half of it
+  // Best fraction of peak a large GEMM or convolution reaches, and the kernel length (at peak) that
+  // reaches half of it: the first version's figures, checked against DeepBench's published cuDNN
+  // convolutions (a 5x5 layer on a TitanX Pascal: 0.588 measured, 0.568 modelled; docs/design.md,
+  // "An outside check of the convolution roofline").
+  double max_efficiency = 0.6;
+  Seconds half_efficiency_work_s = 20e-6;
   double memory_efficiency = 0.8;     // fraction of memory bandwidth a streaming kernel reaches
   Seconds kernel_overhead_s = 5e-6;   // launch and framework cost per kernel
   bool winograd = true;               // FP32 3x3 convolutions by Winograd (cost/compute.cpp)
