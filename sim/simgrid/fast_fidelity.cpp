@@ -17,7 +17,7 @@ using RoundKey = std::tuple<int, int, double, double, double, bool>;
 RoundKey key_of(const Round& r) { return {int(r.kind), r.param, r.bytes, r.overhead_s, r.node_overhead_s, r.pipelined}; }
 
 struct RoundTimes {
-  std::vector<Seconds> took;                  // per round: its duration (barrier to barrier)
+  std::vector<Seconds> took;              // per round: its duration (barrier to barrier)
   std::vector<std::vector<Seconds>> hop;  // pipelined rounds: per rank, its message's time to arrive
 };
 

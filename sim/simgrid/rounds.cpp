@@ -32,7 +32,7 @@ Seconds ring_hop_overhead_s(const Round& r, const Layout& l, int me) {
 }
 
 void run_pipelined_ring(const Round& r, const Layout& l, int me, const sg4::BarrierPtr& start) {
-  if (me >= l.ranks) return;
+  if (me >= l.ranks || r.repeat <= 0) return;
   start->wait();
   const int next = (me + 1) % l.ranks, prev = (me + l.ranks - 1) % l.ranks;
   // Step k leaves `overhead` after step k-1 arrived (the per-step latency is in flight, not this
