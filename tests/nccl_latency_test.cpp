@@ -14,9 +14,10 @@
 
 using namespace ddlsim;
 
-// A DGX A100: NVLink 3 hops of 1 us (a GPU-to-GPU route 2 us) and HDR ports of 1 us (a route
-// between nodes 4 us). With NCCL the rounds last 3.4 us inside the node (tuning.cc hwLat NVLink
-// Ring Simple) and 9.6 us between nodes (NET); MPI keeps 2 and 4 us.
+// A DGX A100: NVLink 3 links of 0.235 us (a GPU-to-GPU route 0.47 us, NCCL's LL step) and HDR
+// ports of 1 us (a route between nodes 0.47 + 2 = 2.47 us). With NCCL the rounds last 3.4 us inside
+// the node (tuning.cc hwLat NVLink Ring Simple) and 9.6 us between nodes (NET); MPI keeps 0.47 and
+// 2.47 us.
 TEST(NcclLatency, RoundsLastAtLeastNcclsPerStepLatency) {
   ClusterDescription nccl = find_cluster("dgx-a100", "test"), mpi = nccl, network = nccl;
   use_library_factors(nccl, "nccl");
@@ -24,10 +25,10 @@ TEST(NcclLatency, RoundsLastAtLeastNcclsPerStepLatency) {
   use_library_factors(network, "nccl", true);
   EXPECT_NEAR(nccl.intra_route().step_latency_s(), 3.4e-6, 1e-15);
   EXPECT_NEAR(nccl.inter_route().step_latency_s(), 9.6e-6, 1e-15);
-  EXPECT_NEAR(nccl.intra_route().latency_s, 2e-6, 1e-15);  // the network's share is unchanged
-  EXPECT_NEAR(mpi.intra_route().step_latency_s(), 2e-6, 1e-15);
-  EXPECT_NEAR(mpi.inter_route().step_latency_s(), 4e-6, 1e-15);
-  EXPECT_NEAR(network.inter_route().step_latency_s(), 4e-6, 1e-15);
+  EXPECT_NEAR(nccl.intra_route().latency_s, 0.47e-6, 1e-15);  // the network's share is unchanged
+  EXPECT_NEAR(mpi.intra_route().step_latency_s(), 0.47e-6, 1e-15);
+  EXPECT_NEAR(mpi.inter_route().step_latency_s(), 2.47e-6, 1e-15);
+  EXPECT_NEAR(network.inter_route().step_latency_s(), 2.47e-6, 1e-15);
   // PCIe inside a node: 5.7 us; a slower network keeps its own, larger latency (1 GbE: 54 us).
   ClusterDescription tupi = find_cluster("tupi", "test");
   use_library_factors(tupi, "nccl");
@@ -38,7 +39,7 @@ TEST(NcclLatency, RoundsLastAtLeastNcclsPerStepLatency) {
 
 // `collective` on one DGX A100, 256 MiB (the Simple protocol: tests/nccl_protocol_test.cpp has the
 // others), NCCL's ring: 8.4 us per call + 14 steps x (3.4 us + 256 MiB / 8 at 230 GB/s)
-// = 8.4 + 47.6 + 2042.4 us (without NCCL's latencies: 14 x (2 us + the same)).
+// = 8.4 + 47.6 + 2042.4 us (without NCCL's latencies: 14 x (0.47 us + the same)).
 TEST(NcclLatency, CollectiveCountsTheCallAndEveryStep) {
   const double n = 268435456;
   const auto r = testutil::run_ddlsim("collective --cluster.platform=dgx-a100 --cluster.nodes=1 --sizes 256M --format json");
@@ -49,7 +50,7 @@ TEST(NcclLatency, CollectiveCountsTheCallAndEveryStep) {
   const auto old = testutil::run_ddlsim("collective --cluster.platform=dgx-a100 --cluster.nodes=1 --sizes 256M --format json "
                                         "--comm.round_latency=network --comm.per_call_us=0");
   ASSERT_EQ(old.code, 0) << old.out;
-  EXPECT_NEAR(nlohmann::json::parse(old.out)[0]["time_s"].get<double>() * 1e6, 14 * (2 + n / 8 / 230e9 * 1e6), 1e-6);
+  EXPECT_NEAR(nlohmann::json::parse(old.out)[0]["time_s"].get<double>() * 1e6, 14 * (0.47 + n / 8 / 230e9 * 1e6), 1e-6);
 }
 
 // Two-level algorithms pay the intra route's rounds inside a node and the network's between: the

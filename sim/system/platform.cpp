@@ -23,6 +23,12 @@ const T& find_by_name(const std::vector<T>& items, const std::string& name, cons
 }
 }  // namespace
 
+// One NVLink link's latency: NCCL's tuning model gives a whole LL ring step on an NVLink hop 0.47 us
+// (src/graph/tuning.cc, hwLat[NVLINK][RING][LL], NCCL 2.7-2.8), wire, flag and copy included, and a
+// route between two GPUs crosses two links (GPU to switch or bridge, then to the GPU): at most half
+// of it each. (1 us each before, uncited: an LL step then took 2 us, four times NCCL's own figure.)
+constexpr Seconds kNvlinkLatency_s = 0.47e-6 / 2;
+
 // Effective one-direction bandwidths: what a bulk transfer achieves (TCP goodput on Ethernet,
 // NCCL bus bandwidth for NVLink), and one-hop latencies including the software stack's share.
 const std::vector<LinkKind>& link_kinds() {
@@ -35,9 +41,9 @@ const std::vector<LinkKind>& link_kinds() {
       {"ib-edr", 12.0e9, 1 * us, "InfiniBand EDR 100 Gb/s"},
       {"pcie3", 12.0e9, 2 * us, "PCIe 3.0 x16, about 12 GB/s achieved"},
       {"pcie4", 24.0e9, 2 * us, "PCIe 4.0 x16, about 24 GB/s achieved"},
-      {"nvlink1", 36.0e9, 1 * us, "NVLink 1 (P100 DGX-1), ring bus bandwidth"},
-      {"nvlink2", 130.0e9, 1 * us, "NVLink 2 (V100 DGX-1/DGX-2), NCCL bus bandwidth"},
-      {"nvlink3", 230.0e9, 1 * us, "NVLink 3 (A100), NCCL bus bandwidth"},
+      {"nvlink1", 36.0e9, kNvlinkLatency_s, "NVLink 1 (P100 DGX-1), ring bus bandwidth"},
+      {"nvlink2", 130.0e9, kNvlinkLatency_s, "NVLink 2 (V100 DGX-1/DGX-2), NCCL bus bandwidth"},
+      {"nvlink3", 230.0e9, kNvlinkLatency_s, "NVLink 3 (A100), NCCL bus bandwidth"},
       // Added with their derivation (docs/design.md, "Link kinds"): line rate from the standard or
       // datasheet, times the share of it the kinds above already use for the same technology.
       {"40gbe", 4.7e9, 5 * us,
@@ -50,10 +56,10 @@ const std::vector<LinkKind>& link_kinds() {
       {"ib-hdr", 24.0e9, 1 * us, "InfiniBand HDR 200 Gb/s (4x 50G PAM4, 25 GB/s of data): EDR's 96 % of the data rate"},
       {"ib-ndr", 48.0e9, 1 * us, "InfiniBand NDR 400 Gb/s (4x 100G PAM4, 50 GB/s of data): EDR's 96 % of the data rate"},
       {"pcie5", 48.0e9, 2 * us, "PCIe 5.0 x16 (32 GT/s x 16, 128b/130b: 63 GB/s raw): pcie4's 76 % of raw"},
-      {"nvlink4", 345.0e9, 1 * us,
+      {"nvlink4", 345.0e9, kNvlinkLatency_s,
        "NVLink 4 (H100 SXM: 18 links, 450 GB/s per direction): NVLink 3's 77 % of line rate; its NVSwitch "
        "reduces (NVLink SHARP: comm.algorithm = nvls, or NCCL's auto, on one node)"},
-      {"nvlink-bridge", 43.0e9, 1 * us,
+      {"nvlink-bridge", 43.0e9, kNvlinkLatency_s,
        "NVLink bridge between two RTX 3090 (112.5 GB/s both directions, 56.25 one way): NVLink 3's 77 %"},
   };
   return kinds;
