@@ -152,3 +152,21 @@ TEST(PipelinedRing, SimGridSimulatesTheClosedForm) {
       }
     }
 }
+
+// comm.ring_steps = lockstep switches the mechanism off: every step lasts its slowest hop, the
+// earlier rule (2 DGX A100, 8 B: 8.4 + 30 x 9.6 = 296.4 us), in every backend; a wrong value is an
+// input error naming the key.
+TEST(PipelinedRing, LockstepKeyGivesTheEarlierRule) {
+  for (const char* backend : {"--simulation.backend=analytic", "--simulation.backend=simgrid --simulation.fidelity=fast",
+                              "--simulation.backend=simgrid --simulation.fidelity=full"}) {
+    const auto r = testutil::run_ddlsim(std::string("collective --cluster.platform=dgx-a100 --cluster.nodes=2 "
+                                                    "--comm.algorithm=ring --comm.ring_steps=lockstep --format json "
+                                                    "--sizes 8 ") + backend);
+    ASSERT_EQ(r.code, 0) << r.out;
+    // to one part in a million: each step's half byte (a whole one in SimGrid) adds 30 x 5 ps
+    EXPECT_NEAR(nlohmann::json::parse(r.out)[0]["time_s"].get<double>() * 1e6, 8.4 + 30 * 9.6, 1e-6 * 296.4) << backend;
+  }
+  const auto bad = testutil::run_ddlsim("collective --cluster.platform=dgx-a100 --comm.ring_steps=sometimes --sizes 8");
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_NE(bad.out.find("comm.ring_steps"), std::string::npos) << bad.out;
+}

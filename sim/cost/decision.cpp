@@ -154,7 +154,7 @@ Algorithm concrete_algorithm(const CommMethod& m, Collective c, const CommTopolo
 
 LibraryCall library_call(const CommMethod& m, Collective c, const CommTopology& topo, Bytes bytes) {
   CommTopology as_run = topo;
-  as_run.steps_in_flight = m.library == Library::Nccl;
+  as_run.steps_in_flight = m.library == Library::Nccl && m.ring_steps_in_flight;
   LibraryCall k{concrete_algorithm(m, c, topo, bytes), Protocol::Simple, as_run, bytes};
   if (!topo.nccl_protocols || c != Collective::Allreduce || topo.ranks() <= 1) return k;
   k.protocol = (m.algorithm == Algorithm::Auto && m.library == Library::Nccl

@@ -138,6 +138,7 @@ Execution resolve_execution(const Reader& r, int nodes) {
   e.algorithm = r.given("comm.algorithm") ? parse_algorithm(r.text("comm.algorithm"), r.where("comm.algorithm"))
                                           : preset.algorithm;
   e.protocol = parse_protocol(r.text("comm.nccl_protocol"), r.where("comm.nccl_protocol"));
+  e.ring_steps_in_flight = r.choice<bool>("comm.ring_steps", {{"pipelined", true}, {"lockstep", false}});
   if (e.algorithm == Algorithm::Pairwise)
     r.fail("comm.algorithm", "an allreduce algorithm (pairwise runs all-to-all; see `ddlsim collective`)");
   e.bucket_bytes = (r.given("comm.bucket_mb") ? r.real("comm.bucket_mb", 0, true, 1e6) : preset.bucket_mib) * kMiB;

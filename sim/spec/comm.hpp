@@ -98,6 +98,9 @@ struct CommMethod {
   Library library = Library::Nccl;
   Algorithm algorithm = Algorithm::Ring;
   Protocol protocol = Protocol::Simple;  // NCCL's (comm.nccl_protocol, NCCL_PROTO); Auto: its model's
+  // NCCL keeps a ring's steps in flight across nodes (comm.ring_steps = pipelined); false: every
+  // step in lockstep, as every library's ring ran before (and MPI's and gloo's still do).
+  bool ring_steps_in_flight = true;
 };
 
 // One rank-to-rank route.
