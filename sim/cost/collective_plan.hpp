@@ -84,6 +84,8 @@ struct Layout {
   std::vector<Seconds> ring_link_latency_s;
 
   int participants() const { return ranks + (spare_server_hosts ? ps_servers : 0); }
+  // Whether rank me's ring hop (to me + 1) leaves its node.
+  bool ring_hop_leaves_node(int me) const { return (me + 1) % gpus_per_node == 0; }
   int server_participant(int j) const;  // where server j runs
 };
 

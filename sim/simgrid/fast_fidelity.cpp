@@ -48,7 +48,7 @@ RoundTimes fast_round_times(const World& w, const std::vector<Round>& rounds) {
 RingHop measured_hop(const Round& r, const std::vector<Seconds>& took, const Layout& l, bool inter) {
   RingHop h;
   for (int me = 0; me < l.ranks; ++me)
-    if (((me + 1) % l.gpus_per_node == 0) == inter && took[me] >= h.total_s()) {
+    if (l.ring_hop_leaves_node(me) == inter && took[me] >= h.total_s()) {
       h.fixed_s = ring_hop_overhead_s(r, l, me) + l.ring_link_latency_s[me];
       h.serial_s = took[me] - h.fixed_s;
     }

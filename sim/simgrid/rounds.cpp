@@ -27,8 +27,7 @@ void sleep_for(Seconds d) {
 }  // namespace
 
 Seconds ring_hop_overhead_s(const Round& r, const Layout& l, int me) {
-  const bool inside = (me + 1) % l.gpus_per_node != 0;
-  return inside ? l.node_step_overhead_s + r.node_overhead_s : l.step_overhead_s + r.overhead_s;
+  return l.ring_hop_leaves_node(me) ? l.step_overhead_s + r.overhead_s : l.node_step_overhead_s + r.node_overhead_s;
 }
 
 void run_pipelined_ring(const Round& r, const Layout& l, int me, const sg4::BarrierPtr& start) {
@@ -87,7 +86,7 @@ void run_round(const Round& r, const Layout& l, int me) {
   // The library's software overhead per round (closed forms: Route::step_latency_s) and the
   // algorithm's own (Round::overhead_s): this rank's time before its messages start.
   const Seconds overhead = (node_round(r.kind) ? l.node_step_overhead_s : l.step_overhead_s) + r.overhead_s;
-  if (overhead > 0) sg4::this_actor::sleep_for(overhead);
+  sleep_for(overhead);
   int token = 0;  // payloads travel by size only
   std::vector<int*> slots(ops.recvs.size(), nullptr);
   std::vector<sg4::CommPtr> comms;

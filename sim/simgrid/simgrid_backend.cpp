@@ -151,9 +151,8 @@ Seconds simgrid_collective_s(Collective c, Algorithm a, const CommTopology& topo
   s.overlap = false;
   CommTopology rounds_as_given = topo;  // the algorithm's rounds alone, as collective_time_s: no protocol
   rounds_as_given.nccl_protocols = false;
-  // NCCL runs rings with steps in flight (library_call); the rounds are as given, so the library
-  // named is NCCL only where the topology keeps them in flight.
-  const CommMethod m{topo.steps_in_flight ? Library::Nccl : Library::Mpi, a};
+  // The rounds as given: rings pipelined only where the topology keeps their steps in flight.
+  const CommMethod m{Library::Nccl, a, Protocol::Simple, topo.steps_in_flight};
   return simgrid_sync_step(RankSchedules{{s}, {}}, rounds_as_given, c, m, sys, o).cluster.comm_s;
 }
 
