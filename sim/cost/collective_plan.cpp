@@ -175,10 +175,17 @@ ColouredEdges dbt_edges(int nodes) {
 // run one after the other: chain reduce, tree reduce, tree broadcast, chain broadcast, each a
 // pipeline of one-chunk rounds in which a GPU sends and receives at most one chunk (the tree
 // phases alternate the two edge colours, so a step of the pipeline takes two rounds).
+// With steps in flight (NCCL: NCCL_STEPS slots per connection) the four phases and the chunks
+// overlap: one DbtPipeline round.
 std::vector<Round> dbtree_plan(const Layout& l, Bytes n) {
   const int g = l.gpus_per_node, nodes = l.ranks / g;
   const TreePipeline t = dbt_pipeline(nodes, g, n);
   const Bytes m = t.chunk_bytes;
+  if (l.steps_in_flight) {
+    Round r{RoundKind::DbtPipeline, 0, m, t.chunks};
+    r.pipelined = true;
+    return {r};
+  }
   std::vector<Round> plan;
   if (g > 1) plan.push_back({RoundKind::NodeChainUp, 0, m, 2 * t.chunks + g - 2});
   const int colours = nodes == 2 ? 1 : 2;
@@ -252,6 +259,15 @@ void pair_ops(RoundOps& ops, RoundKind kind, int me, int r) {
   if (recvs) ops.recvs.push_back(partner);
 }
 }  // namespace
+
+std::vector<Round> tree_hop_rounds(const Round& pipeline, const Layout& l) {
+  const int nodes = l.ranks / l.gpus_per_node;
+  const Bytes inter = pipeline.bytes / ring_factor(nodes, l);
+  std::vector<Round> hops = {{RoundKind::NodeChainUp, 0, pipeline.bytes}, {RoundKind::NodeChainUp, 0, 0},
+                             {RoundKind::DbtUp, 0, inter}, {RoundKind::DbtUp, 0, 0}};
+  for (int i = 0; i < 4; ++i) hops[i].overhead_s = i < 2 ? pipeline.node_overhead_s : pipeline.overhead_s;
+  return hops;
+}
 
 int dbt_parent(int tree, int v, int nodes) {
   if (tree == 0) return btree_parent(v, nodes);
@@ -413,6 +429,8 @@ RoundOps round_ops(const Round& r, const Layout& l, int me) {
     case RoundKind::DbtUp:
     case RoundKind::DbtDown:
       if (rank) dbt_ops(ops, r, l, me);
+      break;
+    case RoundKind::DbtPipeline:  // no messages of its own (tree_hop_rounds)
       break;
     case RoundKind::Pairwise:
       if (rank) {

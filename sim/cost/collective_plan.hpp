@@ -36,6 +36,10 @@ enum class RoundKind {
   NodeChainDown,   // inside each node, local rank i sends to i + 1 (chain broadcast)
   DbtUp,           // the node leaders' tree edges of colour param, child to parent (both trees)
   DbtDown,         // the same edges, parent to child
+  DbtPipeline,     // the whole dbtree with steps in flight (Layout::steps_in_flight): `repeat` chunks
+                   // of `bytes` per tree through chain up, tree up, tree down, chain down at once;
+                   // no messages of its own: cost/collectives.hpp pipelined_tree_s composes it from
+                   // one chunk's hops (tree_hop_rounds)
   AllPairs,        // every rank sends bytes to every other rank at once (nvls: the traffic each
                    // GPU's link carries to and from the reducing switch)
 };
@@ -105,6 +109,12 @@ struct TreePipeline {
   int depth = 0;  // dbt_depth(nodes)
 };
 TreePipeline dbt_pipeline(int nodes, int gpus_per_node, Bytes n);
+
+// The hops of a DbtPipeline round, each as one lockstep round of one chunk (what a hop costs is
+// measured on them): [0] chain up inside the nodes, [1] the same with no payload, [2] the tree's
+// edges of colour 0 between nodes, [3] the same with no payload. The round's overhead_s goes to
+// the hops between nodes, its node_overhead_s to those inside.
+std::vector<Round> tree_hop_rounds(const Round& pipeline, const Layout& l);
 
 // Whether `a` runs collective `c` (Auto is not an algorithm: cost/decision.hpp resolves it).
 bool supports(Collective c, Algorithm a);

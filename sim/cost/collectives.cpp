@@ -45,9 +45,15 @@ Seconds hierarchical_allreduce_s(int nodes, int gpus_per_node, Bytes n, Route in
   return local + ring_allreduce_s(nodes, n, inter);
 }
 
-Seconds double_binary_tree_allreduce_s(int nodes, int gpus_per_node, Bytes n, Route intra, Route inter) {
+Seconds double_binary_tree_allreduce_s(int nodes, int gpus_per_node, Bytes n, Route intra, Route inter,
+                                       bool steps_in_flight) {
   const TreePipeline t = dbt_pipeline(nodes, gpus_per_node, n);
   const Bytes m = t.chunk_bytes;
+  if (steps_in_flight) {
+    const BytesPerSecond bw = nodes == 2 ? inter.exchange_bw_Bps() : inter.ring_bw_Bps();
+    return pipelined_tree_s(t.chunks, t.depth, gpus_per_node, nodes, ring_hop(intra, m),
+                            {inter.step_latency_s(), m / bw});
+  }
   Seconds s = 0;
   if (gpus_per_node > 1) s += 2.0 * (2 * t.chunks + gpus_per_node - 2) * (intra.step_latency_s() + m / intra.bw_Bps);
   if (nodes > 1) {
@@ -106,6 +112,13 @@ Seconds pipelined_ring_s(int steps, int g, RingHop intra, RingHop inter) {
   return t;
 }
 
+Seconds pipelined_tree_s(int chunks, int depth, int g, int nodes, RingHop intra, RingHop inter) {
+  const int intra_hops = 2 * (g - 1), inter_hops = nodes > 1 ? 2 * depth : 0;
+  const int k_intra = g > 2 ? 4 : g == 2 ? 2 : 0, k_inter = nodes > 2 ? 4 : nodes == 2 ? 2 : 0;
+  const Seconds period = std::max(k_intra * intra.serial_s, k_inter * inter.serial_s);
+  return intra_hops * intra.total_s() + inter_hops * inter.total_s() + (chunks - 1) * period;
+}
+
 namespace {
 // The ring of `steps` steps of n/p bytes over the topology's hops, as collective_plan's ring_plan
 // sends them (the flat route's two-way factor on every message), with steps in flight.
@@ -133,7 +146,8 @@ Seconds collective_time_s(Algorithm a, const CommTopology& topo, Bytes n) {
     case Algorithm::Hierarchical:
       return hierarchical_allreduce_s(topo.nodes, topo.gpus_per_node, n, topo.intra, topo.inter);
     case Algorithm::DoubleBinaryTree:
-      return double_binary_tree_allreduce_s(topo.nodes, topo.gpus_per_node, n, topo.intra, topo.inter);
+      return double_binary_tree_allreduce_s(topo.nodes, topo.gpus_per_node, n, topo.intra, topo.inter,
+                                            topo.steps_in_flight);
     case Algorithm::Nvls: return nvls_allreduce_s(p, n, topo.flat_route());
     case Algorithm::ParameterServer:
       return parameter_server_s(p, topo.ps_servers, n, topo.flat_route());
@@ -163,6 +177,13 @@ Seconds collective_time_s(Collective c, Algorithm a, const CommTopology& topo, B
 Seconds plan_time_s(const std::vector<Round>& plan, const CommTopology& topo) {
   Seconds t = 0;
   for (const Round& round : plan) {
+    if (round.kind == RoundKind::DbtPipeline) {
+      const BytesPerSecond bw = topo.nodes == 2 ? topo.inter.exchange_bw_Bps() : topo.inter.ring_bw_Bps();
+      t += pipelined_tree_s(round.repeat, dbt_depth(topo.nodes), topo.gpus_per_node, topo.nodes,
+                            ring_hop(topo.intra, round.bytes, round.node_overhead_s),
+                            {topo.inter.step_latency_s() + round.overhead_s, round.bytes / bw});
+      continue;
+    }
     if (round.pipelined && topo.nodes > 1) {
       t += pipelined_ring_s(round.repeat, topo.gpus_per_node, ring_hop(topo.intra, round.bytes, round.node_overhead_s),
                             ring_hop(topo.inter, round.bytes, round.overhead_s));

@@ -32,7 +32,10 @@ Seconds hierarchical_allreduce_s(int nodes, int gpus_per_node, Bytes n, Route in
 //   + [N > 1] 2 C (K + D - 1) (alpha + m / B_r)       tree reduce and broadcast among the nodes
 // (B_r as for the ring on N ranks). Bandwidth term for large n: 2 n / B across nodes, NCCL's own
 // tree figure (tuning.cc: algbw = busBw / 2); latency: 2 C D alpha plus the chunks' pipeline.
-Seconds double_binary_tree_allreduce_s(int nodes, int gpus_per_node, Bytes n, Route intra, Route inter);
+// With steps in flight (NCCL's, CommTopology::steps_in_flight) the phases overlap:
+// pipelined_tree_s over the hops h_i = (alpha_i, m / B_i) and h_e = (alpha, m / B_r).
+Seconds double_binary_tree_allreduce_s(int nodes, int gpus_per_node, Bytes n, Route intra, Route inter,
+                                       bool steps_in_flight = false);
 // Parameter server: each of w workers pushes n/s bytes to each of s servers, then pulls them back.
 // A server's link carries w n/s bytes each way, a worker's link n bytes:
 //   2 (alpha + max(w/s, 1) n / B).
@@ -82,6 +85,17 @@ Seconds pipelined_ring_s(int steps, int gpus_per_node, RingHop intra, RingHop in
 // The hops of a ring step of `bytes` per message over a topology's routes (plus each route's extra
 // per-round overhead): intra inside a node, inter leaving it.
 RingHop ring_hop(const Route& r, Bytes bytes, Seconds extra_overhead_s = 0);
+// NCCL's double binary tree with steps in flight (NCCL_STEPS slots per connection): a chunk goes
+// up the chain inside its node (g - 1 hops), up the tree (D hops), down it (D) and down the chain
+// (g - 1) as soon as it has arrived, while the chunks behind it follow, so the phases overlap
+// as a pipeline:
+//   T = 2 (g - 1) h_i + 2 D h_e + (K - 1) max(k_i serial_i, k_e serial_e)
+// over K chunks, h = fixed + serial of one chunk's hop. The period is the busiest link's share of
+// one chunk of each tree: inside a node a GPU of the chain sends both trees' chunk up and down
+// (k_i = 4; 2 at the chain's ends, so 2 for g = 2), between nodes a node sends both trees' chunk
+// up and, interior in one tree, to two children (k_e = 4; 2 for N = 2, whose trees share one
+// edge). For K = 1 T is NCCL's tree latency, 2 ((g - 1) intra + D inter) hops (tuning.cc).
+Seconds pipelined_tree_s(int chunks, int depth, int gpus_per_node, int nodes, RingHop intra, RingHop inter);
 
 // Time of one allreduce of n gradient bytes with the given algorithm (0 for a single rank).
 // `a` must be concrete: resolve Auto first (cost/decision.hpp).

@@ -64,12 +64,22 @@ std::vector<Seconds> fast_bucket_times(const World& w, const Plans& plans) {
     if (index.emplace(key_of(r), distinct.size()).second) distinct.push_back(r);
   };
   for (const auto& plan : plans)
-    for (const Round& r : plan) add(r);
+    for (const Round& r : plan)
+      if (r.kind == RoundKind::DbtPipeline)
+        for (const Round& hop : tree_hop_rounds(r, w.layout)) add(hop);
+      else
+        add(r);
   const RoundTimes m = fast_round_times(w, distinct);
   std::vector<Seconds> out;
   for (const auto& plan : plans) {
     Seconds t = 0;
     for (const Round& r : plan) {
+      if (r.kind == RoundKind::DbtPipeline) {
+        std::vector<Seconds> took;
+        for (const Round& hop : tree_hop_rounds(r, w.layout)) took.push_back(m.took[index.at(key_of(hop))]);
+        t += pipelined_tree_s(r, w.layout, took);
+        continue;
+      }
       const std::size_t i = index.at(key_of(r));
       if (!r.pipelined) {
         t += r.repeat * m.took[i];

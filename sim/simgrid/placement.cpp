@@ -96,7 +96,8 @@ World make_world(const CommTopology& topo, Algorithm a, const System& sys, const
 
 void pace_pipelined_rings(World& w, const Plans& plans) {
   const auto pipelined = [](const std::vector<Round>& plan) {
-    return std::any_of(plan.begin(), plan.end(), [](const Round& r) { return r.pipelined; });
+    return std::any_of(plan.begin(), plan.end(),
+                       [](const Round& r) { return r.pipelined && r.kind == RoundKind::RingStep; });
   };
   if (std::none_of(plans.begin(), plans.end(), pipelined)) return;
   w.layout.ring_link_Bps.clear();

@@ -6,6 +6,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "cost/collectives.hpp"
+
 namespace sg4 = simgrid::s4u;
 
 namespace ddlsim {
@@ -78,6 +80,38 @@ Seconds ring_step_hop_s(const Round& r, const Layout& l, int me) {
   const Seconds hop = sg4::Engine::get_clock() - start;
   in->wait();
   return hop;
+}
+
+namespace {
+// A hop from its round with a payload of `bytes` (took) and with none (took_empty): SimGrid sends
+// at least one byte, so the empty round's byte is moved from its fixed part to the serial one.
+RingHop measured_hop(Bytes bytes, Seconds took, Seconds took_empty) {
+  const double wire = double(wire_bytes(bytes));
+  const Seconds per_byte = wire > 1 ? (took - took_empty) / (wire - 1) : 0;
+  return {took_empty - per_byte, per_byte * wire};
+}
+}  // namespace
+
+Seconds pipelined_tree_s(const Round& r, const Layout& l, const std::vector<Seconds>& took) {
+  const int g = l.gpus_per_node, nodes = l.ranks / g;
+  const std::vector<Round> hops = tree_hop_rounds(r, l);
+  return ddlsim::pipelined_tree_s(r.repeat, dbt_depth(nodes), g, nodes, measured_hop(hops[0].bytes, took[0], took[1]),
+                                  measured_hop(hops[2].bytes, took[2], took[3]));
+}
+
+void run_pipelined_tree(const Round& r, const Layout& l, int me, const sg4::BarrierPtr& barrier) {
+  if (me >= l.ranks) return;
+  barrier->wait();
+  const Seconds start = sg4::Engine::get_clock();
+  std::vector<Seconds> took;
+  for (const Round& hop : tree_hop_rounds(r, l)) {
+    const Seconds from = sg4::Engine::get_clock();
+    run_round(hop, l, me);
+    barrier->wait();
+    took.push_back(sg4::Engine::get_clock() - from);
+  }
+  const Seconds end = start + pipelined_tree_s(r, l, took);
+  if (end > sg4::Engine::get_clock()) sg4::this_actor::sleep_until(end);
 }
 
 void run_round(const Round& r, const Layout& l, int me) {
