@@ -79,7 +79,8 @@ struct Layout {
   Seconds node_step_overhead_s = 0;
   // NCCL's rings keep steps in flight (NCCL_STEPS = 8 slots per connection, src/include/
   // collectives.h): across nodes the ring's steps are pipelined (Round::pipelined), so a small
-  // message pays the network's latency on the hops it crosses, not on every step.
+  // message pays the network's latency on the hops it crosses, not on every step; the double
+  // binary tree's phases overlap (one DbtPipeline round).
   bool steps_in_flight = false;
   // Per rank: the narrowest link of its route to rank + 1, and the route's latency. A pipelined
   // ring's sender keeps one message at a time on that link (a connection's messages leave in

@@ -98,8 +98,8 @@ struct CommMethod {
   Library library = Library::Nccl;
   Algorithm algorithm = Algorithm::Ring;
   Protocol protocol = Protocol::Simple;  // NCCL's (comm.nccl_protocol, NCCL_PROTO); Auto: its model's
-  // NCCL keeps a ring's steps in flight across nodes (comm.ring_steps = pipelined); false: every
-  // step in lockstep, as every library's ring ran before (and MPI's and gloo's still do).
+  // NCCL keeps a ring's steps in flight across nodes, and its tree's (comm.ring_steps = pipelined);
+  // false: every step in lockstep, as every library's ring ran before (and MPI's and gloo's still do).
   bool ring_steps_in_flight = true;
 };
 
@@ -137,8 +137,9 @@ struct CommTopology {
   // NCCL's protocols and their per-step latencies apply (the library is NCCL, its own latencies
   // are on and no measured per-round overhead replaces them): cost/protocol.hpp.
   bool nccl_protocols = false;
-  // The library keeps a ring's steps in flight (NCCL; collective_plan.hpp Layout::steps_in_flight):
-  // across nodes a ring costs cost/collectives.hpp pipelined_ring_s, not lockstep steps.
+  // The library keeps its steps in flight (NCCL; collective_plan.hpp Layout::steps_in_flight):
+  // across nodes a ring costs cost/collectives.hpp pipelined_ring_s, not lockstep steps, and a
+  // double binary tree pipelined_tree_s.
   bool steps_in_flight = false;
 
   int ranks() const { return nodes * gpus_per_node; }
