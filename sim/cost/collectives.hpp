@@ -88,7 +88,8 @@ RingHop ring_hop(const Route& r, Bytes bytes, Seconds extra_overhead_s = 0);
 // NCCL's double binary tree with steps in flight (NCCL_STEPS slots per connection): a chunk goes
 // up the chain inside its node (g - 1 hops), up the tree (D hops), down it (D) and down the chain
 // (g - 1) as soon as it has arrived, while the chunks behind it follow, so the phases overlap
-// as a pipeline:
+// as a pipeline (NCCL's tree/Simple kernel runs reduce and broadcast on separate threads,
+// runTreeSplit in src/collectives/device/all_reduce.h):
 //   T = 2 (g - 1) h_i + 2 D h_e + (K - 1) max(k_i serial_i, k_e serial_e)
 // over K chunks, h = fixed + serial of one chunk's hop. The period is the busiest link's share of
 // one chunk of each tree: inside a node a GPU of the chain sends both trees' chunk up and down
