@@ -180,3 +180,39 @@ TEST(ModelFile, ErrorsNameFileAndLine) {
             std::string::npos);
   EXPECT_THROW(load_model_file("/nonexistent/none.model"), InputError);
 }
+
+// VGG-11/13/19 and DenseNet-121/169/201: torchvision's parameter counts (sum of numel(), checked
+// with torchvision 0.14; Keras' VGG19 and DenseNet summaries give the same trainable figures, and
+// their totals add BatchNorm's running statistics, 2 per channel) and torchvision's documented
+// multiply-adds (GFLOPS column of its model table: 7.61, 11.31, 19.63, 2.83, 3.36, 4.29 G), to
+// 2 %: ddlsim counts 2 operations per multiply-add and adds the element-wise layers.
+TEST(ModelZoo, VggAndDenseNetVariants) {
+  const struct {
+    const char* name;
+    long long trainable, total;
+    double gmacs;
+  } rows[] = {{"vgg11", 132'863'336, 132'863'336, 7.61},   {"vgg13", 133'047'848, 133'047'848, 11.31},
+              {"vgg19", 143'667'240, 143'667'240, 19.63},  {"densenet121", 7'978'856, 8'062'504, 2.83},
+              {"densenet169", 14'149'480, 14'307'880, 3.36}, {"densenet201", 20'013'928, 20'242'984, 4.29}};
+  for (const auto& r : rows) {
+    const Model m = zoo(r.name);
+    EXPECT_EQ(m.params_trainable(), r.trainable) << r.name;
+    EXPECT_EQ(m.params_total(), r.total) << r.name;
+    EXPECT_NEAR(m.fwd_flops_per_sample() / 2, r.gmacs * 1e9, 0.02 * r.gmacs * 1e9) << r.name;
+  }
+  // The classifier's input: 64 + 32 x layers per block, halved by each transition (torchvision's
+  // classifier in_features: 1024, 1664, 1920).
+  const struct {
+    const char* name;
+    int features;
+  } heads[] = {{"densenet121", 1024}, {"densenet169", 1664}, {"densenet201", 1920}};
+  for (const auto& h : heads) {
+    int found = 0;
+    for (const Layer& l : zoo(h.name).layers)
+      if (l.name == "predictions") {
+        EXPECT_EQ(l.in.c, h.features) << h.name;
+        ++found;
+      }
+    EXPECT_EQ(found, 1) << h.name;
+  }
+}

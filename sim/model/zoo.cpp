@@ -36,7 +36,13 @@ constexpr ZooEntry kZoo[] = {
     {"efficientnet_b7", build_efficientnet_b7, 600, 1000, 32, false},
     {"mobilenet_v2", build_mobilenet_v2, 224, 1000, 32},
     {"inception_v3", build_inception_v3, 299, 1000, 75},
+    {"vgg11", build_vgg11, 224, 1000, 32, false},
+    {"vgg13", build_vgg13, 224, 1000, 32, false},
     {"vgg16", build_vgg16, 224, 1000, 32},
+    {"vgg19", build_vgg19, 224, 1000, 32, false},
+    {"densenet121", build_densenet121, 224, 1000, 32, false},
+    {"densenet169", build_densenet169, 224, 1000, 32, false},
+    {"densenet201", build_densenet201, 224, 1000, 32, false},
     {"alexnet", build_alexnet, 227, 1000, 67},
     {"small_cnn", build_small_cnn, 32, 10, 10},
 };

@@ -24,7 +24,13 @@ Model build_efficientnet_b6(const ModelOptions& o);
 Model build_efficientnet_b7(const ModelOptions& o);
 Model build_mobilenet_v2(const ModelOptions& o);
 Model build_inception_v3(const ModelOptions& o);
+Model build_vgg11(const ModelOptions& o);
+Model build_vgg13(const ModelOptions& o);
 Model build_vgg16(const ModelOptions& o);
+Model build_vgg19(const ModelOptions& o);
+Model build_densenet121(const ModelOptions& o);
+Model build_densenet169(const ModelOptions& o);
+Model build_densenet201(const ModelOptions& o);
 Model build_small_cnn(const ModelOptions& o);
 
 // Keras `correct_pad` + ZeroPadding2D: pads so that a stride-2 'valid' window of `kernel`

@@ -1,6 +1,8 @@
-// VGG16 with the fully connected head (keras.applications.vgg16, include_top=True):
-// 13 biased 3x3 convolutions with ReLU in 5 blocks, each ending in 2x2 max pooling,
-// then Flatten, Dense 4096, Dense 4096, Dense classes.
+// VGG with the fully connected head (keras.applications.vgg16 / vgg19, include_top=True; VGG-11
+// and VGG-13 after torchvision's configurations A and B, the same layers without batch norm):
+// biased 3x3 convolutions with ReLU in 5 blocks, each ending in 2x2 max pooling, then Flatten,
+// Dense 4096, Dense 4096, Dense classes. Convolutions per block: VGG-11 1-1-2-2-2, VGG-13
+// 2-2-2-2-2, VGG-16 2-2-3-3-3, VGG-19 2-2-4-4-4 (Simonyan and Zisserman 2015, table 1).
 #include <fmt/format.h>
 
 #include "model/zoo_models.hpp"
@@ -14,7 +16,7 @@ struct VggBlock {
   int filters;
 };
 
-constexpr VggBlock kBlocks[] = {{2, 64}, {2, 128}, {3, 256}, {3, 512}, {3, 512}};
+constexpr int kFilters[] = {64, 128, 256, 512, 512};
 
 Shape vgg_block(ModelBuilder& b, Shape x, const VggBlock& blk, int index) {
   for (int i = 1; i <= blk.convs; ++i) {
@@ -25,13 +27,10 @@ Shape vgg_block(ModelBuilder& b, Shape x, const VggBlock& blk, int index) {
   return b.pool(x, PoolKind::Max, 2, 2, Padding::Valid, fmt::format("block{}_pool", index));
 }
 
-}  // namespace
-
-Model build_vgg16(const ModelOptions& o) {
-  ModelBuilder b("vgg16");
+Model build_vgg(const std::string& name, const int (&convs)[5], const ModelOptions& o) {
+  ModelBuilder b(name);
   Shape x = b.input(input_shape(o), "input_1");
-  int index = 0;
-  for (const VggBlock& blk : kBlocks) x = vgg_block(b, x, blk, ++index);
+  for (int i = 0; i < 5; ++i) x = vgg_block(b, x, {convs[i], kFilters[i]}, i + 1);
   x = b.flatten(x, "flatten");
   x = b.activation(b.dense(x, 4096, true, "fc1"), "relu", "fc1_relu");
   x = b.activation(b.dense(x, 4096, true, "fc2"), "relu", "fc2_relu");
@@ -39,5 +38,12 @@ Model build_vgg16(const ModelOptions& o) {
   b.activation(x, "softmax", "predictions_softmax");
   return b.finish(o.classes);
 }
+
+}  // namespace
+
+Model build_vgg11(const ModelOptions& o) { return build_vgg("vgg11", {1, 1, 2, 2, 2}, o); }
+Model build_vgg13(const ModelOptions& o) { return build_vgg("vgg13", {2, 2, 2, 2, 2}, o); }
+Model build_vgg16(const ModelOptions& o) { return build_vgg("vgg16", {2, 2, 3, 3, 3}, o); }
+Model build_vgg19(const ModelOptions& o) { return build_vgg("vgg19", {2, 2, 4, 4, 4}, o); }
 
 }  // namespace ddlsim
