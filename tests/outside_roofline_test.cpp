@@ -1,0 +1,59 @@
+// An outside check of the roofline (no 1-GPU calibration) that set no constant: Microsoft
+// SuperBench's published baseline for Azure NDm A100 v4 (microsoft/superbench-results,
+// v0.4.0/Azure-NDmv4-A100/baseline.json and config.yaml): torchvision models trained with PyTorch
+// DDP on the 8 A100 80GB of one node, synthetic data, channels-first, per-rank throughput; ResNets
+// at batch 192, DenseNet and VGG at 32; "fp32" (PyTorch's default TF32 convolutions on Ampere) and
+// "fp16" (the model cast to half, batch norm kept in FP32: mixed here, FP16 gradients). Printed as a
+// table; the guards are the figures of the round that added it (docs/design.md, "An outside check
+// on A100"), so a change that makes the roofline worse there shows.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+#include "test_util.hpp"
+
+namespace {
+
+struct Row {
+  const char* model;
+  const char* precision;
+  double measured;  // images/s per GPU
+};
+
+constexpr Row kRows[] = {
+    {"resnet50", "tf32", 856.93},    {"resnet50", "mixed", 1031.32},   {"resnet101", "tf32", 557.66},
+    {"resnet101", "mixed", 664.36},  {"resnet152", "tf32", 395.90},    {"resnet152", "mixed", 482.32},
+    {"densenet169", "tf32", 218.59}, {"densenet169", "mixed", 224.99}, {"densenet201", "tf32", 180.11},
+    {"densenet201", "mixed", 186.32}, {"vgg11", "tf32", 864.35},       {"vgg11", "mixed", 1390.78},
+    {"vgg13", "tf32", 620.92},       {"vgg13", "mixed", 1006.85},      {"vgg16", "tf32", 522.95},
+    {"vgg16", "mixed", 864.36},      {"vgg19", "tf32", 453.33},        {"vgg19", "mixed", 753.70}};
+
+double per_gpu(const Row& r) {
+  const std::string batch = std::string(r.model).rfind("resnet", 0) == 0 ? "192" : "32";
+  const std::string fp16 = std::string(r.precision) == "mixed" ? " --comm.gradient_dtype=fp16" : "";
+  const auto out = testutil::run_ddlsim(
+      "simulate " + testutil::source_dir() + "/scenarios/default.ini --cluster.platform=dgx-a100 --compute.device=a100-80gb "
+                  "--cluster.nodes=1 --cluster.gpus_per_node=8 --training.framework=pytorch_ddp "
+                  "--compute.memory_format=nchw --input.format=synthetic --format json --model.name=") +
+      r.model + " --model.precision=" + r.precision + " --training.batch_per_gpu=" + batch + fp16);
+  EXPECT_EQ(out.code, 0) << out.out;
+  return out.code == 0 ? nlohmann::json::parse(out.out)["samples_per_s"].get<double>() / 8 : 0;
+}
+
+}  // namespace
+
+TEST(OutsideRoofline, SuperBenchA100Models) {
+  double tf32 = 0, mixed = 0;
+  for (const Row& r : kRows) {
+    const double error = per_gpu(r) / r.measured - 1;
+    std::printf("%-12s %-6s measured %7.1f  error %+6.1f %%\n", r.model, r.precision, r.measured, 100 * error);
+    (std::string(r.precision) == "tf32" ? tf32 : mixed) += std::abs(error) / 9;
+  }
+  std::printf("MAPE: tf32 %.1f %%, mixed (pure FP16, channels-first) %.1f %%\n", 100 * tf32, 100 * mixed);
+  EXPECT_LE(tf32, 0.165);
+  EXPECT_LE(mixed, 0.45);
+}
