@@ -35,11 +35,12 @@ constexpr Row kRows[] = {
 double per_gpu(const Row& r) {
   const std::string batch = std::string(r.model).rfind("resnet", 0) == 0 ? "192" : "32";
   const std::string fp16 = std::string(r.precision) == "mixed" ? " --comm.gradient_dtype=fp16" : "";
-  const auto out = testutil::run_ddlsim(
-      "simulate " + testutil::source_dir() + "/scenarios/default.ini --cluster.platform=dgx-a100 --compute.device=a100-80gb "
-                  "--cluster.nodes=1 --cluster.gpus_per_node=8 --training.framework=pytorch_ddp "
-                  "--compute.memory_format=nchw --input.format=synthetic --format json --model.name=") +
-      r.model + " --model.precision=" + r.precision + " --training.batch_per_gpu=" + batch + fp16);
+  const std::string args = "simulate " + testutil::source_dir() +
+                           "/scenarios/default.ini --cluster.platform=dgx-a100 --compute.device=a100-80gb "
+                           "--cluster.nodes=1 --cluster.gpus_per_node=8 --training.framework=pytorch_ddp "
+                           "--compute.memory_format=nchw --input.format=synthetic --format json --model.name=" +
+                           r.model + " --model.precision=" + r.precision + " --training.batch_per_gpu=" + batch + fp16;
+  const auto out = testutil::run_ddlsim(args);
   EXPECT_EQ(out.code, 0) << out.out;
   return out.code == 0 ? nlohmann::json::parse(out.out)["samples_per_s"].get<double>() / 8 : 0;
 }
