@@ -216,3 +216,20 @@ TEST(ModelZoo, VggAndDenseNetVariants) {
     EXPECT_EQ(found, 1) << h.name;
   }
 }
+
+// The builder records which layers read each output (Layer::inputs, Layer::consumers): ResNet-50's
+// 16 blocks each fork their input (the shortcut and the first convolution); DenseNet-121's blocks
+// fork every concatenation but the last of a block, and each block's input (the next layer and the
+// next concatenation): 5 + 11 + 23 + 15 + 4 = 58; a model file's layers form a chain.
+TEST(ModelZoo, ConsumersOfEachOutput) {
+  const auto forks = [](const Model& m) {
+    int n = 0;
+    for (const Layer& l : m.layers) n += l.consumers > 1;
+    return n;
+  };
+  EXPECT_EQ(forks(zoo("resnet50")), 16);
+  EXPECT_EQ(forks(zoo("densenet121")), 58);
+  const Model chain = parse_model_file("input 8 3\nflatten\ndense 16 activation=relu\ndense 2\n", "m.model");
+  EXPECT_EQ(forks(chain), 0);
+  for (std::size_t i = 0; i + 1 < chain.layers.size(); ++i) EXPECT_EQ(chain.layers[i].consumers, 1) << i;
+}

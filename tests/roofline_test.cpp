@@ -126,9 +126,30 @@ TEST(Roofline, EachKindOfLayerMovesWhatItsKernelsMove) {
   // Activation: read x, write y; backward read dy and x, write dx.
   EXPECT_NEAR(p.layers[2].fwd_s, 2 * kPass / kV100 + kLaunch, 1e-12);
   EXPECT_NEAR(p.layers[2].bwd_s, 3 * kPass / kV100 + kLaunch, 1e-12);
-  // Add of two: read both, write y; backward the sum where the branches fork (read two, write one).
+  // Add of two: read both, write y; backward hands dy to both inputs unchanged: no kernel.
   EXPECT_NEAR(p.layers[3].fwd_s, 3 * kPass / kV100 + kLaunch, 1e-12);
-  EXPECT_NEAR(p.layers[3].bwd_s, 3 * kPass / kV100 + kLaunch, 1e-12);
+  EXPECT_EQ(p.layers[3].bwd_s, 0);
+}
+
+// Where a layer's output feeds k layers, autograd sums their k gradients: k - 1 kernels, each
+// reading two and writing one of the output's size. An activation read by 3 layers: its own
+// backward (read dy and x, write dx: 3 passes) plus 2 x 3 passes, in 3 kernels.
+// compute.op_traffic = kernels_add_fork is the previous rule: no sums at forks, one at each add.
+TEST(Roofline, GradientsAreSummedWhereAnOutputForks) {
+  const Device& v100 = find_device("v100", "");
+  Model m = conv_model(1, 1);
+  m.layers.push_back(memory_layer(LayerKind::Activation, 0));
+  m.layers.back().consumers = 3;
+  m.layers.push_back(memory_layer(LayerKind::Add, 0));
+  m.layers.back().in_elems = 2000000;
+  ComputeTuning t;
+  auto p = compute_profile(m, v100, Precision::FP32, 32, t, Optimizer::Sgd);
+  EXPECT_NEAR(p.layers[1].bwd_s, (3 + 2 * 3) * kPass / kV100 + 3 * kLaunch, 1e-12);
+  EXPECT_EQ(p.layers[2].bwd_s, 0);
+  t.fork_sums = false;
+  p = compute_profile(m, v100, Precision::FP32, 32, t, Optimizer::Sgd);
+  EXPECT_NEAR(p.layers[1].bwd_s, 3 * kPass / kV100 + kLaunch, 1e-12);
+  EXPECT_NEAR(p.layers[2].bwd_s, 3 * kPass / kV100 + kLaunch, 1e-12);
 }
 
 TEST(Roofline, NoGradientBeforeTheFirstLayerWithWeights) {

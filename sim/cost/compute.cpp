@@ -70,20 +70,33 @@ struct Kernels {
 //   batch_norm_transform_input reads x and writes y; backward batch_norm_backward_reduce reads x
 //   and dy, batch_norm_backward_elemt reads x and dy and writes dx;
 // * activation: forward reads x, writes y; backward reads dy and the saved x (or y), writes dx;
-// * add: forward reads every input, writes y; backward hands dy to each branch unchanged, and
-//   the branches' gradients are summed where they fork (reads two, writes one of y's size);
+// * add: forward reads every input, writes y; backward hands dy to each branch unchanged;
 // * multiply by a per-channel scale (squeeze-excite): forward reads x and s, writes y; backward
 //   dx = dy s (reads dy, writes dx) and ds = sum over pixels of dy x (reads dy and x);
 // * pooling, concatenation: forward reads the inputs, writes y; backward reads dy, writes dx;
-// * preprocessing normalisation: forward only (its input needs no gradient).
-// compute.op_traffic = uniform is the earlier rule: every kernel reads its input and writes its
-// output once, backward is two such kernels for layers with weights and 1.5 passes else.
-Kernels layer_kernels(const Layer& l, bool per_kind) {
-  const double x_over_in = l.in_elems > 0 ? double(l.in.elems()) / double(l.in_elems) : 1;
-  if (!per_kind) {
-    if (l.params_trainable > 0) return {{{1, 1, 1, true}}, {{1, 1, 1, true}, {1, 1, 1, true, true}}};
-    return {{{1, 1, 1, true}}, {{1.5, 1.5, 1}}};
+// * preprocessing normalisation: forward only (its input needs no gradient);
+// * a layer whose output k > 1 layers read (a residual block's input, an Inception block's, a
+//   DenseNet concatenation, a squeeze-excite block's activation) gets its k gradients summed in
+//   backward: autograd accumulates each after the first into the buffer (torch/csrc/autograd
+//   InputBuffer::accumulate), k - 1 kernels each reading two and writing one of its output's size.
+// compute.op_traffic = kernels_add_fork is the previous round's rule (no sums at forks but one at
+// every add: reads two, writes one of the add's output); uniform is the earlier rule: every kernel
+// reads its input and writes its output once, backward is two such kernels for layers with
+// weights and 1.5 passes else.
+Kernels per_kind_kernels(const Layer& l, bool fork_sums);
+
+Kernels layer_kernels(const Layer& l, const ComputeTuning& t) {
+  if (t.per_kind_traffic) {
+    Kernels ks = per_kind_kernels(l, t.fork_sums);
+    for (int i = 1; t.fork_sums && i < l.consumers; ++i) ks.bwd.push_back({0, 3, 0});
+    return ks;
   }
+  if (l.params_trainable > 0) return {{{1, 1, 1, true}}, {{1, 1, 1, true}, {1, 1, 1, true, true}}};
+  return {{{1, 1, 1, true}}, {{1.5, 1.5, 1}}};
+}
+
+Kernels per_kind_kernels(const Layer& l, bool fork_sums) {
+  const double x_over_in = l.in_elems > 0 ? double(l.in.elems()) / double(l.in_elems) : 1;
   switch (l.kind) {
     case LayerKind::Conv2D:
     case LayerKind::Dense:
@@ -94,6 +107,7 @@ Kernels layer_kernels(const Layer& l, bool per_kind) {
     case LayerKind::Activation:
       return {{{1, 1, 1}}, {{2, 1, 1}}};
     case LayerKind::Add:
+      if (fork_sums) return {{{1, 1, 1}}, {}};
       return {{{1, 1, 1}}, {{0, 3, 1}}};
     case LayerKind::Multiply:
       return {{{1, 1, 1}}, {{1, 1, 0.5}, {x_over_in, 1, 0.5}}};
@@ -129,7 +143,7 @@ LayerCost layer_cost(const Layer& l, const Device& d, Precision p, int batch, co
   const auto run = [&](const Kernel& k) {
     return roof.kernel_s(flops * k.work, k.in * in_bytes + k.out * out_bytes + (k.weights ? weights : 0)) + transpose_s;
   };
-  const Kernels ks = layer_kernels(l, t.per_kind_traffic);
+  const Kernels ks = layer_kernels(l, t);
   for (const Kernel& k : ks.fwd) c.fwd_s += run(k);
   // No layer before the first one with trainable weights needs a gradient; that layer computes
   // only its weights' gradient (autograd skips inputs that do not require one).

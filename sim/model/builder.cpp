@@ -47,7 +47,16 @@ Layer make_layer(const std::string& name, LayerKind kind, Shape in, Shape out) {
   l.out = out;
   l.in_elems = in.elems();
   l.out_elems = out.elems();
+  if (in.producer >= 0) l.inputs = {in.producer};
   return l;
+}
+
+// The producers of several inputs (add, multiply, concatenate).
+std::vector<int> producers(const std::vector<Shape>& xs) {
+  std::vector<int> ids;
+  for (const Shape& s : xs)
+    if (s.producer >= 0) ids.push_back(s.producer);
+  return ids;
 }
 
 }  // namespace
@@ -68,6 +77,7 @@ std::string ModelBuilder::layer_name(const std::string& given, const std::string
 }
 
 Shape ModelBuilder::append(Layer l) {
+  l.out.producer = int(model_.layers.size());
   model_.layers.push_back(std::move(l));
   return model_.layers.back().out;
 }
@@ -183,6 +193,7 @@ Shape ModelBuilder::add(const std::vector<Shape>& xs, const std::string& name) {
     l.in_elems += s.elems();
   }
   l.fwd_flops = double(xs.size() - 1) * double(l.out_elems);
+  l.inputs = producers(xs);
   return append(l);
 }
 
@@ -195,6 +206,7 @@ Shape ModelBuilder::multiply(Shape x, Shape scale, const std::string& name) {
   Layer l = make_layer(n, LayerKind::Multiply, x, x);
   l.in_elems = x.elems() + scale.elems();
   l.fwd_flops = double(x.elems());
+  l.inputs = producers({x, scale});
   return append(l);
 }
 
@@ -212,6 +224,7 @@ Shape ModelBuilder::concat(const std::vector<Shape>& xs, const std::string& name
   out.c = dim(channels, n, "output channels");
   Layer l = make_layer(n, LayerKind::Concat, xs.front(), out);
   l.in_elems = out.elems();
+  l.inputs = producers(xs);
   return append(l);
 }
 
@@ -249,6 +262,9 @@ Shape ModelBuilder::normalization(Shape x, const std::string& name) {
 
 Model ModelBuilder::finish(int classes) {
   model_.classes = classes > 0 ? classes : (model_.layers.empty() ? 0 : model_.layers.back().out.c);
+  for (Layer& l : model_.layers) l.consumers = 0;
+  for (const Layer& l : model_.layers)
+    for (int i : l.inputs) ++model_.layers[std::size_t(i)].consumers;
   name_counts_.clear();
   return std::move(model_);
 }

@@ -29,6 +29,7 @@ struct Shape {
   int h = 1;
   int w = 1;
   int c = 1;
+  int producer = -1;  // index of the layer that made it (ModelBuilder), -1 for none
   std::int64_t elems() const { return std::int64_t(h) * w * c; }
 };
 
@@ -51,6 +52,8 @@ struct Layer {
   double fwd_flops = 0;     // forward operations per sample (multiply-add = 2)
   std::int64_t in_elems = 0;   // elements read per sample (all inputs)
   std::int64_t out_elems = 0;  // elements written per sample
+  std::vector<int> inputs;     // indices of the layers whose outputs it reads
+  int consumers = 0;           // layers that read its output (ModelBuilder::finish)
 
   std::int64_t params() const { return params_trainable + params_non_trainable; }
   // Trainable tensors the framework holds (and launches optimizer and copy kernels for): a GEMM

@@ -88,8 +88,10 @@ const std::vector<KeySpec>& scenario_keys() {
                                    "(cuDNN's autotuned choice; Lavin and Gray 2016)"},
       {"compute.op_traffic", "kernels", "roofline: kernels (each kind of layer's training kernels and their passes "
                                         "over memory, after PyTorch's ATen kernels; no gradient before the first "
-                                        "layer with weights) or uniform (one read of the input and one write of the "
-                                        "output a kernel; the rule before this round)"},
+                                        "layer with weights; autograd's gradient sums where an output feeds several "
+                                        "layers), kernels_add_fork (the same with one gradient sum at each add "
+                                        "instead: the previous rule) or uniform (one read of the input and one write "
+                                        "of the output a kernel; the first rule)"},
       {"compute.threads_per_rank", "1", "CPU ranks (a cpu calibration file): compute threads of each rank, as calibrated"},
       {"compute.node_cores", "", "CPU ranks: a node's cores, shared by its ranks' compute threads (more threads than "
                                  "cores slow compute in proportion); default: not limiting"},

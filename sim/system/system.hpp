@@ -28,6 +28,7 @@ struct ComputeTuning {
   bool winograd = true;               // FP32 3x3 convolutions by Winograd (cost/compute.cpp)
   bool nchw = false;                  // activations channels-first: tensor-core convolutions transpose
   bool per_kind_traffic = true;       // each kind of layer's kernels and passes (cost/compute.cpp)
+  bool fork_sums = true;              // ... and the gradient sums where a layer's output forks
   double jitter_cv = 0;               // per-rank compute variation (cost/stragglers.hpp); 0: none
   double device_spread = -1;          // speed spread between devices (cost/stragglers.hpp); < 0: default
   int threads_per_rank = 1;           // CPU ranks: compute threads each (as calibrated)
