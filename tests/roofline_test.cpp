@@ -91,6 +91,20 @@ TEST(Roofline, Rtx5090FromItsWhitepaper) {
   EXPECT_EQ(d.pcie_gen, 5);
 }
 
+// Datacenter parts from their datasheets (dense tensor rates: half the sparse figures they print
+// beside them) and GeForce parts from their architecture whitepapers (FP16 tensor with FP32
+// accumulate; TF32 at the FP32 rate).
+TEST(Roofline, MoreDevicesFromTheirDatasheets) {
+  EXPECT_DOUBLE_EQ(find_device("l4", "").peak_tf32, 60e12);       // L4: TF32 120* TFLOPS
+  EXPECT_DOUBLE_EQ(find_device("l4", "").peak_fp16, 121e12);      // FP16 242*
+  EXPECT_DOUBLE_EQ(find_device("a30", "").mem_bw_Bps, 933e9);
+  EXPECT_DOUBLE_EQ(find_device("h200", "").mem_bw_Bps, 4800e9);   // 4.8 TB/s HBM3e
+  EXPECT_FALSE(find_device("p100-pcie", "").tensor_cores);
+  EXPECT_DOUBLE_EQ(find_device("rtx4080", "").peak_fp16, 97.5e12);
+  EXPECT_DOUBLE_EQ(find_device("rtx3080", "").peak_tf32, find_device("rtx3080", "").peak_fp32);
+  EXPECT_EQ(find_device("A100-80GB-PCIe", "").pcie_gen, 4);
+}
+
 namespace {
 // A layer of `kind` whose input and output hold 1e6 values a sample and that does no arithmetic
 // worth counting: its kernels are memory-bound, so each costs bytes / (0.8 x 900 GB/s) + 5 us on a

@@ -51,6 +51,19 @@ const std::vector<Device>& device_table() {
        "NVIDIA RTX Blackwell whitepaper, RTX 5090 (tensor FP16 with FP32 accumulate, dense)", 5},
       {"rtx2080ti", 13.4 * T, 13.4 * T, 53.8 * T, 616 * G, 11 * kGiB,
        "NVIDIA Turing TU102 whitepaper, RTX 2080 Ti (FP16 tensor with FP32 accumulate)"},
+      // Datasheets list tensor rates with sparsity (*) beside the dense ones; these are dense.
+      {"p100-pcie", 9.3 * T, 9.3 * T, 18.7 * T, 732 * G, 16 * kGiB, "Tesla P100 PCIe 16GB datasheet (FP16 without tensor cores)",
+       3, false},
+      {"v100s", 16.4 * T, 16.4 * T, 130 * T, 1134 * G, 32 * kGiB, "V100S PCIe datasheet"},
+      {"a100-80gb-pcie", 19.5 * T, 156 * T, 312 * T, 1935 * G, 80 * kGiB, "A100 80GB PCIe datasheet (dense)", 4},
+      {"a30", 10.3 * T, 82 * T, 165 * T, 933 * G, 24 * kGiB, "A30 datasheet (dense)", 4},
+      {"a40", 37.4 * T, 74.8 * T, 149.7 * T, 696 * G, 48 * kGiB, "A40 datasheet (dense)", 4},
+      {"l4", 30.3 * T, 60 * T, 121 * T, 300 * G, 24 * kGiB, "L4 datasheet (dense: half the sparse 120 / 242)", 4},
+      {"h200", 67 * T, 494.7 * T, 989.4 * T, 4800 * G, 141 * kGiB, "H200 SXM datasheet (dense)", 5},
+      {"rtx3080", 29.8 * T, 29.8 * T, 59.5 * T, 760 * G, 10 * kGiB,
+       "NVIDIA Ampere GA102 whitepaper, RTX 3080 (tensor FP16 with FP32 accumulate, dense)", 4},
+      {"rtx4080", 48.7 * T, 48.7 * T, 97.5 * T, 716.8 * G, 16 * kGiB,
+       "NVIDIA Ada whitepaper, RTX 4080 (tensor FP16 with FP32 accumulate, dense)", 4},
   };
   return table;
 }
