@@ -260,11 +260,15 @@ void pair_ops(RoundOps& ops, RoundKind kind, int me, int r) {
 }
 }  // namespace
 
-std::vector<Round> tree_hop_rounds(const Round& pipeline, const Layout& l) {
+bool composed_pipeline(RoundKind k) { return k == RoundKind::DbtPipeline || k == RoundKind::ChainPipeline; }
+
+std::vector<Round> pipeline_hop_rounds(const Round& pipeline, const Layout& l) {
   const int nodes = l.ranks / l.gpus_per_node;
-  const Bytes inter = pipeline.bytes / ring_factor(nodes, l);
+  const bool tree = pipeline.kind == RoundKind::DbtPipeline;
+  const Bytes inter = tree ? pipeline.bytes / ring_factor(nodes, l) : pipeline.bytes;
+  const RoundKind across = tree ? RoundKind::DbtUp : RoundKind::LeaderRingStep;
   std::vector<Round> hops = {{RoundKind::NodeChainUp, 0, pipeline.bytes}, {RoundKind::NodeChainUp, 0, 0},
-                             {RoundKind::DbtUp, 0, inter}, {RoundKind::DbtUp, 0, 0}};
+                             {across, 0, inter}, {across, 0, 0}};
   for (int i = 0; i < 4; ++i) hops[i].overhead_s = i < 2 ? pipeline.node_overhead_s : pipeline.overhead_s;
   return hops;
 }
@@ -304,6 +308,22 @@ TreePipeline dbt_pipeline(int nodes, int gpus_per_node, Bytes n) {
   return t;
 }
 
+namespace {
+// NCCL's broadcast and reduce (ring only): the vector in chunks of at most kChainChunkBytes along
+// the ring from rank 0 (broadcast) or to it (reduce). Lockstep, a chunk round in which every link
+// of the chain carries one, K + p - 2 of them; with steps in flight one ChainPipeline round.
+std::vector<Round> chain_plan(int p, Bytes n, const Layout& l, bool reduce) {
+  const int chunks = std::max(1, int(std::ceil(n / kChainChunkBytes)));
+  const Bytes c = n / chunks;
+  if (l.steps_in_flight) {
+    Round r{RoundKind::ChainPipeline, reduce ? 1 : 0, c, chunks};
+    r.pipelined = true;
+    return {r};
+  }
+  return {{reduce ? RoundKind::ChainBackward : RoundKind::ChainForward, 0, c, chunks + p - 2}};
+}
+}  // namespace
+
 bool node_round(RoundKind k) {
   return k == RoundKind::NodeTreeUp || k == RoundKind::NodeTreeDown || k == RoundKind::NodeChainUp ||
          k == RoundKind::NodeChainDown;
@@ -319,7 +339,7 @@ bool supports(Collective c, Algorithm a) {
     case Collective::ReduceScatter:
     case Collective::Allgather: return a == Algorithm::Ring;
     case Collective::Broadcast:
-    case Collective::Reduce: return a == Algorithm::Tree;
+    case Collective::Reduce: return a == Algorithm::Tree || a == Algorithm::Ring;
     case Collective::Alltoall: return a == Algorithm::Pairwise;
   }
   return false;
@@ -341,8 +361,10 @@ std::vector<Round> collective_plan(Collective c, Algorithm a, const Layout& l, B
     case Collective::Allreduce: return allreduce_plan(a, l, n);
     case Collective::ReduceScatter:
     case Collective::Allgather: return ring_plan(p, n, l, p - 1);
-    case Collective::Broadcast: return tree_rounds(p, n, RoundKind::TreeDown, false);
-    case Collective::Reduce: return tree_rounds(p, n, RoundKind::TreeUp, true);
+    case Collective::Broadcast:
+      return a == Algorithm::Ring ? chain_plan(p, n, l, false) : tree_rounds(p, n, RoundKind::TreeDown, false);
+    case Collective::Reduce:
+      return a == Algorithm::Ring ? chain_plan(p, n, l, true) : tree_rounds(p, n, RoundKind::TreeUp, true);
     case Collective::Alltoall: return pairwise_plan(p, n, l);
   }
   return {};
@@ -430,7 +452,16 @@ RoundOps round_ops(const Round& r, const Layout& l, int me) {
     case RoundKind::DbtDown:
       if (rank) dbt_ops(ops, r, l, me);
       break;
-    case RoundKind::DbtPipeline:  // no messages of its own (tree_hop_rounds)
+    case RoundKind::ChainForward:
+      if (rank && me + 1 < p) ops.sends.push_back({me + 1, 0});
+      if (rank && me > 0) ops.recvs.push_back(me - 1);
+      break;
+    case RoundKind::ChainBackward:
+      if (rank && me > 0) ops.sends.push_back({me - 1, 0});
+      if (rank && me + 1 < p) ops.recvs.push_back(me + 1);
+      break;
+    case RoundKind::DbtPipeline:  // no messages of their own (pipeline_hop_rounds)
+    case RoundKind::ChainPipeline:
       break;
     case RoundKind::Pairwise:
       if (rank) {

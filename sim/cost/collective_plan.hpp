@@ -39,7 +39,11 @@ enum class RoundKind {
   DbtPipeline,     // the whole dbtree with steps in flight (Layout::steps_in_flight): `repeat` chunks
                    // of `bytes` per tree through chain up, tree up, tree down, chain down at once;
                    // no messages of its own: cost/collectives.hpp pipelined_tree_s composes it from
-                   // one chunk's hops (tree_hop_rounds)
+                   // one chunk's hops (pipeline_hop_rounds)
+  ChainForward,    // NCCL's ring broadcast: rank r < p-1 sends a chunk to r+1 (root 0)
+  ChainBackward,   // NCCL's ring reduce: rank r+1 sends a chunk to r (root 0)
+  ChainPipeline,   // either with steps in flight: `repeat` chunks of `bytes` along the chain
+                   // (param 0 broadcast, 1 reduce); composed like DbtPipeline (pipelined_chain_s)
   AllPairs,        // every rank sends bytes to every other rank at once (nvls: the traffic each
                    // GPU's link carries to and from the reducing switch)
 };
@@ -111,11 +115,17 @@ struct TreePipeline {
 };
 TreePipeline dbt_pipeline(int nodes, int gpus_per_node, Bytes n);
 
-// The hops of a DbtPipeline round, each as one lockstep round of one chunk (what a hop costs is
-// measured on them): [0] chain up inside the nodes, [1] the same with no payload, [2] the tree's
-// edges of colour 0 between nodes, [3] the same with no payload. The round's overhead_s goes to
-// the hops between nodes, its node_overhead_s to those inside.
-std::vector<Round> tree_hop_rounds(const Round& pipeline, const Layout& l);
+// NCCL's broadcast and reduce chunk (src/include/collectives.h BROADCAST_CHUNKSTEPS = REDUCE_CHUNKSTEPS
+// = 1 step of the Simple protocol's buffSize / NCCL_STEPS = 4 MiB / 8).
+constexpr Bytes kChainChunkBytes = 512 * 1024;
+// The hops of a DbtPipeline or ChainPipeline round, each as one lockstep round of one chunk (what
+// a hop costs is measured on them): [0] a hop inside the nodes (chain up), [1] the same with no
+// payload, [2] a hop between nodes (the tree's edges of colour 0; the chain's: the node leaders'
+// ring), [3] the same with no payload. The round's overhead_s goes to the hops between nodes, its
+// node_overhead_s to those inside.
+std::vector<Round> pipeline_hop_rounds(const Round& pipeline, const Layout& l);
+// Whether a round is one of those composed pipelines.
+bool composed_pipeline(RoundKind k);
 
 // Whether `a` runs collective `c` (Auto is not an algorithm: cost/decision.hpp resolves it).
 bool supports(Collective c, Algorithm a);

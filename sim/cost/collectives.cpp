@@ -1,6 +1,7 @@
 #include "cost/collectives.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include "cost/collective_plan.hpp"
 
@@ -119,6 +120,12 @@ Seconds pipelined_tree_s(int chunks, int depth, int g, int nodes, RingHop intra,
   return intra_hops * intra.total_s() + inter_hops * inter.total_s() + (chunks - 1) * period;
 }
 
+Seconds pipelined_chain_s(int chunks, int g, int nodes, RingHop intra, RingHop inter) {
+  const int p = g * nodes;
+  const Seconds period = std::max(g > 1 ? intra.serial_s : 0.0, nodes > 1 ? inter.serial_s : 0.0);
+  return (p - nodes) * intra.total_s() + (nodes - 1) * inter.total_s() + (chunks - 1) * period;
+}
+
 namespace {
 // The ring of `steps` steps of n/p bytes over the topology's hops, as collective_plan's ring_plan
 // sends them (the flat route's two-way factor on every message), with steps in flight.
@@ -129,6 +136,16 @@ Seconds pipelined_ring_collective_s(const CommTopology& t, Bytes n, int steps) {
   return pipelined_ring_s(steps, t.gpus_per_node, ring_hop(t.intra, c), ring_hop(t.inter, c));
 }
 bool pipelined(const CommTopology& t) { return t.steps_in_flight && t.nodes > 1; }
+
+// NCCL's ring broadcast or reduce (collective_plan.cpp chain_plan's chunks).
+Seconds chain_s(const CommTopology& t, Bytes n) {
+  const int chunks = std::max(1, int(std::ceil(n / kChainChunkBytes)));
+  const Bytes c = n / chunks;
+  if (t.steps_in_flight)
+    return pipelined_chain_s(chunks, t.gpus_per_node, t.nodes, ring_hop(t.intra, c), ring_hop(t.inter, c));
+  const Route r = t.flat_route();
+  return (chunks + t.ranks() - 2) * (r.step_latency_s() + c / r.bw_Bps);
+}
 }  // namespace
 
 Seconds binomial_tree_s(int p, Bytes n, Route r) { return tree_allreduce_s(p, n, r) / 2; }
@@ -168,7 +185,7 @@ Seconds collective_time_s(Collective c, Algorithm a, const CommTopology& topo, B
     case Collective::ReduceScatter:
     case Collective::Allgather: return pipelined(topo) ? pipelined_ring_collective_s(topo, n, p - 1) : ring_half_allreduce_s(p, n, r);
     case Collective::Broadcast:
-    case Collective::Reduce: return binomial_tree_s(p, n, r);
+    case Collective::Reduce: return a == Algorithm::Ring ? chain_s(topo, n) : binomial_tree_s(p, n, r);
     case Collective::Alltoall: return pairwise_alltoall_s(p, n, r);
   }
   return 0;
@@ -177,6 +194,12 @@ Seconds collective_time_s(Collective c, Algorithm a, const CommTopology& topo, B
 Seconds plan_time_s(const std::vector<Round>& plan, const CommTopology& topo) {
   Seconds t = 0;
   for (const Round& round : plan) {
+    if (round.kind == RoundKind::ChainPipeline) {
+      t += pipelined_chain_s(round.repeat, topo.gpus_per_node, topo.nodes,
+                             ring_hop(topo.intra, round.bytes, round.node_overhead_s),
+                             ring_hop(topo.inter, round.bytes, round.overhead_s));
+      continue;
+    }
     if (round.kind == RoundKind::DbtPipeline) {
       const BytesPerSecond bw = topo.nodes == 2 ? topo.inter.exchange_bw_Bps() : topo.inter.ring_bw_Bps();
       t += pipelined_tree_s(round.repeat, dbt_depth(topo.nodes), topo.gpus_per_node, topo.nodes,

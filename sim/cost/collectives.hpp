@@ -51,7 +51,8 @@ Seconds recursive_doubling_allreduce_s(int p, Bytes n, Route r);
 // Ring reduce-scatter or allgather of n bytes (nccl-tests' size: the whole vector), p-1 steps of
 // n/p: (p-1) (alpha + n / (p B)), B as for the ring allreduce.
 Seconds ring_half_allreduce_s(int p, Bytes n, Route r);
-// Binomial broadcast or reduce of n bytes: ceil(log2 p) (alpha + n / B).
+// Binomial broadcast or reduce of n bytes: ceil(log2 p) (alpha + n / B) (collective_time_s with
+// Algorithm::Tree; Algorithm::Ring is NCCL's chain, pipelined_chain_s).
 Seconds binomial_tree_s(int p, Bytes n, Route r);
 // Pairwise all-to-all, n bytes sent by each rank in all, n/p to each peer:
 //   (p-1) (alpha + n / (p B)), B as for the ring allreduce (each rank sends and receives at once).
@@ -97,6 +98,12 @@ RingHop ring_hop(const Route& r, Bytes bytes, Seconds extra_overhead_s = 0);
 // up and, interior in one tree, to two children (k_e = 4; 2 for N = 2, whose trees share one
 // edge). For K = 1 T is NCCL's tree latency, 2 ((g - 1) intra + D inter) hops (tuning.cc).
 Seconds pipelined_tree_s(int chunks, int depth, int gpus_per_node, int nodes, RingHop intra, RingHop inter);
+// NCCL's ring broadcast or reduce with steps in flight: K chunks along the chain of p - 1 hops
+// from (or to) rank 0, N - 1 of them between nodes, each chunk leaving a hop as soon as it has
+// arrived, one period (the slower link's serial part) behind the one before:
+//   T = (p - N) h_i + (N - 1) h_e + (K - 1) max(serial_i [g > 1], serial_e [N > 1]).
+// Lockstep (chain_s): K + p - 2 rounds of (alpha + c / B), every link of the chain busy in each.
+Seconds pipelined_chain_s(int chunks, int gpus_per_node, int nodes, RingHop intra, RingHop inter);
 
 // Time of one allreduce of n gradient bytes with the given algorithm (0 for a single rank).
 // `a` must be concrete: resolve Auto first (cost/decision.hpp).

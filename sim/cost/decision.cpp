@@ -143,6 +143,9 @@ Algorithm nccl_allreduce(const CommTopology& topo, Bytes bytes, Protocol allowed
 
 Algorithm concrete_algorithm(const CommMethod& m, Collective c, const CommTopology& topo, Bytes bytes) {
   if (m.algorithm != Algorithm::Auto) return m.algorithm;
+  // NCCL broadcasts and reduces along its ring; the others' default is a binomial tree.
+  if (c == Collective::Broadcast || c == Collective::Reduce)
+    return m.library == Library::Nccl ? Algorithm::Ring : Algorithm::Tree;
   if (c != Collective::Allreduce) return algorithms_for(c).front();
   switch (m.library) {
     case Library::Mpi: return open_mpi_allreduce(topo.ranks(), bytes);

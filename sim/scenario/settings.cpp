@@ -68,11 +68,12 @@ const std::vector<KeySpec>& scenario_keys() {
       {"comm.nccl_protocol", "simple", "simple, auto (NCCL's tuning model picks LL, LL128 or Simple per call, by "
                                        "size: 40-54 % too fast at 4-16 MB on 8 A100s against published nccl-tests), "
                                        "ll or ll128 (NVLink only): NCCL_PROTO; comm.round_latency = network runs Simple"},
-      {"comm.ring_steps", "pipelined", "pipelined (NCCL's rings across nodes and its double binary tree keep their "
-                                       "steps in flight: a step waits only for its predecessor's data, 8 slots a "
-                                       "connection; the tree's chain and tree phases overlap) or lockstep (every "
-                                       "step lasts its slowest hop, the tree's phases follow each other: the earlier "
-                                       "rule; MPI's and gloo's rings are always lockstep)"},
+      {"comm.ring_steps", "pipelined", "pipelined (NCCL's rings across nodes, its double binary tree and its ring "
+                                       "broadcast and reduce keep their steps in flight: a step waits only for its "
+                                       "predecessor's data, 8 slots a connection; the tree's chain and tree phases "
+                                       "overlap) or lockstep (every step lasts its slowest hop, the tree's phases "
+                                       "follow each other: the earlier rule; MPI's and gloo's rings are always "
+                                       "lockstep)"},
       {"comm.round_latency", "library", "library (a collective's rounds last at least the library's own per-step "
                                         "latency, NCCL's tuning.cc: 3.4 us NVLink, 5.7 us PCIe, 9.6 us network) or "
                                         "network (the links' latency only: the rule before this round)"},

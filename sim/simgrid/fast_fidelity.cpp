@@ -65,8 +65,8 @@ std::vector<Seconds> fast_bucket_times(const World& w, const Plans& plans) {
   };
   for (const auto& plan : plans)
     for (const Round& r : plan)
-      if (r.kind == RoundKind::DbtPipeline)
-        for (const Round& hop : tree_hop_rounds(r, w.layout)) add(hop);
+      if (composed_pipeline(r.kind))
+        for (const Round& hop : pipeline_hop_rounds(r, w.layout)) add(hop);
       else
         add(r);
   const RoundTimes m = fast_round_times(w, distinct);
@@ -74,10 +74,10 @@ std::vector<Seconds> fast_bucket_times(const World& w, const Plans& plans) {
   for (const auto& plan : plans) {
     Seconds t = 0;
     for (const Round& r : plan) {
-      if (r.kind == RoundKind::DbtPipeline) {
+      if (composed_pipeline(r.kind)) {
         std::vector<Seconds> took;
-        for (const Round& hop : tree_hop_rounds(r, w.layout)) took.push_back(m.took[index.at(key_of(hop))]);
-        t += pipelined_tree_s(r, w.layout, took);
+        for (const Round& hop : pipeline_hop_rounds(r, w.layout)) took.push_back(m.took[index.at(key_of(hop))]);
+        t += composed_pipeline_s(r, w.layout, took);
         continue;
       }
       const std::size_t i = index.at(key_of(r));

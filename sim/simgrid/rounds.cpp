@@ -92,25 +92,26 @@ RingHop measured_hop(Bytes bytes, Seconds took, Seconds took_empty) {
 }
 }  // namespace
 
-Seconds pipelined_tree_s(const Round& r, const Layout& l, const std::vector<Seconds>& took) {
+Seconds composed_pipeline_s(const Round& r, const Layout& l, const std::vector<Seconds>& took) {
   const int g = l.gpus_per_node, nodes = l.ranks / g;
-  const std::vector<Round> hops = tree_hop_rounds(r, l);
-  return ddlsim::pipelined_tree_s(r.repeat, dbt_depth(nodes), g, nodes, measured_hop(hops[0].bytes, took[0], took[1]),
-                                  measured_hop(hops[2].bytes, took[2], took[3]));
+  const std::vector<Round> hops = pipeline_hop_rounds(r, l);
+  const RingHop intra = measured_hop(hops[0].bytes, took[0], took[1]), inter = measured_hop(hops[2].bytes, took[2], took[3]);
+  if (r.kind == RoundKind::ChainPipeline) return pipelined_chain_s(r.repeat, g, nodes, intra, inter);
+  return pipelined_tree_s(r.repeat, dbt_depth(nodes), g, nodes, intra, inter);
 }
 
-void run_pipelined_tree(const Round& r, const Layout& l, int me, const sg4::BarrierPtr& barrier) {
+void run_composed_pipeline(const Round& r, const Layout& l, int me, const sg4::BarrierPtr& barrier) {
   if (me >= l.ranks) return;
   barrier->wait();
   const Seconds start = sg4::Engine::get_clock();
   std::vector<Seconds> took;
-  for (const Round& hop : tree_hop_rounds(r, l)) {
+  for (const Round& hop : pipeline_hop_rounds(r, l)) {
     const Seconds from = sg4::Engine::get_clock();
     run_round(hop, l, me);
     barrier->wait();
     took.push_back(sg4::Engine::get_clock() - from);
   }
-  const Seconds end = start + pipelined_tree_s(r, l, took);
+  const Seconds end = start + composed_pipeline_s(r, l, took);
   if (end > sg4::Engine::get_clock()) sg4::this_actor::sleep_until(end);
 }
 

@@ -29,14 +29,15 @@ Seconds ring_hop_overhead_s(const Round& r, const Layout& l, int me);
 // reached its successor (the fast fidelity measures a hop's time with it).
 Seconds ring_step_hop_s(const Round& r, const Layout& l, int me);
 
-// A DbtPipeline round (collective_plan.hpp) from the measured durations of its tree_hop_rounds,
-// lockstep, barrier to barrier: a hop's fixed part is its round without payload, its serial part
-// the rest (cost/collectives.hpp pipelined_tree_s composes them).
-Seconds pipelined_tree_s(const Round& r, const Layout& l, const std::vector<Seconds>& hop_rounds_took);
-// Participant `me` runs a DbtPipeline round: with the other ranks (`barrier`), one chunk over each
-// kind of hop in lockstep (its messages on the platform), then waits out the rest of the
-// pipeline's time (pipelined_tree_s). The tree's chunks are not simulated one by one.
-void run_pipelined_tree(const Round& r, const Layout& l, int me, const simgrid::s4u::BarrierPtr& barrier);
+// A DbtPipeline or ChainPipeline round (collective_plan.hpp) from the measured durations of its
+// pipeline_hop_rounds, lockstep, barrier to barrier: a hop's fixed part is its round without
+// payload, its serial part the rest (cost/collectives.hpp pipelined_tree_s, pipelined_chain_s
+// compose them).
+Seconds composed_pipeline_s(const Round& r, const Layout& l, const std::vector<Seconds>& hop_rounds_took);
+// Participant `me` runs such a round: with the other ranks (`barrier`), one chunk over each kind of
+// hop in lockstep (its messages on the platform), then waits out the rest of the pipeline's time
+// (composed_pipeline_s). The chunks are not simulated one by one.
+void run_composed_pipeline(const Round& r, const Layout& l, int me, const simgrid::s4u::BarrierPtr& barrier);
 
 // Runs the simulation; throws when actors are still blocked at the end (unmatched messages).
 void run_engine();
