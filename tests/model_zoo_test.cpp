@@ -233,3 +233,13 @@ TEST(ModelZoo, ConsumersOfEachOutput) {
   EXPECT_EQ(forks(chain), 0);
   for (std::size_t i = 0; i + 1 < chain.layers.size(); ++i) EXPECT_EQ(chain.layers[i].consumers, 1) << i;
 }
+
+// MobileNetV3-Large and Wide ResNet-50-2 in torchvision's layout: its parameter counts (sum of
+// numel(), torchvision 0.14) and its documented multiply-adds (0.22 and 11.40 G), to 2 %.
+TEST(ModelZoo, MobileNetV3AndWideResNet) {
+  const Model v3 = zoo("mobilenet_v3_large"), wrn = zoo("wide_resnet50_2");
+  EXPECT_EQ(v3.params_trainable(), 5'483'032);
+  EXPECT_EQ(wrn.params_trainable(), 68'883'240);
+  EXPECT_NEAR(v3.fwd_flops_per_sample() / 2, 0.22e9, 0.02 * 0.22e9);
+  EXPECT_NEAR(wrn.fwd_flops_per_sample() / 2, 11.40e9, 0.02 * 11.40e9);
+}

@@ -36,9 +36,11 @@ MODELS = {
 # zoo's trainable totals (checked for B0-B7; Keras adds the input Normalization's statistics).
 MODELS.update({f"efficientnet_b{i}": (f"efficientnet_b{i}", size, 1000)
                for i, size in zip(range(1, 8), (240, 260, 300, 380, 456, 528, 600))})
-# VGG-11/13/19 and DenseNet-121/169/201: torchvision's parameters equal the zoo's trainable totals.
+# VGG-11/13/19, DenseNet-121/169/201, MobileNetV3-Large, Wide ResNet-50-2: torchvision's parameters
+# equal the zoo's trainable totals.
 MODELS.update({name: (name, 224, 1000)
-               for name in ("vgg11", "vgg13", "vgg19", "densenet121", "densenet169", "densenet201")})
+               for name in ("vgg11", "vgg13", "vgg19", "densenet121", "densenet169", "densenet201",
+                            "mobilenet_v3_large", "wide_resnet50_2")})
 HEADER = ["model.name", "model.input_size", "model.classes", "training.framework", "training.batch_per_gpu",
           "training.sync_period", "training.optimizer", "comm.library", "comm.bucket_mb", "cluster.nodes",
           "cluster.gpus_per_node", "input.format", "step_time_s", "step_time_p10_s", "step_time_p90_s",

@@ -35,6 +35,8 @@ constexpr ZooEntry kZoo[] = {
     {"efficientnet_b6", build_efficientnet_b6, 528, 1000, 32, false},
     {"efficientnet_b7", build_efficientnet_b7, 600, 1000, 32, false},
     {"mobilenet_v2", build_mobilenet_v2, 224, 1000, 32},
+    {"mobilenet_v3_large", build_mobilenet_v3_large, 224, 1000, 32, false},
+    {"wide_resnet50_2", build_wide_resnet50_2, 224, 1000, 32, false},
     {"inception_v3", build_inception_v3, 299, 1000, 75},
     {"vgg11", build_vgg11, 224, 1000, 32, false},
     {"vgg13", build_vgg13, 224, 1000, 32, false},

@@ -23,6 +23,8 @@ Model build_efficientnet_b5(const ModelOptions& o);
 Model build_efficientnet_b6(const ModelOptions& o);
 Model build_efficientnet_b7(const ModelOptions& o);
 Model build_mobilenet_v2(const ModelOptions& o);
+Model build_mobilenet_v3_large(const ModelOptions& o);
+Model build_wide_resnet50_2(const ModelOptions& o);
 Model build_inception_v3(const ModelOptions& o);
 Model build_vgg11(const ModelOptions& o);
 Model build_vgg13(const ModelOptions& o);

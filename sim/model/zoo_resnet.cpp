@@ -71,15 +71,37 @@ Shape basic_block(ModelBuilder& b, Shape x, int filters, int stride, const std::
   return b.activation(x, "relu", name + "_out");
 }
 
-Model build_basic_resnet(const ModelOptions& o, const std::string& name, const int (&blocks)[4]) {
-  ModelBuilder b(name);
+// torchvision Bottleneck (ResNet v1.5: the stride on the 3x3), inner width `width`: 1x1 -> 3x3
+// (stride) -> 1x1 (x4 filters), each followed by BatchNorm, no bias; projection when the shape changes.
+Shape tv_bottleneck(ModelBuilder& b, Shape x, int filters, int width, int stride, const std::string& name) {
+  Shape shortcut = x;
+  if (stride != 1 || x.c != 4 * filters) {
+    shortcut = b.conv2d(x, 4 * filters, 1, 1, stride, Padding::Same, false, name + "_downsample_conv");
+    shortcut = b.batchnorm(shortcut, true, name + "_downsample_bn");
+  }
+  x = b.conv2d(x, width, 1, 1, 1, Padding::Same, false, name + "_conv1");
+  x = b.activation(b.batchnorm(x, true, name + "_bn1"), "relu", name + "_relu1");
+  x = b.conv2d(x, width, 3, 3, stride, Padding::Same, false, name + "_conv2");
+  x = b.activation(b.batchnorm(x, true, name + "_bn2"), "relu", name + "_relu2");
+  x = b.conv2d(x, 4 * filters, 1, 1, 1, Padding::Same, false, name + "_conv3");
+  x = b.batchnorm(x, true, name + "_bn3");
+  x = b.add({shortcut, x}, name + "_add");
+  return b.activation(x, "relu", name + "_out");
+}
+
+Shape tv_stem(ModelBuilder& b, const ModelOptions& o) {
   Shape x = b.input(input_shape(o), "input_1");
   x = b.zero_padding(x, 3, 3, 3, 3, "conv1_pad");
   x = b.conv2d(x, 64, 7, 7, 2, Padding::Valid, false, "conv1");
   x = b.batchnorm(x, true, "bn1");
   x = b.activation(x, "relu", "relu");
   x = b.zero_padding(x, 1, 1, 1, 1, "maxpool_pad");
-  x = b.pool(x, PoolKind::Max, 3, 2, Padding::Valid, "maxpool");
+  return b.pool(x, PoolKind::Max, 3, 2, Padding::Valid, "maxpool");
+}
+
+Model build_basic_resnet(const ModelOptions& o, const std::string& name, const int (&blocks)[4]) {
+  ModelBuilder b(name);
+  Shape x = tv_stem(b, o);
   const int filters[4] = {64, 128, 256, 512};
   for (int stage = 0; stage < 4; ++stage)
     for (int i = 0; i < blocks[stage]; ++i)
@@ -91,6 +113,23 @@ Model build_basic_resnet(const ModelOptions& o, const std::string& name, const i
 }
 
 }  // namespace
+
+// Wide ResNet-50-2 (Zagoruyko and Komodakis 2016; torchvision.models.wide_resnet50_2): ResNet-50's
+// bottlenecks with their inner 1x1 and 3x3 convolutions twice as wide.
+Model build_wide_resnet50_2(const ModelOptions& o) {
+  ModelBuilder b("wide_resnet50_2");
+  Shape x = tv_stem(b, o);
+  const int filters[4] = {64, 128, 256, 512}, blocks[4] = {3, 4, 6, 3};
+  for (int stage = 0; stage < 4; ++stage)
+    for (int i = 0; i < blocks[stage]; ++i)
+      x = tv_bottleneck(b, x, filters[stage], 2 * filters[stage], stage > 0 && i == 0 ? 2 : 1,
+                        fmt::format("layer{}_{}", stage + 1, i));
+  x = b.global_pool(x, PoolKind::Avg, "avgpool");
+  x = b.dense(x, o.classes, true, "fc");
+  b.activation(x, "softmax", "softmax");
+  return b.finish(o.classes);
+}
+
 
 Model build_resnet18(const ModelOptions& o) { return build_basic_resnet(o, "resnet18", {2, 2, 2, 2}); }
 Model build_resnet34(const ModelOptions& o) { return build_basic_resnet(o, "resnet34", {3, 4, 6, 3}); }

@@ -1,0 +1,79 @@
+// MobileNetV3-Large (Howard et al., "Searching for MobileNetV3", ICCV 2019, table 1), torchvision
+// layout (torchvision.models.mobilenet_v3_large): a 3x3/2 stem of 16 with hard-swish; 15 inverted
+// residual blocks (1x1 expansion unless the width stays, depthwise k x k, optional squeeze-excite,
+// linear 1x1 projection; BatchNorm after every convolution, none biased); a 1x1 convolution to 960,
+// global pooling, a 1280-unit hidden layer with hard-swish and the classifier. Squeeze-excite:
+// global pooling, 1x1 convolutions (biased) to make_divisible(expanded / 4, 8) with ReLU and back
+// with hard-sigmoid, scaling the depthwise output.
+#include <fmt/format.h>
+
+#include "model/zoo_models.hpp"
+
+namespace ddlsim {
+
+namespace {
+
+struct V3Block {
+  int kernel, expanded, out;
+  bool se, hard_swish;
+  int stride;
+};
+
+constexpr V3Block kV3Large[] = {
+    {3, 16, 16, false, false, 1},   {3, 64, 24, false, false, 2},  {3, 72, 24, false, false, 1},
+    {5, 72, 40, true, false, 2},    {5, 120, 40, true, false, 1},  {5, 120, 40, true, false, 1},
+    {3, 240, 80, false, true, 2},   {3, 200, 80, false, true, 1},  {3, 184, 80, false, true, 1},
+    {3, 184, 80, false, true, 1},   {3, 480, 112, true, true, 1},  {3, 672, 112, true, true, 1},
+    {5, 672, 160, true, true, 2},   {5, 960, 160, true, true, 1},  {5, 960, 160, true, true, 1},
+};
+
+// torchvision's _make_divisible(v, 8): the nearest multiple of 8, at least 8, not below 0.9 v.
+int make_divisible(double v) {
+  int d = std::max(8, int(v + 4) / 8 * 8);
+  if (d < 0.9 * v) d += 8;
+  return d;
+}
+
+Shape conv_bn_act(ModelBuilder& b, Shape x, int filters, int k, int stride, const char* act, const std::string& name) {
+  x = b.conv2d(x, filters, k, k, stride, Padding::Same, false, name + "_conv");
+  x = b.batchnorm(x, true, name + "_bn");
+  return act ? b.activation(x, act, name + "_act") : x;
+}
+
+Shape v3_block(ModelBuilder& b, Shape in, const V3Block& s, int id) {
+  const std::string name = fmt::format("block{}", id);
+  const char* act = s.hard_swish ? "hard_swish" : "relu";
+  Shape x = in;
+  if (s.expanded != in.c) x = conv_bn_act(b, x, s.expanded, 1, 1, act, name + "_expand");
+  x = b.depthwise_conv2d(x, s.kernel, s.kernel, s.stride, Padding::Same, false, name + "_depthwise");
+  x = b.activation(b.batchnorm(x, true, name + "_depthwise_bn"), act, name + "_depthwise_act");
+  if (s.se) {
+    Shape z = b.global_pool(x, PoolKind::Avg, name + "_se_pool");
+    z = b.activation(b.conv2d(z, make_divisible(s.expanded / 4.0), 1, 1, 1, Padding::Same, true, name + "_se_fc1"),
+                     "relu", name + "_se_relu");
+    z = b.activation(b.conv2d(z, s.expanded, 1, 1, 1, Padding::Same, true, name + "_se_fc2"), "hard_sigmoid",
+                     name + "_se_gate");
+    x = b.multiply(x, z, name + "_se_scale");
+  }
+  x = conv_bn_act(b, x, s.out, 1, 1, nullptr, name + "_project");
+  if (s.stride == 1 && in.c == s.out) x = b.add({in, x}, name + "_add");
+  return x;
+}
+
+}  // namespace
+
+Model build_mobilenet_v3_large(const ModelOptions& o) {
+  ModelBuilder b("mobilenet_v3_large");
+  Shape x = b.input(input_shape(o), "input_1");
+  x = conv_bn_act(b, x, 16, 3, 2, "hard_swish", "stem");
+  int id = 0;
+  for (const V3Block& s : kV3Large) x = v3_block(b, x, s, ++id);
+  x = conv_bn_act(b, x, 960, 1, 1, "hard_swish", "last");
+  x = b.global_pool(x, PoolKind::Avg, "avgpool");
+  x = b.activation(b.dense(x, 1280, true, "classifier_hidden"), "hard_swish", "classifier_act");
+  x = b.dense(x, o.classes, true, "predictions");
+  b.activation(x, "softmax", "predictions_softmax");
+  return b.finish(o.classes);
+}
+
+}  // namespace ddlsim
