@@ -260,6 +260,8 @@ void pair_ops(RoundOps& ops, RoundKind kind, int me, int r) {
 }
 }  // namespace
 
+int chain_chunks(Bytes n) { return std::max(1, int(std::ceil(n / kChainChunkBytes))); }
+
 bool composed_pipeline(RoundKind k) { return k == RoundKind::DbtPipeline || k == RoundKind::ChainPipeline; }
 
 std::vector<Round> pipeline_hop_rounds(const Round& pipeline, const Layout& l) {
@@ -313,7 +315,7 @@ namespace {
 // the ring from rank 0 (broadcast) or to it (reduce). Lockstep, a chunk round in which every link
 // of the chain carries one, K + p - 2 of them; with steps in flight one ChainPipeline round.
 std::vector<Round> chain_plan(int p, Bytes n, const Layout& l, bool reduce) {
-  const int chunks = std::max(1, int(std::ceil(n / kChainChunkBytes)));
+  const int chunks = chain_chunks(n);
   const Bytes c = n / chunks;
   if (l.steps_in_flight) {
     Round r{RoundKind::ChainPipeline, reduce ? 1 : 0, c, chunks};

@@ -118,6 +118,8 @@ TreePipeline dbt_pipeline(int nodes, int gpus_per_node, Bytes n);
 // NCCL's broadcast and reduce chunk (src/include/collectives.h BROADCAST_CHUNKSTEPS = REDUCE_CHUNKSTEPS
 // = 1 step of the Simple protocol's buffSize / NCCL_STEPS = 4 MiB / 8).
 constexpr Bytes kChainChunkBytes = 512 * 1024;
+// The chunks a broadcast or reduce of n bytes goes in: ceil(n / kChainChunkBytes), at least 1.
+int chain_chunks(Bytes n);
 // The hops of a DbtPipeline or ChainPipeline round, each as one lockstep round of one chunk (what
 // a hop costs is measured on them): [0] a hop inside the nodes (chain up), [1] the same with no
 // payload, [2] a hop between nodes (the tree's edges of colour 0; the chain's: the node leaders'

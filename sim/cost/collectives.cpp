@@ -1,7 +1,6 @@
 #include "cost/collectives.hpp"
 
 #include <algorithm>
-#include <cmath>
 
 #include "cost/collective_plan.hpp"
 
@@ -46,15 +45,21 @@ Seconds hierarchical_allreduce_s(int nodes, int gpus_per_node, Bytes n, Route in
   return local + ring_allreduce_s(nodes, n, inter);
 }
 
+namespace {
+// A tree chunk's hop between nodes: on two nodes both trees' edges join the same pair (the
+// exchange's bandwidth), on more each node sends and receives at once (the ring's).
+RingHop tree_inter_hop(const Route& inter, int nodes, Bytes m, Seconds extra_overhead_s) {
+  const BytesPerSecond bw = nodes == 2 ? inter.exchange_bw_Bps() : inter.ring_bw_Bps();
+  return {inter.step_latency_s() + extra_overhead_s, m / bw};
+}
+}  // namespace
+
 Seconds double_binary_tree_allreduce_s(int nodes, int gpus_per_node, Bytes n, Route intra, Route inter,
                                        bool steps_in_flight) {
   const TreePipeline t = dbt_pipeline(nodes, gpus_per_node, n);
   const Bytes m = t.chunk_bytes;
-  if (steps_in_flight) {
-    const BytesPerSecond bw = nodes == 2 ? inter.exchange_bw_Bps() : inter.ring_bw_Bps();
-    return pipelined_tree_s(t.chunks, t.depth, gpus_per_node, nodes, ring_hop(intra, m),
-                            {inter.step_latency_s(), m / bw});
-  }
+  if (steps_in_flight)
+    return pipelined_tree_s(t.chunks, t.depth, gpus_per_node, nodes, ring_hop(intra, m), tree_inter_hop(inter, nodes, m, 0));
   Seconds s = 0;
   if (gpus_per_node > 1) s += 2.0 * (2 * t.chunks + gpus_per_node - 2) * (intra.step_latency_s() + m / intra.bw_Bps);
   if (nodes > 1) {
@@ -139,7 +144,7 @@ bool pipelined(const CommTopology& t) { return t.steps_in_flight && t.nodes > 1;
 
 // NCCL's ring broadcast or reduce (collective_plan.cpp chain_plan's chunks).
 Seconds chain_s(const CommTopology& t, Bytes n) {
-  const int chunks = std::max(1, int(std::ceil(n / kChainChunkBytes)));
+  const int chunks = chain_chunks(n);
   const Bytes c = n / chunks;
   if (t.steps_in_flight)
     return pipelined_chain_s(chunks, t.gpus_per_node, t.nodes, ring_hop(t.intra, c), ring_hop(t.inter, c));
@@ -201,10 +206,9 @@ Seconds plan_time_s(const std::vector<Round>& plan, const CommTopology& topo) {
       continue;
     }
     if (round.kind == RoundKind::DbtPipeline) {
-      const BytesPerSecond bw = topo.nodes == 2 ? topo.inter.exchange_bw_Bps() : topo.inter.ring_bw_Bps();
       t += pipelined_tree_s(round.repeat, dbt_depth(topo.nodes), topo.gpus_per_node, topo.nodes,
                             ring_hop(topo.intra, round.bytes, round.node_overhead_s),
-                            {topo.inter.step_latency_s() + round.overhead_s, round.bytes / bw});
+                            tree_inter_hop(topo.inter, topo.nodes, round.bytes, round.overhead_s));
       continue;
     }
     if (round.pipelined && topo.nodes > 1) {
