@@ -164,6 +164,17 @@ TEST(Roofline, GradientsAreSummedWhereAnOutputForks) {
   p = compute_profile(m, v100, Precision::FP32, 32, t, Optimizer::Sgd);
   EXPECT_NEAR(p.layers[1].bwd_s, 3 * kPass / kV100 + kLaunch, 1e-12);
   EXPECT_NEAR(p.layers[2].bwd_s, 3 * kPass / kV100 + kLaunch, 1e-12);
+  // A convolution whose output forks, channels-first in mixed precision: its three GEMM kernels
+  // pay cuDNN's transposes, its gradient sum does not (one more kernel of 3 passes, FP16).
+  Model c = conv_model(1, 1);  // a first convolution, so that the second computes its input's gradient
+  c.layers.push_back(c.layers.front());
+  c.layers.back().out_elems = 1000000;
+  ComputeTuning nchw;
+  nchw.nchw = true;
+  const double one = compute_profile(c, v100, Precision::Mixed, 32, nchw, Optimizer::Sgd).layers[1].bwd_s;
+  c.layers.back().consumers = 2;
+  const double two = compute_profile(c, v100, Precision::Mixed, 32, nchw, Optimizer::Sgd).layers[1].bwd_s;
+  EXPECT_NEAR(two - one, 3 * kPass / 2 / kV100 + kLaunch, 1e-12);
 }
 
 TEST(Roofline, NoGradientBeforeTheFirstLayerWithWeights) {

@@ -56,6 +56,7 @@ struct Kernel {
   double work = 0;         // share of the layer's forward operations
   bool weights = false;    // reads (or, computing their gradient, writes) the layer's weights
   bool weight_grad = false;  // a backward kernel that computes the weights' gradient
+  bool fork_sum = false;     // autograd's sum of the output's gradients (no cuDNN transposes)
 };
 struct Kernels {
   std::vector<Kernel> fwd, bwd;
@@ -83,18 +84,6 @@ struct Kernels {
 // every add: reads two, writes one of the add's output); uniform is the earlier rule: every kernel
 // reads its input and writes its output once, backward is two such kernels for layers with
 // weights and 1.5 passes else.
-Kernels per_kind_kernels(const Layer& l, bool fork_sums);
-
-Kernels layer_kernels(const Layer& l, const ComputeTuning& t) {
-  if (t.per_kind_traffic) {
-    Kernels ks = per_kind_kernels(l, t.fork_sums);
-    for (int i = 1; t.fork_sums && i < l.consumers; ++i) ks.bwd.push_back({0, 3, 0});
-    return ks;
-  }
-  if (l.params_trainable > 0) return {{{1, 1, 1, true}}, {{1, 1, 1, true}, {1, 1, 1, true, true}}};
-  return {{{1, 1, 1, true}}, {{1.5, 1.5, 1}}};
-}
-
 Kernels per_kind_kernels(const Layer& l, bool fork_sums) {
   const double x_over_in = l.in_elems > 0 ? double(l.in.elems()) / double(l.in_elems) : 1;
   switch (l.kind) {
@@ -123,6 +112,17 @@ Kernels per_kind_kernels(const Layer& l, bool fork_sums) {
   return {};
 }
 
+// The kernels of one layer under the tuning's traffic rule.
+Kernels layer_kernels(const Layer& l, const ComputeTuning& t) {
+  if (t.per_kind_traffic) {
+    Kernels ks = per_kind_kernels(l, t.fork_sums);
+    for (int i = 1; t.fork_sums && i < l.consumers; ++i) ks.bwd.push_back({0, 3, 0, false, false, true});
+    return ks;
+  }
+  if (l.params_trainable > 0) return {{{1, 1, 1, true}}, {{1, 1, 1, true}, {1, 1, 1, true, true}}};
+  return {{{1, 1, 1, true}}, {{1.5, 1.5, 1}}};
+}
+
 LayerCost layer_cost(const Layer& l, const Device& d, Precision p, int batch, const ComputeTuning& t,
                      bool needs_input_gradient) {
   LayerCost c;
@@ -141,7 +141,8 @@ LayerCost layer_cost(const Layer& l, const Device& d, Precision p, int batch, co
   const Seconds transpose_s = t.nchw && tensor_cores(d, p) && l.kind == LayerKind::Conv2D
                                   ? roof.kernel_s(0, 2 * (in_bytes + out_bytes)) : 0;
   const auto run = [&](const Kernel& k) {
-    return roof.kernel_s(flops * k.work, k.in * in_bytes + k.out * out_bytes + (k.weights ? weights : 0)) + transpose_s;
+    return roof.kernel_s(flops * k.work, k.in * in_bytes + k.out * out_bytes + (k.weights ? weights : 0)) +
+           (k.fork_sum ? 0 : transpose_s);
   };
   const Kernels ks = layer_kernels(l, t);
   for (const Kernel& k : ks.fwd) c.fwd_s += run(k);
