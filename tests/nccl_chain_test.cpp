@@ -78,8 +78,9 @@ TEST(NcclChain, ClosedFormEqualsItsPlan) {
           }
 }
 
-// SimGrid times one chunk over a hop inside a node and one between nodes and composes the chain
-// from them, in both fidelities: equal to the closed form on 3 nodes of 4 PCIe GPUs with 25 GbE.
+// SimGrid full runs the chain chunk by chunk (run_pipelined_chain), fast times one chunk over a hop
+// inside a node and one between nodes and composes the chain from them: both equal the closed form
+// on 3 nodes of 4 PCIe GPUs with 25 GbE.
 TEST(NcclChain, SimGridComposesTheSameHops) {
   System sys;
   sys.cluster = find_cluster("cluster4x25g", "test");

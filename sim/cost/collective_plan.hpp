@@ -91,6 +91,8 @@ struct Layout {
   // order: NCCL's steps on one queue pair), so they do not share its bandwidth. Empty: no pacing.
   std::vector<BytesPerSecond> ring_link_Bps;
   std::vector<Seconds> ring_link_latency_s;
+  // The same for each rank's route to rank - 1 (a reduce's chain runs that way). Empty: no pacing.
+  std::vector<BytesPerSecond> ring_back_link_Bps;
 
   int participants() const { return ranks + (spare_server_hosts ? ps_servers : 0); }
   // Whether rank me's ring hop (to me + 1) leaves its node.

@@ -80,7 +80,9 @@ void comm_actor(const StepSchedule& s, const Plans& plans, const Layout& l, Full
     const Seconds own = s.exchange_own_s(i);
     if (own > 0) sg4::this_actor::sleep_for(own);  // call overhead and copies: this rank only
     for (const Round& r : plans[i]) {
-      if (composed_pipeline(r.kind))
+      if (r.kind == RoundKind::ChainPipeline)
+        run_pipelined_chain(r, l, me, ring_start);
+      else if (composed_pipeline(r.kind))
         run_composed_pipeline(r, l, me, ring_start);
       else if (r.pipelined)
         run_pipelined_ring(r, l, me, ring_start);

@@ -76,8 +76,14 @@ World make_world(const CommTopology& topo, Algorithm a, const System& sys, const
   sg4::Engine& e = start_engine(o);
   std::vector<sg4::Host*> hosts = build_platform(e, sys.cluster, topo.nodes);
   World w;
-  w.layout = {topo.ranks(), topo.gpus_per_node, topo.ps_servers, false, topo.flat_route().exchange_factor,
-              topo.flat_route().duplex_factor, topo.flat_route().step_overhead_s, topo.intra.step_overhead_s};
+  Layout& l = w.layout;
+  l.ranks = topo.ranks();
+  l.gpus_per_node = topo.gpus_per_node;
+  l.ps_servers = topo.ps_servers;
+  l.exchange_factor = topo.flat_route().exchange_factor;
+  l.duplex_factor = topo.flat_route().duplex_factor;
+  l.step_overhead_s = topo.flat_route().step_overhead_s;
+  l.node_step_overhead_s = topo.intra.step_overhead_s;
   const std::string& file = sys.cluster.xml_path;
   if (!file.empty()) hosts = place_ranks(hosts, topo.nodes, topo.gpus_per_node, file);
   if (int(hosts.size()) < w.layout.ranks)
@@ -96,16 +102,20 @@ World make_world(const CommTopology& topo, Algorithm a, const System& sys, const
 
 void pace_pipelined_rings(World& w, const Plans& plans) {
   const auto pipelined = [](const std::vector<Round>& plan) {
-    return std::any_of(plan.begin(), plan.end(),
-                       [](const Round& r) { return r.pipelined && r.kind == RoundKind::RingStep; });
+    return std::any_of(plan.begin(), plan.end(), [](const Round& r) {
+      return (r.pipelined && r.kind == RoundKind::RingStep) || r.kind == RoundKind::ChainPipeline;
+    });
   };
   if (std::none_of(plans.begin(), plans.end(), pipelined)) return;
-  w.layout.ring_link_Bps.clear();
-  w.layout.ring_link_latency_s.clear();
-  for (int me = 0; me < w.layout.ranks; ++me) {
-    const RouteInfo r = route_info(w.hosts[me], w.hosts[(me + 1) % w.layout.ranks]);
-    w.layout.ring_link_Bps.push_back(r.bw_Bps);
-    w.layout.ring_link_latency_s.push_back(r.latency_s);
+  Layout& l = w.layout;
+  l.ring_link_Bps.clear();
+  l.ring_link_latency_s.clear();
+  l.ring_back_link_Bps.clear();
+  for (int me = 0; me < l.ranks; ++me) {
+    const RouteInfo r = route_info(w.hosts[me], w.hosts[(me + 1) % l.ranks]);
+    l.ring_link_Bps.push_back(r.bw_Bps);
+    l.ring_link_latency_s.push_back(r.latency_s);
+    l.ring_back_link_Bps.push_back(route_info(w.hosts[me], w.hosts[(me + l.ranks - 1) % l.ranks]).bw_Bps);
   }
 }
 

@@ -22,8 +22,9 @@ struct World {
 // Starts the engine, builds the platform and places the ranks.
 World make_world(const CommTopology& topo, Algorithm a, const System& sys, const SimGridOptions& o);
 
-// Sets w.layout.ring_link_Bps and ring_link_latency_s (each rank's route to the next) where a plan
-// has a pipelined ring round, which paces its sends by them; other plans need no such route.
+// Sets w.layout.ring_link_Bps and ring_link_latency_s (each rank's route to the next) and
+// ring_back_link_Bps (to the one before) where a plan has a pipelined ring round or a chain
+// (ChainPipeline), which pace their sends by them; other plans need no such route.
 void pace_pipelined_rings(World& w, const Plans& plans);
 
 }  // namespace ddlsim

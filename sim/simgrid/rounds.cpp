@@ -70,6 +70,43 @@ void run_pipelined_ring(const Round& r, const Layout& l, int me, const sg4::Barr
   arrivals.back()->wait();
 }
 
+void run_pipelined_chain(const Round& r, const Layout& l, int me, const sg4::BarrierPtr& start) {
+  if (me >= l.ranks || r.repeat <= 0) return;
+  start->wait();
+  const bool reduce = r.param == 1;
+  const int pos = reduce ? l.ranks - 1 - me : me;  // place along the chain, 0 the source
+  const int prev = reduce ? me + 1 : me - 1, next = reduce ? me - 1 : me + 1;
+  const bool sends = pos + 1 < l.ranks, receives = pos > 0;
+  const bool leaves_node = reduce ? me % l.gpus_per_node == 0 : (me + 1) % l.gpus_per_node == 0;
+  const Seconds overhead = leaves_node ? l.step_overhead_s + r.overhead_s : l.node_step_overhead_s + r.node_overhead_s;
+  const std::vector<BytesPerSecond>& link = reduce ? l.ring_back_link_Bps : l.ring_link_Bps;
+  const Seconds serial = link.empty() ? 0 : double(wire_bytes(r.bytes)) / link[me];
+  constexpr int kSlots = 8;  // NCCL_STEPS receive slots per connection, as the pipelined ring
+  std::vector<sg4::CommPtr> arrivals;
+  std::vector<int*> slots(kSlots, nullptr);
+  const auto post = [&](int k) {
+    if (receives && k < r.repeat) arrivals.push_back(mailbox(me, prev)->get_async<int>(&slots[k % kSlots]));
+  };
+  for (int k = 0; k < kSlots; ++k) post(k);
+  static int token = 0;  // payloads travel by size only (a detached send outlives this call)
+  Seconds link_free = 0;
+  const Seconds begin = sg4::Engine::get_clock();
+  for (int k = 0; k < r.repeat; ++k) {
+    Seconds ready = begin;
+    if (receives) {
+      arrivals[k]->wait();
+      ready = arrivals[k]->get_finish_time();
+      post(k + kSlots);
+    }
+    if (!sends) continue;
+    const Seconds leave = std::max(ready + overhead, link_free);
+    if (leave > sg4::Engine::get_clock()) sg4::this_actor::sleep_until(leave);
+    mailbox(next, me)->put_init(&token, wire_bytes(r.bytes))->detach();
+    link_free = leave + serial;
+  }
+  start->wait();  // the call ends for every rank when the chain's end has the last chunk
+}
+
 Seconds ring_step_hop_s(const Round& r, const Layout& l, int me) {
   if (me >= l.ranks) return 0;
   const Seconds start = sg4::Engine::get_clock();

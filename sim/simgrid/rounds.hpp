@@ -29,6 +29,14 @@ Seconds ring_hop_overhead_s(const Round& r, const Layout& l, int me);
 // reached its successor (the fast fidelity measures a hop's time with it).
 Seconds ring_step_hop_s(const Round& r, const Layout& l, int me);
 
+// Participant `me` runs a ChainPipeline round chunk by chunk: rank 0 (a reduce: the last rank) sends
+// its `repeat` chunks back to back, every other rank forwards each chunk `overhead` after it has
+// arrived and once the last one's bytes have left (pacing by the route's narrowest link, as the
+// pipelined ring), the chain's end only receives. Starts when every rank has reached it (`start`,
+// a barrier of the ranks) and ends for all when the chain's end has the last chunk (the same
+// barrier), as nccl-tests times a call by its slowest rank. cost/collectives.hpp pipelined_chain_s
+// is its longest path.
+void run_pipelined_chain(const Round& r, const Layout& l, int me, const simgrid::s4u::BarrierPtr& start);
 // A DbtPipeline or ChainPipeline round (collective_plan.hpp) from the measured durations of its
 // pipeline_hop_rounds, lockstep, barrier to barrier: a hop's fixed part is its round without
 // payload, its serial part the rest (cost/collectives.hpp pipelined_tree_s, pipelined_chain_s
