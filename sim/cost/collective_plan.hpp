@@ -43,7 +43,8 @@ enum class RoundKind {
   ChainForward,    // NCCL's ring broadcast: rank r < p-1 sends a chunk to r+1 (root 0)
   ChainBackward,   // NCCL's ring reduce: rank r+1 sends a chunk to r (root 0)
   ChainPipeline,   // either with steps in flight: `repeat` chunks of `bytes` along the chain
-                   // (param 0 broadcast, 1 reduce); composed like DbtPipeline (pipelined_chain_s)
+                   // (param 0 broadcast, 1 reduce); cost/collectives.hpp pipelined_chain_s; SimGrid
+                   // full runs it chunk by chunk, fast composes it like DbtPipeline
   AllPairs,        // every rank sends bytes to every other rank at once (nvls: the traffic each
                    // GPU's link carries to and from the reducing switch)
 };
@@ -84,7 +85,8 @@ struct Layout {
   // NCCL's rings keep steps in flight (NCCL_STEPS = 8 slots per connection, src/include/
   // collectives.h): across nodes the ring's steps are pipelined (Round::pipelined), so a small
   // message pays the network's latency on the hops it crosses, not on every step; the double
-  // binary tree's phases overlap (one DbtPipeline round).
+  // binary tree's phases overlap (one DbtPipeline round), and so do a broadcast's or reduce's
+  // chunks along the ring (one ChainPipeline round).
   bool steps_in_flight = false;
   // Per rank: the narrowest link of its route to rank + 1, and the route's latency. A pipelined
   // ring's sender keeps one message at a time on that link (a connection's messages leave in

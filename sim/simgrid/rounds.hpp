@@ -42,9 +42,10 @@ void run_pipelined_chain(const Round& r, const Layout& l, int me, const simgrid:
 // payload, its serial part the rest (cost/collectives.hpp pipelined_tree_s, pipelined_chain_s
 // compose them).
 Seconds composed_pipeline_s(const Round& r, const Layout& l, const std::vector<Seconds>& hop_rounds_took);
-// Participant `me` runs such a round: with the other ranks (`barrier`), one chunk over each kind of
-// hop in lockstep (its messages on the platform), then waits out the rest of the pipeline's time
-// (composed_pipeline_s). The chunks are not simulated one by one.
+// Participant `me` runs such a round (SimGrid full: the tree's; the chain runs chunk by chunk):
+// with the other ranks (`barrier`), one chunk over each kind of hop in lockstep (its messages on
+// the platform), then waits out the rest of the pipeline's time (composed_pipeline_s). The chunks
+// are not simulated one by one.
 void run_composed_pipeline(const Round& r, const Layout& l, int me, const simgrid::s4u::BarrierPtr& barrier);
 
 // Runs the simulation; throws when actors are still blocked at the end (unmatched messages).
