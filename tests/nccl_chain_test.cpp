@@ -13,9 +13,7 @@
 #include "cost/collectives.hpp"
 #include "cost/decision.hpp"
 #include "plan_layout.hpp"
-#include "simgrid/simgrid_backend.hpp"
-#include "system/platform.hpp"
-#include "system/system.hpp"
+#include "simgrid_check.hpp"
 #include "test_util.hpp"
 
 using namespace ddlsim;
@@ -81,23 +79,9 @@ TEST(NcclChain, ClosedFormEqualsItsPlan) {
 // SimGrid full runs the chain chunk by chunk (run_pipelined_chain), fast times one chunk over a hop
 // inside a node and one between nodes and composes the chain from them: both equal the closed form
 // on 3 nodes of 4 PCIe GPUs with 25 GbE.
-TEST(NcclChain, SimGridComposesTheSameHops) {
-  System sys;
-  sys.cluster = find_cluster("cluster4x25g", "test");
-  use_library_factors(sys.cluster, "nccl", true);
-  sys.nodes = 3;
-  CommTopology t = comm_topology(sys, 3, 4, 1);
-  t.steps_in_flight = true;
+TEST(NcclChain, SimGridRunsTheClosedForm) {
   for (Collective c : {Collective::Broadcast, Collective::Reduce})
-    for (Bytes n : {96.0, 3145728.0, 60e6}) {
-      const Seconds closed = collective_time_s(c, Algorithm::Ring, t, n);
-      for (Fidelity f : {Fidelity::Fast, Fidelity::Full}) {
-        SimGridOptions o;
-        o.fidelity = f;
-        EXPECT_NEAR(simgrid_collective_s(c, Algorithm::Ring, t, n, sys, o), closed, std::max(1e-6 * closed, 10e-9))
-            << to_string(c) << " " << n << " fidelity " << int(f);
-      }
-    }
+    testutil::expect_simgrid_equals_closed_form(3, c, Algorithm::Ring);
 }
 
 // Only NCCL broadcasts along its ring by default; Open MPI and gloo keep the binomial tree (as

@@ -16,6 +16,7 @@
 #include "simgrid/simgrid_backend.hpp"
 #include "system/platform.hpp"
 #include "system/system.hpp"
+#include "simgrid_check.hpp"
 #include "test_util.hpp"
 
 using namespace ddlsim;
@@ -135,22 +136,8 @@ TEST(PipelinedRing, TwoDgxA100ByHand) {
 // 10 ns where that is less (SimGrid rounds event times to its precision/timing, 1 ns by default, and
 // the full run's many concurrent events on 3 nodes at 96 B land 3.3 ns early).
 TEST(PipelinedRing, SimGridSimulatesTheClosedForm) {
-  System sys;
-  sys.cluster = find_cluster("cluster4x25g", "test");
-  use_library_factors(sys.cluster, "nccl", true);
-  sys.nodes = 3;
-  CommTopology t = comm_topology(sys, 3, 4, 1);
-  t.steps_in_flight = true;
   for (Collective c : {Collective::Allreduce, Collective::Allgather})
-    for (Bytes n : {96.0, 3145728.0, 60e6}) {  // whole bytes per message (SimGrid sends whole bytes)
-      const Seconds closed = collective_time_s(c, Algorithm::Ring, t, n);
-      for (Fidelity f : {Fidelity::Fast, Fidelity::Full}) {
-        SimGridOptions o;
-        o.fidelity = f;
-        EXPECT_NEAR(simgrid_collective_s(c, Algorithm::Ring, t, n, sys, o), closed, std::max(1e-6 * closed, 10e-9))
-            << to_string(c) << " " << n << " fidelity " << int(f);
-      }
-    }
+    testutil::expect_simgrid_equals_closed_form(3, c, Algorithm::Ring);
 }
 
 // comm.ring_steps = lockstep switches the mechanism off: every step lasts its slowest hop, the

@@ -13,9 +13,7 @@
 #include "cost/collective_plan.hpp"
 #include "cost/collectives.hpp"
 #include "plan_layout.hpp"
-#include "simgrid/simgrid_backend.hpp"
-#include "system/platform.hpp"
-#include "system/system.hpp"
+#include "simgrid_check.hpp"
 #include "test_util.hpp"
 
 using namespace ddlsim;
@@ -97,22 +95,7 @@ TEST(PipelinedTree, NeverSlowerThanTheLockstepPhases) {
 // payload) and composes the pipeline from them, in both fidelities: equal to the closed form on 5
 // nodes of 4 PCIe GPUs with 25 GbE (an odd count: the second tree is the first shifted by one).
 TEST(PipelinedTree, SimGridComposesTheSameHops) {
-  System sys;
-  sys.cluster = find_cluster("cluster4x25g", "test");
-  use_library_factors(sys.cluster, "nccl", true);
-  sys.nodes = 5;
-  CommTopology t = comm_topology(sys, 5, 4, 1);
-  t.steps_in_flight = true;
-  for (Bytes n : {96.0, 3145728.0, 60e6}) {
-    const Seconds closed = collective_time_s(Algorithm::DoubleBinaryTree, t, n);
-    for (Fidelity f : {Fidelity::Fast, Fidelity::Full}) {
-      SimGridOptions o;
-      o.fidelity = f;
-      EXPECT_NEAR(simgrid_collective_s(Collective::Allreduce, Algorithm::DoubleBinaryTree, t, n, sys, o), closed,
-                  std::max(1e-6 * closed, 10e-9))
-          << n << " fidelity " << int(f);
-    }
-  }
+  testutil::expect_simgrid_equals_closed_form(5, Collective::Allreduce, Algorithm::DoubleBinaryTree);
 }
 
 // comm.ring_steps = lockstep also runs the tree's phases one after the other, chunk round by chunk
