@@ -107,6 +107,11 @@ void pace_pipelined_rings(World& w, const Plans& plans) {
     });
   };
   if (std::none_of(plans.begin(), plans.end(), pipelined)) return;
+  const auto reduce_chain = [](const std::vector<Round>& plan) {
+    return std::any_of(plan.begin(), plan.end(),
+                       [](const Round& r) { return r.kind == RoundKind::ChainPipeline && r.param == 1; });
+  };
+  const bool backwards = std::any_of(plans.begin(), plans.end(), reduce_chain);
   Layout& l = w.layout;
   l.ring_link_Bps.clear();
   l.ring_link_latency_s.clear();
@@ -115,7 +120,7 @@ void pace_pipelined_rings(World& w, const Plans& plans) {
     const RouteInfo r = route_info(w.hosts[me], w.hosts[(me + 1) % l.ranks]);
     l.ring_link_Bps.push_back(r.bw_Bps);
     l.ring_link_latency_s.push_back(r.latency_s);
-    l.ring_back_link_Bps.push_back(route_info(w.hosts[me], w.hosts[(me + l.ranks - 1) % l.ranks]).bw_Bps);
+    if (backwards) l.ring_back_link_Bps.push_back(route_info(w.hosts[me], w.hosts[(me + l.ranks - 1) % l.ranks]).bw_Bps);
   }
 }
 
