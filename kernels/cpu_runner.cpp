@@ -52,13 +52,17 @@ class CpuGemm : public PreparedKernel {
   CpuGemm(const KernelSpec& s, Arenas& ar) : g_(s.gemm), ar_(ar) { ar.reserve(kernel_buffers(s)); }
   void launch() override {
     const Eigen::Index m = g_.m, n = g_.n, k = g_.k;
-    MatMap c(ar_.c.data(), m, n);
-    if (g_.trans_a)
-      c.noalias() = MatMap(ar_.a.data(), k, m).transpose() * MatMap(ar_.b.data(), k, n);
-    else if (g_.trans_b)
-      c.noalias() = MatMap(ar_.a.data(), m, k) * MatMap(ar_.b.data(), n, k).transpose();
-    else
-      c.noalias() = MatMap(ar_.a.data(), m, k) * MatMap(ar_.b.data(), k, n);
+    for (Eigen::Index i = 0; i < g_.count; ++i) {
+      float* a = ar_.a.data() + i * m * k;
+      float* b = ar_.b.data() + i * k * n;
+      MatMap c(ar_.c.data() + i * m * n, m, n);
+      if (g_.trans_a)
+        c.noalias() = MatMap(a, k, m).transpose() * MatMap(b, k, n);
+      else if (g_.trans_b)
+        c.noalias() = MatMap(a, m, k) * MatMap(b, n, k).transpose();
+      else
+        c.noalias() = MatMap(a, m, k) * MatMap(b, k, n);
+    }
   }
 
  private:

@@ -1,5 +1,5 @@
-// GPU runner: GEMMs through cuBLAS (cublasGemmEx: FP32, TF32 tensor cores, or FP16 tensor cores
-// with FP32 accumulation), the memory-bound kernels as simple grid-stride CUDA kernels, all on one
+// GPU runner: GEMMs through cuBLAS (cublasGemmEx; attention's batched ones cublasGemmStridedBatchedEx:
+// FP32, TF32 tensor cores, or FP16 tensor cores with FP32 accumulation), the memory-bound kernels as simple grid-stride CUDA kernels, all on one
 // stream and timed with CUDA events around the launches.
 #include <cublas_v2.h>
 #include <cuda_fp16.h>
@@ -131,10 +131,17 @@ class CudaGemm : public PreparedKernel {
     const cudaDataType_t type = half ? CUDA_R_16F : CUDA_R_32F;
     const cublasComputeType_t compute =
         s_.precision == Precision::TF32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
-    check(cublasGemmEx(ctx_.blas, g.trans_a ? CUBLAS_OP_T : CUBLAS_OP_N, g.trans_b ? CUBLAS_OP_T : CUBLAS_OP_N,
-                       int(g.m), int(g.n), int(g.k), &alpha, ctx_.arenas.a.p, type, int(g.trans_a ? g.k : g.m),
-                       ctx_.arenas.b.p, type, int(g.trans_b ? g.n : g.k), &beta, ctx_.arenas.c.p, type, int(g.m),
-                       compute, CUBLAS_GEMM_DEFAULT),
+    const cublasOperation_t ta = g.trans_a ? CUBLAS_OP_T : CUBLAS_OP_N, tb = g.trans_b ? CUBLAS_OP_T : CUBLAS_OP_N;
+    const int lda = int(g.trans_a ? g.k : g.m), ldb = int(g.trans_b ? g.n : g.k);
+    if (g.count > 1) {  // attention's per-head products on consecutive matrices
+      check(cublasGemmStridedBatchedEx(ctx_.blas, ta, tb, int(g.m), int(g.n), int(g.k), &alpha, ctx_.arenas.a.p, type,
+                                       lda, g.m * g.k, ctx_.arenas.b.p, type, ldb, g.k * g.n, &beta, ctx_.arenas.c.p,
+                                       type, int(g.m), g.m * g.n, int(g.count), compute, CUBLAS_GEMM_DEFAULT),
+            "cublasGemmStridedBatchedEx");
+      return;
+    }
+    check(cublasGemmEx(ctx_.blas, ta, tb, int(g.m), int(g.n), int(g.k), &alpha, ctx_.arenas.a.p, type, lda,
+                       ctx_.arenas.b.p, type, ldb, &beta, ctx_.arenas.c.p, type, int(g.m), compute, CUBLAS_GEMM_DEFAULT),
           "cublasGemmEx");
   }
 

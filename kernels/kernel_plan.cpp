@@ -20,6 +20,12 @@ KernelSpec gemm(const char* name, KernelPhase ph, I64 m, I64 n, I64 k, bool ta, 
   return s;
 }
 
+KernelSpec batched(const char* name, KernelPhase ph, I64 count, I64 m, I64 n, I64 k, bool ta, bool tb, Precision p) {
+  KernelSpec s = gemm(name, ph, m, n, k, ta, tb, p);
+  s.gemm.count = count;
+  return s;
+}
+
 KernelSpec mem(const char* name, KernelPhase ph, MemOp op, I64 out, I64 in, int window, Precision p) {
   KernelSpec s;
   s.name = name;
@@ -45,6 +51,26 @@ void gemm_layer(const Layer& l, I64 batch, Precision p, bool input_grad, std::ve
   if (input_grad) out.push_back(gemm("bwd_data_gemm", B, m, k, n, false, true, p));
   out.push_back(gemm("bwd_weight_gemm", B, k, n, m, true, false, p));
   if (l.params_trainable > k * n) out.push_back(mem("bias_grad", B, MemOp::Reduce, n, m * n, 1, p));
+}
+
+// Attention of T tokens, H heads of d channels, over packed q, k, v (cost/compute.cpp's math path):
+// the per-head split and merge copies, scores = q k^T and context = P v per head and sample, the
+// softmax over the scores as one read and one write (its backward two reads and a write).
+void attention_layer(const Layer& l, I64 batch, Precision p, std::vector<KernelSpec>& out) {
+  const I64 t = l.in.h, heads = std::max(l.heads, 1), d = l.out.c / heads, count = batch * heads;
+  const I64 qkv = batch * l.in.elems(), o = batch * l.out.elems(), scores = batch * l.inner_elems;
+  out.push_back(mem("attn_split", F, MemOp::Copy, qkv, qkv, 1, p));
+  out.push_back(batched("attn_scores", F, count, t, t, d, false, true, p));
+  out.push_back(mem("attn_softmax", F, MemOp::Unary, scores, scores, 1, p));
+  out.push_back(batched("attn_context", F, count, t, d, t, false, false, p));
+  out.push_back(mem("attn_merge", F, MemOp::Copy, o, o, 1, p));
+  out.push_back(mem("attn_merge_bwd", B, MemOp::Copy, o, o, 1, p));
+  out.push_back(batched("attn_bwd_probs", B, count, t, t, d, false, true, p));
+  out.push_back(batched("attn_bwd_v", B, count, t, d, t, true, false, p));
+  out.push_back(mem("attn_softmax_bwd", B, MemOp::Binary, scores, scores, 1, p));
+  out.push_back(batched("attn_bwd_q", B, count, t, d, t, false, false, p));
+  out.push_back(batched("attn_bwd_k", B, count, t, d, t, true, false, p));
+  out.push_back(mem("attn_split_bwd", B, MemOp::Copy, qkv, qkv, 1, p));
 }
 
 void memory_layer(const Layer& l, I64 batch, Precision p, std::vector<KernelSpec>& out) {
@@ -77,8 +103,18 @@ void memory_layer(const Layer& l, I64 batch, Precision p, std::vector<KernelSpec
       break;
     }
     case LayerKind::Add:
-      // Forward adds the operands; backward passes the gradient through unchanged (no kernel).
+      // Forward adds the operands; backward passes the gradient through unchanged (no kernel),
+      // and sums it over the batch for a learned addend (ViT's position embedding).
       out.push_back(mem("add_fwd", F, MemOp::Binary, o, o, 1, p));
+      if (l.params_trainable > 0) out.push_back(mem("add_bwd_param", B, MemOp::Reduce, l.params_trainable, o, 1, p));
+      break;
+    case LayerKind::LayerNorm:
+      out.push_back(mem("ln_fwd", F, MemOp::Scale, o, o, 1, p));
+      out.push_back(mem("ln_bwd_data", B, MemOp::Binary, o, o, 1, p));
+      out.push_back(mem("ln_bwd_weight", B, MemOp::Reduce, c, o, 1, p));
+      break;
+    case LayerKind::Attention:
+      attention_layer(l, batch, p, out);
       break;
     case LayerKind::Multiply:
       out.push_back(mem("mul_fwd", F, MemOp::Binary, o, o, 1, p));
@@ -125,13 +161,14 @@ std::vector<LayerKernels> model_kernels(const Model& model, int batch, Precision
 
 std::string KernelSpec::key() const {
   if (is_gemm)
-    return fmt::format("gemm_{}_m{}_n{}_k{}_{}{}", to_string(precision), gemm.m, gemm.n, gemm.k,
-                       gemm.trans_a ? 't' : 'n', gemm.trans_b ? 't' : 'n');
+    return fmt::format("gemm_{}_m{}_n{}_k{}_{}{}{}", to_string(precision), gemm.m, gemm.n, gemm.k,
+                       gemm.trans_a ? 't' : 'n', gemm.trans_b ? 't' : 'n',
+                       gemm.count > 1 ? fmt::format("_x{}", gemm.count) : std::string());
   return fmt::format("{}_{}_o{}_i{}_w{}", to_string(op), to_string(precision), out_elems, in_elems, window);
 }
 
 double KernelSpec::flops() const {
-  if (is_gemm) return 2.0 * double(gemm.m) * double(gemm.n) * double(gemm.k);
+  if (is_gemm) return 2.0 * double(gemm.m) * double(gemm.n) * double(gemm.k) * double(gemm.count);
   return double(out_elems) * window;
 }
 
@@ -164,7 +201,8 @@ KernelBuffers kernel_buffers(const KernelSpec& k) {
   const double elem = k.precision == Precision::Mixed && !fp32_op ? 2 : 4;
   if (k.is_gemm) {
     const auto& g = k.gemm;
-    return {elem * double(g.m) * double(g.k), elem * double(g.k) * double(g.n), elem * double(g.m) * double(g.n)};
+    const double e = elem * double(g.count);
+    return {e * double(g.m) * double(g.k), e * double(g.k) * double(g.n), e * double(g.m) * double(g.n)};
   }
   const double mem = elem * double(std::max(k.in_elems, k.out_elems));
   // A reduction's sums accumulate in FP32 (cuda_runner.cu): its output holds 4-byte floats.

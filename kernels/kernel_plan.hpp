@@ -5,7 +5,9 @@
 // N = filters, K = kernel_h x kernel_w x input channels): forward C[MxN] = A[MxK] B[KxN], data
 // gradient dA[MxK] = dC[MxN] B^T, weight gradient dB[KxN] = A^T dC. The first weighted layer after
 // the input computes no data gradient (nothing upstream needs it). Every other layer runs
-// memory-bound kernels (see MemOp). After a synchronisation, each weighted layer runs one
+// memory-bound kernels (see MemOp). Attention runs its score and context products as batched GEMMs
+// (one per head and sample) and its softmax as an elementwise pass over the scores (the traffic of
+// PyTorch 1.x's math path; the harness has no fused FlashAttention kernel). After a synchronisation, each weighted layer runs one
 // SGD-with-momentum update kernel; a step that only accumulates runs one axpy instead.
 #pragma once
 #include <cstdint>
@@ -34,6 +36,7 @@ struct GemmShape {
   std::int64_t m = 0, n = 0, k = 0;
   bool trans_a = false;  // A stored as KxM
   bool trans_b = false;  // B stored as NxK
+  std::int64_t count = 1;  // `count` such products on consecutive matrices (attention's heads x batch)
 };
 
 struct KernelSpec {

@@ -41,6 +41,9 @@ MODELS.update({f"efficientnet_b{i}": (f"efficientnet_b{i}", size, 1000)
 MODELS.update({name: (name, 224, 1000)
                for name in ("vgg11", "vgg13", "vgg19", "densenet121", "densenet169", "densenet201",
                             "mobilenet_v3_large", "wide_resnet50_2")})
+# Vision Transformers: torchvision's layout is the zoo's (sim/model/zoo_vit.cpp); the input size is
+# passed on (a multiple of the patch).
+MODELS.update({name: (name, 224, 1000) for name in ("vit_b_16", "vit_b_32", "vit_l_16", "vit_l_32")})
 HEADER = ["model.name", "model.input_size", "model.classes", "training.framework", "training.batch_per_gpu",
           "training.sync_period", "training.optimizer", "comm.library", "comm.bucket_mb", "cluster.nodes",
           "cluster.gpus_per_node", "input.format", "step_time_s", "step_time_p10_s", "step_time_p90_s",
@@ -63,6 +66,8 @@ def build_model(name, classes, size):
     if ctor is None:
         return small_cnn(classes, size)
     extra = {"aux_logits": False, "init_weights": False} if name == "inception_v3" else {}
+    if name.startswith("vit_"):
+        extra = {"image_size": size}
     return getattr(torchvision.models, ctor)(num_classes=classes, **extra)
 
 

@@ -10,7 +10,8 @@ namespace ddlsim {
 
 namespace {
 
-bool is_gemm(LayerKind k) { return k == LayerKind::Conv2D || k == LayerKind::Dense; }
+// Attention's matrix products run on the tensor cores, as GEMMs do.
+bool is_gemm(LayerKind k) { return k == LayerKind::Conv2D || k == LayerKind::Dense || k == LayerKind::Attention; }
 bool is_free(LayerKind k) { return k == LayerKind::Input || k == LayerKind::Reshape; }
 
 struct Roofline {
@@ -57,7 +58,10 @@ struct Kernel {
   bool weights = false;    // reads (or, computing their gradient, writes) the layer's weights
   bool weight_grad = false;  // a backward kernel that computes the weights' gradient
   bool fork_sum = false;     // autograd's sum of the output's gradients (no cuDNN transposes)
+  double inner = 0;          // passes over the layer's inner tensor (attention's scores)
 };
+// A kernel of attention: passes over its input (packed q, k, v), output and scores, and its work.
+Kernel attn(double in, double out, double inner, double work) { return {in, out, work, false, false, false, inner}; }
 struct Kernels {
   std::vector<Kernel> fwd, bwd;
 };
@@ -80,10 +84,50 @@ struct Kernels {
 //   DenseNet concatenation, a squeeze-excite block's activation) gets its k gradients summed in
 //   backward: autograd accumulates each after the first into the buffer (torch/csrc/autograd
 //   InputBuffer::accumulate), k - 1 kernels each reading two and writing one of its output's size.
+// * a learned tensor added to the input (ViT's position embedding): forward as add; backward
+//   its gradient, the sum of dy over the batch (reads dy);
+// * layer norm (ATen layer_norm_kernel.cu): forward one kernel reads x, writes y (the statistics
+//   stay in registers); backward layer_norm_grad_input reads x and dy, writes dx, and the
+//   gamma/beta gradient kernel reads x and dy;
+// * attention: attention_kernels below;
 // compute.op_traffic = kernels_add_fork is the previous round's rule (no sums at forks but one at
 // every add: reads two, writes one of the add's output); uniform is the earlier rule: every kernel
 // reads its input and writes its output once, backward is two such kernels for layers with
 // weights and 1.5 passes else.
+// Attention over packed q, k, v (the input: 3 D a token), output D a token, scores H T^2 (inner),
+// as PyTorch's F.multi_head_attention_forward runs it in training (torchvision's ViT calls it):
+// the packed projection is made contiguous per head (a copy of the input) and the heads' outputs
+// merged back (a copy of the output), forward and backward. Between them:
+// * fused (PyTorch 2's scaled_dot_product_attention: FlashAttention, Dao 2022 and 2023, or the
+//   memory-efficient kernel): forward one kernel reads q, k, v and writes the output; backward a
+//   preprocessing kernel (rowsum of dO o O: reads both) and one kernel that recomputes the scores
+//   and runs five matrix products where forward ran two (work 2.5), reading q, k, v and dO and
+//   writing dq, dk, dv;
+// * math (PyTorch 1.x _scaled_dot_product_attention, Keras): q scaled by 1/sqrt(d) (reads and
+//   writes q), scores = q k^T, softmax, output = scores v; backward the two products' four
+//   gradients, the softmax's (reads probabilities and their gradient, writes the scores'), the
+//   scaling's. Under autocast (mixed) softmax runs in FP32 (PyTorch's autocast op list): it reads
+//   FP16 scores and writes FP32 probabilities, which are cast back to FP16 for the product, and the
+//   gradients go the same way back; passes count FP16 elements (an FP32 one is two).
+Kernels attention_kernels(const Layer& l, bool fused, bool mixed) {
+  const Kernel split = attn(2, 0, 0, 0), merge = attn(0, 2, 0, 0);
+  if (fused) return {{split, attn(1, 1, 0, 1), merge}, {merge, attn(0, 2, 0, 0), attn(2, 1, 0, 2.5), split}};
+  const double gemm_flops = 4.0 * double(l.in.h) * l.in.h * l.out.c;
+  const double g = l.fwd_flops > 0 ? gemm_flops / l.fwd_flops / 2 : 0.5;  // share of one product
+  const double softmax_work = 1 - 2 * g;
+  const Kernel scale = attn(2.0 / 3, 0, 0, 0);
+  Kernels ks;
+  ks.fwd = {split, scale, attn(2.0 / 3, 0, 1, g)};
+  if (mixed) ks.fwd.insert(ks.fwd.end(), {attn(0, 0, 3, softmax_work), attn(0, 0, 3, 0)});
+  else ks.fwd.push_back(attn(0, 0, 2, softmax_work));
+  ks.fwd.insert(ks.fwd.end(), {attn(1.0 / 3, 1, 1, g), merge});
+  ks.bwd = {merge, attn(1.0 / 3, 1, 1, g), attn(1.0 / 3, 1, 1, g)};
+  if (mixed) ks.bwd.insert(ks.bwd.end(), {attn(0, 0, 3, 0), attn(0, 0, 6, softmax_work), attn(0, 0, 3, 0)});
+  else ks.bwd.push_back(attn(0, 0, 3, softmax_work));
+  ks.bwd.insert(ks.bwd.end(), {attn(2.0 / 3, 0, 1, g), attn(2.0 / 3, 0, 1, g), scale, split});
+  return ks;
+}
+
 Kernels per_kind_kernels(const Layer& l, bool fork_sums) {
   const double x_over_in = l.in_elems > 0 ? double(l.in.elems()) / double(l.in_elems) : 1;
   switch (l.kind) {
@@ -95,9 +139,16 @@ Kernels per_kind_kernels(const Layer& l, bool fork_sums) {
       return {{{1, 0, 0.5}, {1, 1, 0.5, true}}, {{1, 1, 0.5, true, true}, {2, 1, 0.5, true}}};
     case LayerKind::Activation:
       return {{{1, 1, 1}}, {{2, 1, 1}}};
-    case LayerKind::Add:
-      if (fork_sums) return {{{1, 1, 1}}, {}};
-      return {{{1, 1, 1}}, {{0, 3, 1}}};
+    case LayerKind::Add: {
+      Kernels ks{{{1, 1, 1, l.params_trainable > 0}}, {}};
+      if (!fork_sums) ks.bwd.push_back({0, 3, 1});
+      if (l.params_trainable > 0) ks.bwd.push_back({0, 1, 0, true, true});
+      return ks;
+    }
+    case LayerKind::LayerNorm:
+      return {{{1, 1, 1, true}}, {{2, 1, 0.5, true}, {1, 1, 0.5, true, true}}};
+    case LayerKind::Attention:  // attention_kernels, which needs the tuning
+      return {};
     case LayerKind::Multiply:
       return {{{1, 1, 1}}, {{1, 1, 0.5}, {x_over_in, 1, 0.5}}};
     case LayerKind::Pool:
@@ -113,7 +164,9 @@ Kernels per_kind_kernels(const Layer& l, bool fork_sums) {
 }
 
 // The kernels of one layer under the tuning's traffic rule.
-Kernels layer_kernels(const Layer& l, const ComputeTuning& t) {
+Kernels layer_kernels(const Layer& l, const ComputeTuning& t, Precision p) {
+  if (l.kind == LayerKind::Attention && t.per_kind_traffic)
+    return attention_kernels(l, t.fused_attention, p == Precision::Mixed);
   if (t.per_kind_traffic) {
     Kernels ks = per_kind_kernels(l, t.fork_sums);
     for (int i = 1; t.fork_sums && i < l.consumers; ++i) ks.bwd.push_back({0, 3, 0, false, false, true});
@@ -136,15 +189,17 @@ LayerCost layer_cost(const Layer& l, const Device& d, Precision p, int batch, co
   const Flops flops = l.fwd_flops * batch / (t.winograd && winograd(l, p) ? kWinogradSaving : 1.0);
   const double in_bytes = double(l.in_elems) * batch * act_bytes;
   const double out_bytes = double(l.out_elems) * batch * act_bytes;
+  const double inner_bytes = double(l.inner_elems) * batch * act_bytes;
   const Bytes weights = double(l.params()) * act_bytes;
   // Channels-first activations: a tensor-core convolution transposes its input and output.
   const Seconds transpose_s = t.nchw && tensor_cores(d, p) && l.kind == LayerKind::Conv2D
                                   ? roof.kernel_s(0, 2 * (in_bytes + out_bytes)) : 0;
   const auto run = [&](const Kernel& k) {
-    return roof.kernel_s(flops * k.work, k.in * in_bytes + k.out * out_bytes + (k.weights ? weights : 0)) +
+    return roof.kernel_s(flops * k.work, k.in * in_bytes + k.out * out_bytes + k.inner * inner_bytes +
+                                             (k.weights ? weights : 0)) +
            (k.fork_sum ? 0 : transpose_s);
   };
-  const Kernels ks = layer_kernels(l, t);
+  const Kernels ks = layer_kernels(l, t, p);
   for (const Kernel& k : ks.fwd) c.fwd_s += run(k);
   // No layer before the first one with trainable weights needs a gradient; that layer computes
   // only its weights' gradient (autograd skips inputs that do not require one).

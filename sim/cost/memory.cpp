@@ -15,6 +15,8 @@ bool gradient_needs_input(LayerKind k) {
     case LayerKind::DepthwiseConv2D:
     case LayerKind::Dense:
     case LayerKind::BatchNorm:
+    case LayerKind::LayerNorm:
+    case LayerKind::Attention:  // q, k, v (fused attention keeps no scores; math's are not counted)
     case LayerKind::Pool:
     case LayerKind::Multiply: return true;
     default: return false;

@@ -260,6 +260,86 @@ Shape ModelBuilder::normalization(Shape x, const std::string& name) {
   return append(l);
 }
 
+Shape ModelBuilder::tokens(Shape x, const std::string& name) {
+  const std::string n = layer_name(name, "tokens");
+  return append(make_layer(n, LayerKind::Reshape, x, Shape{dim(double(x.h) * x.w, n, "token count"), 1, x.c}));
+}
+
+Shape ModelBuilder::prepend_token(Shape x, const std::string& name) {
+  const std::string n = layer_name(name, "class_token");
+  if (x.w != 1) throw InputError(fmt::format("layer '{}': expected tokens (Tx1xC), got {}", n, shape_text(x)));
+  Layer l = make_layer(n, LayerKind::Concat, x, Shape{dim(double(x.h) + 1, n, "token count"), 1, x.c});
+  l.in_elems = l.out_elems;
+  l.params_trainable = x.c;
+  return append(l);
+}
+
+Shape ModelBuilder::add_parameter(Shape x, const std::string& name) {
+  Layer l = make_layer(layer_name(name, "position_embedding"), LayerKind::Add, x, x);
+  l.params_trainable = params(double(x.elems()), l.name);
+  l.fwd_flops = double(x.elems());
+  return append(l);
+}
+
+Shape ModelBuilder::take_token(Shape x, const std::string& name) {
+  return append(make_layer(layer_name(name, "take_token"), LayerKind::Reshape, x, Shape{1, 1, x.c}));
+}
+
+Shape ModelBuilder::layer_norm(Shape x, const std::string& name) {
+  Layer l = make_layer(layer_name(name, "layer_normalization"), LayerKind::LayerNorm, x, x);
+  l.params_trainable = 2 * std::int64_t(x.c);  // gamma and beta
+  l.fwd_flops = 2.0 * double(x.elems());
+  return append(l);
+}
+
+Shape ModelBuilder::attention(Shape qkv, int heads, const std::string& name) {
+  const std::string n = layer_name(name, "attention");
+  require_positive(heads, n, "heads");
+  if (qkv.w != 1 || qkv.c % 3 != 0 || (qkv.c / 3) % heads != 0)
+    throw InputError(fmt::format("layer '{}': expected packed q, k, v of T x 1 x 3D tokens with D divisible by the "
+                                 "{} heads, got {}", n, heads, shape_text(qkv)));
+  const Shape out{qkv.h, 1, qkv.c / 3};
+  Layer l = make_layer(n, LayerKind::Attention, qkv, out);
+  l.heads = heads;
+  const double scores = double(heads) * qkv.h * qkv.h;
+  l.inner_elems = bounded(scores, kMaxElems, n, "score matrices (heads x tokens^2 per sample)");
+  l.fwd_flops = 4.0 * double(qkv.h) * qkv.h * out.c + scores;
+  return append(l);
+}
+
+Shape ModelBuilder::patch_embedding(Shape x, int patch, int dim, const std::string& prefix) {
+  const auto name = [&](const char* what) { return prefix.empty() ? std::string() : prefix + what; };
+  require_positive(patch, prefix + "patch_embedding", "patch size");
+  if (x.h % patch != 0 || x.w % patch != 0)
+    throw InputError(fmt::format("patch embedding: the input's height and width ({}x{}) must be multiples of the "
+                                 "{}-pixel patch", x.h, x.w, patch));
+  x = conv2d(x, dim, patch, patch, patch, Padding::Valid, true, name("conv_proj"));
+  x = tokens(x, name("patches"));
+  x = prepend_token(x, name("class_token"));
+  return add_parameter(x, name("pos_embedding"));
+}
+
+Shape ModelBuilder::encoder_block(Shape x, int heads, int mlp, const std::string& prefix) {
+  const std::string p = prefix.empty() ? layer_name({}, "encoder_block") + "_" : prefix;
+  const int d = x.c;
+  require_positive(heads, p + "attention", "heads");
+  require_positive(mlp, p + "mlp_1", "MLP width");
+  if (x.w != 1 || d % heads != 0)
+    throw InputError(fmt::format("encoder block '{}': expected tokens (T x 1 x C, e.g. after a patch embedding) whose "
+                                 "C is divisible by the {} heads, got {}", p.substr(0, p.size() - 1), heads,
+                                 shape_text(x)));
+  Shape y = layer_norm(x, p + "ln_1");
+  y = dense(y, 3 * d, true, p + "in_proj");
+  y = attention(y, heads, p + "attention");
+  y = dense(y, d, true, p + "out_proj");
+  x = add({y, x}, p + "add_1");
+  y = layer_norm(x, p + "ln_2");
+  y = dense(y, mlp, true, p + "mlp_1");
+  y = activation(y, "gelu", p + "gelu");
+  y = dense(y, d, true, p + "mlp_2");
+  return add({y, x}, p + "add_2");
+}
+
 Model ModelBuilder::finish(int classes) {
   model_.classes = classes > 0 ? classes : (model_.layers.empty() ? 0 : model_.layers.back().out.c);
   for (Layer& l : model_.layers) l.consumers = 0;

@@ -12,7 +12,10 @@
 //   Activation: 1 per element (transcendentals such as sigmoid or swish also count as 1);
 //   Pool: window size per output element; global pooling 1 per input element;
 //   Add / Multiply: 1 per output element per extra operand;
-//   Concat, Flatten, Dropout, ZeroPadding: 0 (data movement only).
+//   Concat, Flatten, Dropout, ZeroPadding: 0 (data movement only);
+//   LayerNorm: 2 per element (scale and shift, as BatchNorm);
+//   Attention over T tokens of D channels: 4 T^2 D (the score and context matrix products) plus
+//   1 per score for the softmax (heads x T^2).
 // Shape errors (an input too small for a kernel, mismatched shapes) throw InputError.
 #pragma once
 #include <map>
@@ -54,6 +57,28 @@ class ModelBuilder {
   Shape rescaling(Shape x, const std::string& name = {});
   // Keras preprocessing Normalization over the channel axis: mean C, variance C, count 1.
   Shape normalization(Shape x, const std::string& name = {});
+
+  // Transformers: tokens lie along h (model.hpp Shape).
+  // Patches or pixels as tokens: {h, w, c} -> {h x w, 1, c} (a reshape, no kernel).
+  Shape tokens(Shape x, const std::string& name = {});
+  // A learned token (ViT's class token) put before the others: {T, 1, c} -> {T + 1, 1, c}, c weights.
+  Shape prepend_token(Shape x, const std::string& name = {});
+  // A learned tensor of x's shape added to it (ViT's position embedding): T x c weights.
+  Shape add_parameter(Shape x, const std::string& name = {});
+  // The first token alone (ViT's classifier reads the class token): {T, 1, c} -> {1, 1, c}.
+  Shape take_token(Shape x, const std::string& name = {});
+  // Normalisation of each token over its channels with learned scale and shift (2 c weights).
+  Shape layer_norm(Shape x, const std::string& name = {});
+  // Multi-head scaled dot-product attention of packed q, k, v {T, 1, 3 D} -> {T, 1, D}; the
+  // projections around it are dense layers.
+  Shape attention(Shape qkv, int heads, const std::string& name = {});
+  // Blocks of the Vision Transformer in torchvision's layout (vision_transformer.py), their layers
+  // named prefix + what (an empty prefix: the layers' own default names; encoder_block_N_ for blocks): the patch embedding (a PATCHxPATCH convolution of stride PATCH, the patches as
+  // tokens, the class token, the position embedding) and a pre-norm encoder block (layer norm,
+  // packed q/k/v projection, attention, output projection, residual add; layer norm, MLP of
+  // `mlp` units with GELU, residual add).
+  Shape patch_embedding(Shape x, int patch, int dim, const std::string& prefix);
+  Shape encoder_block(Shape x, int heads, int mlp, const std::string& prefix);
 
   const std::vector<Layer>& layers() const { return model_.layers; }
   bool has_input() const { return !model_.layers.empty(); }

@@ -16,6 +16,8 @@ const char* to_string(LayerKind kind) {
     case LayerKind::Concat: return "Concat";
     case LayerKind::Reshape: return "Reshape";
     case LayerKind::Normalization: return "Normalization";
+    case LayerKind::LayerNorm: return "LayerNorm";
+    case LayerKind::Attention: return "Attention";
   }
   return "Unknown";
 }
@@ -33,7 +35,8 @@ int Layer::trainable_tensors() const {
     case LayerKind::Conv2D: weights = double(geom.kernel_h) * geom.kernel_w * in.c * out.c; break;
     case LayerKind::DepthwiseConv2D: weights = double(geom.kernel_h) * geom.kernel_w * in.c; break;
     case LayerKind::Dense: weights = double(in.c) * out.c; break;
-    case LayerKind::BatchNorm: return params_trainable > out.c ? 2 : 1;
+    case LayerKind::BatchNorm:
+    case LayerKind::LayerNorm: return params_trainable > out.c ? 2 : 1;
     default: return 1;
   }
   return double(params_trainable) > weights ? 2 : 1;

@@ -20,11 +20,14 @@ enum class LayerKind {
   Concat,
   Reshape,        // flatten, reshape, dropout, zero-padding, rescaling: data movement only
   Normalization,  // Keras preprocessing Normalization (non-trainable mean/variance)
+  LayerNorm,      // per-token normalisation over the channels, learned scale and shift (transformers)
+  Attention,      // multi-head scaled dot-product attention of packed q, k, v (no weights of its own)
 };
 
 const char* to_string(LayerKind kind);
 
-// Tensor shape per sample, channels last.
+// Tensor shape per sample, channels last. A transformer's tokens lie along h (w = 1): T tokens of
+// c channels are {T, 1, c}.
 struct Shape {
   int h = 1;
   int w = 1;
@@ -54,6 +57,8 @@ struct Layer {
   std::int64_t out_elems = 0;  // elements written per sample
   std::vector<int> inputs;     // indices of the layers whose outputs it reads
   int consumers = 0;           // layers that read its output (ModelBuilder::finish)
+  int heads = 0;               // Attention: heads (each of out.c / heads channels)
+  std::int64_t inner_elems = 0;  // Attention: the score matrices' elements per sample (heads x T x T)
 
   std::int64_t params() const { return params_trainable + params_non_trainable; }
   // Trainable tensors the framework holds (and launches optimizer and copy kernels for): a GEMM

@@ -175,6 +175,18 @@ Shape apply_zeropad(ModelBuilder& b, Shape x, const Line& l) {
 Shape apply_flatten(ModelBuilder& b, Shape x, const Line&) { return b.flatten(x); }
 Shape apply_rescaling(ModelBuilder& b, Shape x, const Line&) { return b.rescaling(x); }
 Shape apply_normalization(ModelBuilder& b, Shape x, const Line&) { return b.normalization(x); }
+Shape apply_layernorm(ModelBuilder& b, Shape x, const Line&) { return b.layer_norm(x); }
+Shape apply_first_token(ModelBuilder& b, Shape x, const Line&) { return b.take_token(x); }
+
+Shape apply_patch_embedding(ModelBuilder& b, Shape x, const Line& l) {
+  return b.patch_embedding(x, parse_positive(l, l.args.at(0), "patch size"), parse_positive(l, l.args.at(1), "width"),
+                           {});
+}
+
+Shape apply_transformer_block(ModelBuilder& b, Shape x, const Line& l) {
+  return b.encoder_block(x, parse_positive(l, l.args.at(0), "head count"), parse_positive(l, l.args.at(1), "MLP width"),
+                         {});
+}
 
 const std::vector<LayerSpec>& layer_specs() {
   static const std::vector<LayerSpec> specs = {
@@ -195,6 +207,10 @@ const std::vector<LayerSpec>& layer_specs() {
       {"zeropad", "zeropad N", {}, apply_zeropad},
       {"rescaling", "rescaling", {}, apply_rescaling},
       {"normalization", "normalization", {}, apply_normalization},
+      {"patch_embedding", "patch_embedding PATCH WIDTH", {}, apply_patch_embedding},
+      {"transformer_block", "transformer_block HEADS MLP_WIDTH", {}, apply_transformer_block},
+      {"layernorm", "layernorm", {}, apply_layernorm},
+      {"first_token", "first_token", {}, apply_first_token},
   };
   return specs;
 }
@@ -204,6 +220,7 @@ std::pair<std::size_t, std::size_t> arg_range(const std::string& kind) {
   if (kind == "input") return {0, 3};
   if (kind == "conv2d" || kind == "dense" || kind == "activation" || kind == "zeropad") return {1, 1};
   if (kind == "maxpool" || kind == "avgpool" || kind == "dropout") return {0, 1};
+  if (kind == "patch_embedding" || kind == "transformer_block") return {2, 2};
   return {0, 0};
 }
 

@@ -45,6 +45,11 @@ constexpr ZooEntry kZoo[] = {
     {"densenet121", build_densenet121, 224, 1000, 32, false},
     {"densenet169", build_densenet169, 224, 1000, 32, false},
     {"densenet201", build_densenet201, 224, 1000, 32, false},
+    // Vision Transformers at torchvision's 224 (the input must be a multiple of the patch).
+    {"vit_b_16", build_vit_b_16, 224, 1000, 16},
+    {"vit_b_32", build_vit_b_32, 224, 1000, 32, false},
+    {"vit_l_16", build_vit_l_16, 224, 1000, 16, false},
+    {"vit_l_32", build_vit_l_32, 224, 1000, 32, false},
     {"alexnet", build_alexnet, 227, 1000, 67},
     {"small_cnn", build_small_cnn, 32, 10, 10},
 };

@@ -1,5 +1,6 @@
 // Builders of the individual zoo models (zoo_*.cpp); zoo.cpp maps names onto them and checks
-// the input size first. Each follows the Keras applications layout so parameter counts match.
+// the input size first. Each follows the Keras applications layout so parameter counts match
+// (the torchvision layout where a file says so).
 #pragma once
 #include <string>
 
@@ -33,6 +34,10 @@ Model build_vgg19(const ModelOptions& o);
 Model build_densenet121(const ModelOptions& o);
 Model build_densenet169(const ModelOptions& o);
 Model build_densenet201(const ModelOptions& o);
+Model build_vit_b_16(const ModelOptions& o);
+Model build_vit_b_32(const ModelOptions& o);
+Model build_vit_l_16(const ModelOptions& o);
+Model build_vit_l_32(const ModelOptions& o);
 Model build_small_cnn(const ModelOptions& o);
 
 // Keras `correct_pad` + ZeroPadding2D: pads so that a stride-2 'valid' window of `kernel`

@@ -93,6 +93,10 @@ const std::vector<KeySpec>& scenario_keys() {
                                         "layers), kernels_add_fork (the same with one gradient sum at each add "
                                         "instead: the previous rule) or uniform (one read of the input and one write "
                                         "of the output a kernel; the first rule)"},
+      {"compute.attention", "fused", "roofline: fused (attention as one kernel each way, as PyTorch 2's "
+                                     "scaled_dot_product_attention runs it: FlashAttention or memory-efficient "
+                                     "attention; the scores are never stored) or math (two matrix products and a "
+                                     "softmax over the stored scores: PyTorch 1.x, Keras' MultiHeadAttention)"},
       {"compute.threads_per_rank", "1", "CPU ranks (a cpu calibration file): compute threads of each rank, as calibrated"},
       {"compute.node_cores", "", "CPU ranks: a node's cores, shared by its ranks' compute threads (more threads than "
                                  "cores slow compute in proportion); default: not limiting"},

@@ -29,6 +29,8 @@ struct ComputeTuning {
   bool nchw = false;                  // activations channels-first: tensor-core convolutions transpose
   bool per_kind_traffic = true;       // each kind of layer's kernels and passes (cost/compute.cpp)
   bool fork_sums = true;              // ... and the gradient sums where a layer's output forks
+  bool fused_attention = true;        // attention as one fused kernel each way (FlashAttention), not
+                                      // matrix products and a softmax over stored scores
   double jitter_cv = 0;               // per-rank compute variation (cost/stragglers.hpp); 0: none
   double device_spread = -1;          // speed spread between devices (cost/stragglers.hpp); < 0: default
   int threads_per_rank = 1;           // CPU ranks: compute threads each (as calibrated)

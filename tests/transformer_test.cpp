@@ -1,0 +1,232 @@
+// Vision Transformers: the zoo against torchvision, the model file's transformer lines, attention's
+// roofline (fused and math) against hand calculations, and its calibration kernels.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+
+#include "core/error.hpp"
+#include "cost/compute.hpp"
+#include "cost/memory.hpp"
+#include "kernels/kernel_plan.hpp"
+#include "model/model.hpp"
+#include "system/device.hpp"
+
+using namespace ddlsim;
+
+namespace {
+
+Model vit(const std::string& name, int size = 224, int classes = 1000) {
+  ModelOptions o = default_model_options(name);
+  o.input_h = o.input_w = size;
+  o.classes = classes;
+  return build_zoo_model(name, o);
+}
+
+int tensors(const Model& m) {
+  int n = 0;
+  for (const Layer& l : m.layers) n += l.trainable_tensors();
+  return n;
+}
+
+const Layer& first_of(const Model& m, LayerKind kind) {
+  const auto it = std::find_if(m.layers.begin(), m.layers.end(), [&](const Layer& l) { return l.kind == kind; });
+  if (it == m.layers.end()) throw std::runtime_error("no such layer");
+  return *it;
+}
+
+std::size_t index_of(const Model& m, LayerKind kind) { return std::size_t(&first_of(m, kind) - m.layers.data()); }
+
+// The roofline of one kernel on a V100 (cost/compute.cpp): eff = 0.6 f / (f + peak x 20 us),
+// t = max(f / (peak x eff), bytes / (0.8 x 900 GB/s)) + 5 us.
+double kernel_s(double flops, double bytes, double peak) {
+  const double compute = flops > 0 ? flops / (peak * 0.6 * flops / (flops + peak * 20e-6)) : 0;
+  return std::max(compute, bytes / (0.8 * 900e9)) + 5e-6;
+}
+
+}  // namespace
+
+// Trainable parameters and parameter tensors: sum of numel() and len(parameters()) of
+// torchvision 0.14's vit_b_16, vit_b_32, vit_l_16, vit_l_32 (checked here with Debian's
+// python3-torchvision), and of vit_b_32(num_classes=10, image_size=64) (ddp_runner.py's build).
+// Multiply-adds: torchvision's documented GFLOPS (its model table counts multiply-adds: 17.56,
+// 4.41, 61.55, 15.38), to 1 %.
+TEST(Transformers, VitZooEqualsTorchvision) {
+  EXPECT_EQ(vit("vit_b_16").params_trainable(), 86'567'656);
+  EXPECT_EQ(vit("vit_b_32").params_trainable(), 88'224'232);
+  EXPECT_EQ(vit("vit_l_16").params_trainable(), 304'326'632);
+  EXPECT_EQ(vit("vit_l_32").params_trainable(), 306'535'400);
+  EXPECT_EQ(vit("vit_b_32", 64, 10).params_trainable(), 87'428'362);
+  EXPECT_EQ(tensors(vit("vit_b_16")), 152);
+  EXPECT_EQ(tensors(vit("vit_l_16")), 296);
+  EXPECT_NEAR(vit("vit_b_16").fwd_flops_per_sample() / 2, 17.56e9, 0.01 * 17.56e9);
+  EXPECT_NEAR(vit("vit_b_32").fwd_flops_per_sample() / 2, 4.41e9, 0.01 * 4.41e9);
+  EXPECT_NEAR(vit("vit_l_16").fwd_flops_per_sample() / 2, 61.55e9, 0.01 * 61.55e9);
+  EXPECT_NEAR(vit("vit_l_32").fwd_flops_per_sample() / 2, 15.38e9, 0.01 * 15.38e9);
+  // The patch must divide the input, as torchvision asserts.
+  ModelOptions o = default_model_options("vit_b_16");
+  o.input_h = o.input_w = 200;
+  EXPECT_THROW(build_zoo_model("vit_b_16", o), InputError);
+}
+
+// ViT-B/16's attention: 197 tokens (196 patches and the class token), 12 heads of 64 channels.
+TEST(Transformers, AttentionLayerGeometry) {
+  const Model m = vit("vit_b_16");
+  const Layer& a = first_of(m, LayerKind::Attention);
+  EXPECT_EQ(a.in.h, 197);
+  EXPECT_EQ(a.in.c, 3 * 768);
+  EXPECT_EQ(a.out.c, 768);
+  EXPECT_EQ(a.heads, 12);
+  EXPECT_EQ(a.inner_elems, 12 * 197 * 197);
+  EXPECT_DOUBLE_EQ(a.fwd_flops, 4.0 * 197 * 197 * 768 + 12 * 197 * 197);
+  // Every block's input feeds its layer norm and its residual add: one gradient sum each.
+  EXPECT_EQ(m.layers[index_of(m, LayerKind::Attention) - 3].consumers, 2);
+  // The saved activations include attention's packed q, k, v (its gradient reads them).
+  Model without = m;
+  for (Layer& l : without.layers)
+    if (l.kind == LayerKind::Attention) l.kind = LayerKind::Reshape;
+  EXPECT_EQ(saved_elems_per_sample(m) - saved_elems_per_sample(without), 12 * 197 * 3 * 768);
+}
+
+// One attention layer's forward and backward on a V100, by hand, kernel by kernel (batch 32).
+TEST(Transformers, AttentionRooflineByHand) {
+  const Model m = vit("vit_b_16");
+  const std::size_t i = index_of(m, LayerKind::Attention);
+  const Device& v100 = find_device("v100", "");
+  ComputeTuning t;
+  const double batch = 32, T = 197, D = 768, H = 12;
+  const double F = (4 * T * T * D + H * T * T) * batch;  // the layer's operations
+  for (const auto& [p, peak, elem] : {std::tuple{Precision::FP32, 15.7e12, 4.0}, {Precision::Mixed, 125e12, 2.0}}) {
+    const double in = 3 * D * T * batch * elem, out = D * T * batch * elem, scores = H * T * T * batch * elem;
+    const double split = kernel_s(0, 2 * in, peak), merge = kernel_s(0, 2 * out, peak);
+    // Fused: one kernel forward (reads q, k, v, writes the output); backward a preprocessing pass
+    // (reads O and dO) and one kernel of 2.5x the forward's operations (reads q, k, v, dO, writes
+    // dq, dk, dv); the head split and merge copies around it, both ways.
+    t.fused_attention = true;
+    const auto fused = compute_profile(m, v100, p, 32, t, Optimizer::Sgd).layers[i];
+    EXPECT_NEAR(fused.fwd_s, split + kernel_s(F, in + out, peak) + merge, 1e-12);
+    EXPECT_NEAR(fused.bwd_s, merge + kernel_s(0, 2 * out, peak) + kernel_s(2.5 * F, 2 * in + out, peak) + split,
+                1e-12);
+    // Math: q scaled, scores = q k^T, softmax, P v (each product 2 T^2 D a sample; the softmax's
+    // share is the rest of F); mixed precision runs the softmax in FP32 and casts its result back.
+    t.fused_attention = false;
+    const auto math = compute_profile(m, v100, p, 32, t, Optimizer::Sgd).layers[i];
+    const double g = 2 * T * T * D * batch, s = H * T * T * batch;
+    const double scale = kernel_s(0, 2 * in / 3, peak);
+    const double softmax = p == Precision::Mixed ? kernel_s(s, 3 * scores, peak) + kernel_s(0, 3 * scores, peak)
+                                                 : kernel_s(s, 2 * scores, peak);
+    const double qk = kernel_s(g, 2 * in / 3 + scores, peak), pv = kernel_s(g, in / 3 + out + scores, peak);
+    EXPECT_NEAR(math.fwd_s, split + scale + qk + softmax + pv + merge, 1e-12);
+    // Backward: dP = dO v^T and dV = P^T dO (each reads dO, v or writes dv, and P or dP), the
+    // softmax's gradient (reads P and dP, writes dS; in mixed precision with the two casts),
+    // dQ = dS k and dK = dS^T q, the scaling's gradient.
+    const double softmax_bwd = p == Precision::Mixed
+                                   ? kernel_s(0, 3 * scores, peak) + kernel_s(s, 6 * scores, peak) +
+                                         kernel_s(0, 3 * scores, peak)
+                                   : kernel_s(s, 3 * scores, peak);
+    const double dq = kernel_s(g, 2 * in / 3 + scores, peak);
+    EXPECT_NEAR(math.bwd_s, merge + 2 * pv + softmax_bwd + 2 * dq + scale + split, 1e-12);
+    // The scores' traffic makes math the slower path here (197 tokens, 12 heads).
+    EXPECT_GT(math.fwd_s + math.bwd_s, fused.fwd_s + fused.bwd_s);
+  }
+}
+
+// Only attention layers depend on compute.attention; convolutional networks do not move.
+TEST(Transformers, AttentionChoiceTouchesOnlyAttention) {
+  const Device& a100 = find_device("a100", "");
+  ComputeTuning fused, math;
+  math.fused_attention = false;
+  const Model v = vit("vit_b_16");
+  const auto pf = compute_profile(v, a100, Precision::Mixed, 64, fused, Optimizer::Sgd);
+  const auto pm = compute_profile(v, a100, Precision::Mixed, 64, math, Optimizer::Sgd);
+  for (std::size_t i = 0; i < v.layers.size(); ++i)
+    if (v.layers[i].kind != LayerKind::Attention) {
+      EXPECT_EQ(pf.layers[i].fwd_s, pm.layers[i].fwd_s) << v.layers[i].name;
+      EXPECT_EQ(pf.layers[i].bwd_s, pm.layers[i].bwd_s) << v.layers[i].name;
+    }
+  ModelOptions o = default_model_options("resnet50");
+  const Model r = build_zoo_model("resnet50", o);
+  EXPECT_EQ(compute_profile(r, a100, Precision::Mixed, 64, fused, Optimizer::Sgd).forward_s(),
+            compute_profile(r, a100, Precision::Mixed, 64, math, Optimizer::Sgd).forward_s());
+}
+
+// Layer norm (ATen layer_norm_kernel.cu) and the position embedding's learned addend, by hand on
+// a V100 in FP32, batch 32, ViT-B/16's 197 x 768 tokens (605 KB a sample).
+TEST(Transformers, LayerNormAndPositionEmbeddingByHand) {
+  const Model m = vit("vit_b_16");
+  const Device& v100 = find_device("v100", "");
+  const ComputeTuning t;
+  const auto prof = compute_profile(m, v100, Precision::FP32, 32, t, Optimizer::Sgd);
+  const double x = 197 * 768 * 32 * 4.0, w = 2 * 768 * 4.0, flops = 2 * 197 * 768 * 32.0;
+  const LayerCost& ln = prof.layers[index_of(m, LayerKind::LayerNorm)];
+  // Forward one kernel: x in, y out (and gamma, beta). Backward: dx from x and dy; gamma and beta's
+  // gradients from x and dy.
+  EXPECT_NEAR(ln.fwd_s, kernel_s(flops, 2 * x + w, 15.7e12), 1e-12);
+  EXPECT_NEAR(ln.bwd_s, kernel_s(flops / 2, 3 * x + w, 15.7e12) + kernel_s(flops / 2, 2 * x + w, 15.7e12), 1e-12);
+  // The position embedding: forward reads x and the table, writes y; backward sums dy over the
+  // batch into the table's gradient (dx is dy itself: no kernel). It is the first layer after the
+  // patch convolution, so it does need its input's gradient; the table is 197 x 768. Its output
+  // feeds the first block's layer norm and residual add: autograd sums their two gradients first
+  // (reads two, writes one).
+  std::size_t pos = 0;
+  while (m.layers[pos].name != "position_embedding") ++pos;
+  const double table = 197 * 768 * 4.0;
+  EXPECT_NEAR(prof.layers[pos].fwd_s, kernel_s(flops / 2, 2 * x + table, 15.7e12), 1e-12);
+  EXPECT_NEAR(prof.layers[pos].bwd_s, kernel_s(0, x + table, 15.7e12) + kernel_s(0, 3 * x, 15.7e12), 1e-12);
+}
+
+// The calibration kernels of one attention layer: the score and context products per head and
+// sample (batched GEMMs), forward 4 T^2 D and backward 8 T^2 D operations a sample.
+TEST(Transformers, AttentionCalibrationKernels) {
+  const Model m = vit("vit_b_16");
+  const Layer& a = first_of(m, LayerKind::Attention);
+  const auto ks = layer_kernels(a, 8, Precision::Mixed, true);
+  double fwd = 0, bwd = 0;
+  int gemms = 0;
+  for (const KernelSpec& k : ks) {
+    if (!k.is_gemm) continue;
+    ++gemms;
+    EXPECT_EQ(k.gemm.count, 8 * 12) << k.name;
+    (k.phase == KernelPhase::Forward ? fwd : bwd) += k.flops();
+  }
+  EXPECT_EQ(gemms, 6);
+  EXPECT_DOUBLE_EQ(fwd, 4.0 * 197 * 197 * 768 * 8);
+  EXPECT_DOUBLE_EQ(bwd, 8.0 * 197 * 197 * 768 * 8);
+  // Each head's matrices lie one after the other: buffers are count times one product's.
+  const auto scores = std::find_if(ks.begin(), ks.end(), [](const KernelSpec& k) { return k.name == "attn_scores"; });
+  ASSERT_NE(scores, ks.end());
+  EXPECT_EQ(kernel_buffers(*scores).c, 2.0 * 197 * 197 * 96);
+  EXPECT_EQ(scores->key(), "gemm_mixed_m197_n197_k64_nt_x96");
+  // No weights, so no update; the layer norm's gamma and beta get one.
+  EXPECT_EQ(std::count_if(ks.begin(), ks.end(), [](const KernelSpec& k) { return k.phase == KernelPhase::Update; }),
+            0);
+}
+
+// The model file's transformer lines build the same blocks; errors name the line.
+TEST(Transformers, ModelFileLines) {
+  const Model m = parse_model_file(
+      "name tiny_vit\ninput 64 64 3\npatch_embedding 8 192\ntransformer_block 3 768\ntransformer_block 3 768\n"
+      "layernorm\nfirst_token\ndense 10\n",
+      "tiny.model");
+  // By hand: patch convolution 8 x 8 x 3 x 192 + 192 = 37,056; class token 192; positions
+  // 65 x 192 = 12,480; a block: two layer norms 2 x 384, q/k/v 192 x 576 + 576 = 111,168, output
+  // 192 x 192 + 192 = 37,056, MLP 192 x 768 + 768 = 148,224 and 768 x 192 + 192 = 147,648: 444,864;
+  // final layer norm 384; head 192 x 10 + 10 = 1,930. Total 941,770.
+  EXPECT_EQ(m.params_trainable(), 941'770);
+  EXPECT_EQ(m.classes, 10);
+  EXPECT_EQ(std::count_if(m.layers.begin(), m.layers.end(), [](const Layer& l) { return l.kind == LayerKind::Attention; }),
+            2);
+  const auto error = [](const std::string& text) {
+    try {
+      parse_model_file(text, "x.model");
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  EXPECT_NE(error("input 32 32 3\ntransformer_block 3 64\n").find("x.model:2: encoder block"), std::string::npos);
+  EXPECT_NE(error("input 32 32 3\npatch_embedding 4 100\ntransformer_block 3 64\n").find("divisible by the 3 heads"),
+            std::string::npos);
+  EXPECT_NE(error("input 32 32 3\npatch_embedding 4\n").find("usage: patch_embedding PATCH WIDTH"), std::string::npos);
+  EXPECT_NE(error("input 30 30 3\npatch_embedding 4 64\n").find("x.model:2"), std::string::npos);
+}
