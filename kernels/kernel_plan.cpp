@@ -61,6 +61,7 @@ void attention_layer(const Layer& l, I64 batch, Precision p, std::vector<KernelS
   const I64 qkv = batch * l.in.elems(), o = batch * l.out.elems(), scores = batch * l.inner_elems;
   out.push_back(mem("attn_split", F, MemOp::Copy, qkv, qkv, 1, p));
   out.push_back(batched("attn_scores", F, count, t, t, d, false, true, p));
+  if (l.causal) out.push_back(mem("attn_mask", F, MemOp::Unary, scores, scores, 1, p));
   out.push_back(mem("attn_softmax", F, MemOp::Unary, scores, scores, 1, p));
   out.push_back(batched("attn_context", F, count, t, d, t, false, false, p));
   out.push_back(mem("attn_merge", F, MemOp::Copy, o, o, 1, p));
@@ -115,6 +116,11 @@ void memory_layer(const Layer& l, I64 batch, Precision p, std::vector<KernelSpec
       break;
     case LayerKind::Attention:
       attention_layer(l, batch, p, out);
+      break;
+    case LayerKind::Embedding:
+      // A gather of rows; backward writes the whole table's gradient from dy's rows.
+      out.push_back(mem("emb_fwd", F, MemOp::Copy, o, o, 1, p));
+      out.push_back(mem("emb_bwd", B, MemOp::Copy, l.params_trainable, o, 1, p));
       break;
     case LayerKind::Multiply:
       out.push_back(mem("mul_fwd", F, MemOp::Binary, o, o, 1, p));

@@ -230,3 +230,104 @@ TEST(Transformers, ModelFileLines) {
   EXPECT_NE(error("input 32 32 3\npatch_embedding 4\n").find("usage: patch_embedding PATCH WIDTH"), std::string::npos);
   EXPECT_NE(error("input 30 30 3\npatch_embedding 4 64\n").find("x.model:2"), std::string::npos);
 }
+
+namespace {
+
+Model text(const std::string& name, int seq = 0) {
+  ModelOptions o = default_model_options(name);
+  if (seq > 0) o.input_h = seq;
+  return build_zoo_model(name, o);
+}
+
+}  // namespace
+
+// Language models' published parameter totals: GPT-2 124,439,808 and GPT-2 medium 354,823,168
+// (GPT2LMHeadModel, the output projection tied to the token embedding); BERT-base 110,106,428 and
+// BERT-large 336,226,108 (BertForPreTraining). By hand for GPT-2: token table 50,257 x 768 =
+// 38,597,376, positions 1,024 x 768 = 786,432, 12 blocks of 7,087,872 (as ViT-B's), final layer
+// norm 1,536. For BERT-base: tables 30,522, 512 and 2 rows of 768 and a layer norm: 23,837,184;
+// 12 blocks 85,054,464; pooler 590,592; heads 590,592 + 1,536 + 30,522 (the tied decoder's bias)
+// + 1,538 (next sentence).
+TEST(Transformers, LanguageModelsParameterTotals) {
+  EXPECT_EQ(text("gpt2").params_trainable(), 124'439'808);
+  EXPECT_EQ(text("gpt2_medium").params_trainable(), 354'823'168);
+  EXPECT_EQ(text("bert_base").params_trainable(), 110'106'428);
+  EXPECT_EQ(text("bert_large").params_trainable(), 336'226'108);
+  // GPT2LMHeadModel's parameter tensors: 2 tables, 12 blocks of 12, the final norm's 2: 148.
+  EXPECT_EQ(tensors(text("gpt2")), 148);
+  const Model g = text("gpt2");
+  EXPECT_EQ(g.input.h, 1024);
+  EXPECT_TRUE(g.reads_tokens());
+  EXPECT_FALSE(vit("vit_b_16").reads_tokens());
+  EXPECT_TRUE(first_of(g, LayerKind::Attention).causal);
+  EXPECT_FALSE(first_of(text("bert_base"), LayerKind::Attention).causal);
+  // Sequences longer than the position table are refused; shorter ones shrink every token count.
+  EXPECT_THROW(text("gpt2", 2048), InputError);
+  EXPECT_THROW(text("bert_base", 513), InputError);
+  EXPECT_EQ(first_of(text("bert_base", 512), LayerKind::Attention).inner_elems, 12 * 512 * 512);
+}
+
+// GPT-2's forward operations per sequence of T = 1024 tokens: 2 per weight of the blocks for each
+// token (85,054,464 weights, layer norms included: Kaplan et al. 2020, table 1, 2N), attention's
+// 4 T D a token and layer (the full score matrix: PaLM's appendix B convention), the tied output
+// projection 2 D V a token; plus the biases, layer norms, GELU, adds, softmaxes (under 1 %).
+TEST(Transformers, Gpt2ForwardOperations) {
+  const double T = 1024, D = 768, V = 50257, L = 12;
+  const double by_hand = T * (2 * 85'054'464 + 4 * L * T * D + 2 * D * V);
+  EXPECT_NEAR(text("gpt2").fwd_flops_per_sample(), by_hand, 0.01 * by_hand);
+}
+
+// BERT normalises after each residual add, GPT-2 and ViT before each sublayer.
+TEST(Transformers, PostNormAndPreNormBlocks) {
+  const auto names_after = [](const Model& m, const std::string& first, int n) {
+    std::string out;
+    auto it = std::find_if(m.layers.begin(), m.layers.end(), [&](const Layer& l) { return l.name == first; });
+    for (int i = 0; i < n && it != m.layers.end(); ++i, ++it) out += it->name + " ";
+    return out;
+  };
+  EXPECT_EQ(names_after(text("bert_base"), "layer_0_in_proj", 6),
+            "layer_0_in_proj layer_0_attention layer_0_out_proj layer_0_add_1 layer_0_ln_1 layer_0_mlp_1 ");
+  EXPECT_EQ(names_after(text("gpt2"), "h_0_ln_1", 6), "h_0_ln_1 h_0_in_proj h_0_attention h_0_out_proj h_0_add_1 h_0_ln_2 ");
+}
+
+// Causal attention: the fused kernels skip the masked half of the work; math adds a masking pass.
+TEST(Transformers, CausalAttentionByHand) {
+  Model m = text("gpt2", 512);
+  const std::size_t i = index_of(m, LayerKind::Attention);
+  const Device& v100 = find_device("v100", "");
+  ComputeTuning t;
+  const double batch = 4, T = 512, D = 768, H = 12, peak = 125e12;
+  const double F = (4 * T * T * D + H * T * T) * batch, in = 3 * D * T * batch * 2, out = D * T * batch * 2;
+  const auto causal = compute_profile(m, v100, Precision::Mixed, 4, t, Optimizer::Sgd).layers[i];
+  const double split = kernel_s(0, 2 * in, peak), merge = kernel_s(0, 2 * out, peak);
+  EXPECT_NEAR(causal.fwd_s, split + kernel_s(F / 2, in + out, peak) + merge, 1e-12);
+  EXPECT_NEAR(causal.bwd_s, merge + kernel_s(0, 2 * out, peak) + kernel_s(1.25 * F, 2 * in + out, peak) + split, 1e-12);
+  t.fused_attention = false;
+  const auto math_causal = compute_profile(m, v100, Precision::Mixed, 4, t, Optimizer::Sgd).layers[i];
+  m.layers[i].causal = false;
+  const auto math_full = compute_profile(m, v100, Precision::Mixed, 4, t, Optimizer::Sgd).layers[i];
+  EXPECT_NEAR(math_causal.fwd_s - math_full.fwd_s, kernel_s(0, 2 * H * T * T * batch * 2, peak), 1e-12);
+  EXPECT_EQ(math_causal.bwd_s, math_full.bwd_s);
+}
+
+// The token embedding: forward a gather (reads the ids and the rows, writes y); backward only the
+// table's gradient (ids need none): a pass over the ids and a write of the whole table from dy.
+TEST(Transformers, EmbeddingByHand) {
+  const Model m = text("gpt2");
+  const Device& v100 = find_device("v100", "");
+  const ComputeTuning t;
+  const auto prof = compute_profile(m, v100, Precision::FP32, 2, t, Optimizer::Sgd);
+  const double ids = 1024 * 2 * 4.0, y = 1024 * 768 * 2 * 4.0, table = 50257 * 768 * 4.0;
+  const LayerCost& wte = prof.layers[1];
+  EXPECT_NEAR(wte.fwd_s, kernel_s(0, ids + 2 * y, 15.7e12), 1e-12);
+  EXPECT_NEAR(wte.bwd_s, kernel_s(0, ids, 15.7e12) + kernel_s(0, y + table, 15.7e12), 1e-12);
+  // The position table (after the token table: its input would need a gradient, ids never do).
+  const LayerCost& wpe = prof.layers[2];
+  EXPECT_NEAR(wpe.bwd_s, kernel_s(0, ids, 15.7e12) + kernel_s(0, y + 1024 * 768 * 4.0, 15.7e12), 1e-12);
+  // Calibration: the gather and the table's gradient.
+  const auto ks = layer_kernels(m.layers[1], 2, Precision::FP32, false);
+  ASSERT_GE(ks.size(), 2u);
+  EXPECT_EQ(ks[0].name, "emb_fwd");
+  EXPECT_EQ(ks[1].name, "emb_bwd");
+  EXPECT_EQ(ks[1].out_elems, 50257 * 768);
+}

@@ -89,6 +89,9 @@ struct Kernels {
 // * layer norm (ATen layer_norm_kernel.cu): forward one kernel reads x, writes y (the statistics
 //   stay in registers); backward layer_norm_grad_input reads x and dy, writes dx, and the
 //   gamma/beta gradient kernel reads x and dy;
+// * embedding (ATen Embedding.cu): forward a gather reads the ids and the rows, writes y; backward
+//   embedding_dense_backward sorts the ids (a pass over them) and sums dy's rows into the zeroed
+//   table gradient (reads dy, writes the whole table);
 // * attention: attention_kernels below;
 // compute.op_traffic = kernels_add_fork is the previous round's rule (no sums at forks but one at
 // every add: reads two, writes one of the add's output); uniform is the earlier rule: every kernel
@@ -109,15 +112,20 @@ struct Kernels {
 //   scaling's. Under autocast (mixed) softmax runs in FP32 (PyTorch's autocast op list): it reads
 //   FP16 scores and writes FP32 probabilities, which are cast back to FP16 for the product, and the
 //   gradients go the same way back; passes count FP16 elements (an FP32 one is two).
+// Causal attention (GPT): the fused kernels skip the blocks above the diagonal (half the work);
+// math computes every score and masks them (a read and a write of the scores).
 Kernels attention_kernels(const Layer& l, bool fused, bool mixed) {
   const Kernel split = attn(2, 0, 0, 0), merge = attn(0, 2, 0, 0);
-  if (fused) return {{split, attn(1, 1, 0, 1), merge}, {merge, attn(0, 2, 0, 0), attn(2, 1, 0, 2.5), split}};
+  const double half = l.causal ? 0.5 : 1;
+  if (fused)
+    return {{split, attn(1, 1, 0, half), merge}, {merge, attn(0, 2, 0, 0), attn(2, 1, 0, 2.5 * half), split}};
   const double gemm_flops = 4.0 * double(l.in.h) * l.in.h * l.out.c;
   const double g = l.fwd_flops > 0 ? gemm_flops / l.fwd_flops / 2 : 0.5;  // share of one product
   const double softmax_work = 1 - 2 * g;
   const Kernel scale = attn(2.0 / 3, 0, 0, 0);
   Kernels ks;
   ks.fwd = {split, scale, attn(2.0 / 3, 0, 1, g)};
+  if (l.causal) ks.fwd.push_back(attn(0, 0, 2, 0));
   if (mixed) ks.fwd.insert(ks.fwd.end(), {attn(0, 0, 3, softmax_work), attn(0, 0, 3, 0)});
   else ks.fwd.push_back(attn(0, 0, 2, softmax_work));
   ks.fwd.insert(ks.fwd.end(), {attn(1.0 / 3, 1, 1, g), merge});
@@ -149,6 +157,8 @@ Kernels per_kind_kernels(const Layer& l, bool fork_sums) {
       return {{{1, 1, 1, true}}, {{2, 1, 0.5, true}, {1, 1, 0.5, true, true}}};
     case LayerKind::Attention:  // attention_kernels, which needs the tuning
       return {};
+    case LayerKind::Embedding:
+      return {{{1, 2, 0}}, {{1, 0, 0, false, true}, {0, 1, 0, true, true}}};  // ids need no gradient
     case LayerKind::Multiply:
       return {{{1, 1, 1}}, {{1, 1, 0.5}, {x_over_in, 1, 0.5}}};
     case LayerKind::Pool:

@@ -292,7 +292,7 @@ Shape ModelBuilder::layer_norm(Shape x, const std::string& name) {
   return append(l);
 }
 
-Shape ModelBuilder::attention(Shape qkv, int heads, const std::string& name) {
+Shape ModelBuilder::attention(Shape qkv, int heads, bool causal, const std::string& name) {
   const std::string n = layer_name(name, "attention");
   require_positive(heads, n, "heads");
   if (qkv.w != 1 || qkv.c % 3 != 0 || (qkv.c / 3) % heads != 0)
@@ -301,10 +301,29 @@ Shape ModelBuilder::attention(Shape qkv, int heads, const std::string& name) {
   const Shape out{qkv.h, 1, qkv.c / 3};
   Layer l = make_layer(n, LayerKind::Attention, qkv, out);
   l.heads = heads;
+  l.causal = causal;
   const double scores = double(heads) * qkv.h * qkv.h;
   l.inner_elems = bounded(scores, kMaxElems, n, "score matrices (heads x tokens^2 per sample)");
   l.fwd_flops = 4.0 * double(qkv.h) * qkv.h * out.c + scores;
   return append(l);
+}
+
+Shape ModelBuilder::embedding(Shape ids, int vocab, int dim, const std::string& name) {
+  const std::string n = layer_name(name, "embedding");
+  require_positive(vocab, n, "vocabulary size");
+  require_positive(dim, n, "width");
+  if (ids.w != 1 || ids.c != 1)
+    throw InputError(fmt::format("layer '{}': expected token ids (T x 1 x 1), got {}", n, shape_text(ids)));
+  Layer l = make_layer(n, LayerKind::Embedding, ids, Shape{ids.h, 1, dim});
+  l.params_trainable = params(double(vocab) * dim, n);
+  return append(l);
+}
+
+Shape ModelBuilder::tied_dense(Shape x, int units, bool use_bias, const std::string& name) {
+  Shape y = dense(x, units, use_bias, name);
+  Layer& l = model_.layers.back();
+  l.params_trainable = use_bias ? units : 0;
+  return y;
 }
 
 Shape ModelBuilder::patch_embedding(Shape x, int patch, int dim, const std::string& prefix) {
@@ -319,7 +338,7 @@ Shape ModelBuilder::patch_embedding(Shape x, int patch, int dim, const std::stri
   return add_parameter(x, name("pos_embedding"));
 }
 
-Shape ModelBuilder::encoder_block(Shape x, int heads, int mlp, const std::string& prefix) {
+Shape ModelBuilder::encoder_block(Shape x, int heads, int mlp, const std::string& prefix, BlockStyle style) {
   const std::string p = prefix.empty() ? layer_name({}, "encoder_block") + "_" : prefix;
   const int d = x.c;
   require_positive(heads, p + "attention", "heads");
@@ -328,16 +347,21 @@ Shape ModelBuilder::encoder_block(Shape x, int heads, int mlp, const std::string
     throw InputError(fmt::format("encoder block '{}': expected tokens (T x 1 x C, e.g. after a patch embedding) whose "
                                  "C is divisible by the {} heads, got {}", p.substr(0, p.size() - 1), heads,
                                  shape_text(x)));
-  Shape y = layer_norm(x, p + "ln_1");
-  y = dense(y, 3 * d, true, p + "in_proj");
-  y = attention(y, heads, p + "attention");
-  y = dense(y, d, true, p + "out_proj");
-  x = add({y, x}, p + "add_1");
-  y = layer_norm(x, p + "ln_2");
-  y = dense(y, mlp, true, p + "mlp_1");
-  y = activation(y, "gelu", p + "gelu");
-  y = dense(y, d, true, p + "mlp_2");
-  return add({y, x}, p + "add_2");
+  // Pre-norm: y = x + f(norm(x)); post-norm: y = norm(x + f(x)).
+  const auto sublayer = [&](Shape in, const char* norm, const char* add_name, const auto& f) {
+    const Shape out = add({f(style.post_norm ? in : layer_norm(in, p + norm)), in}, p + add_name);
+    return style.post_norm ? layer_norm(out, p + norm) : out;
+  };
+  x = sublayer(x, "ln_1", "add_1", [&](Shape y) {
+    y = dense(y, 3 * d, true, p + "in_proj");
+    y = attention(y, heads, style.causal, p + "attention");
+    return dense(y, d, true, p + "out_proj");
+  });
+  return sublayer(x, "ln_2", "add_2", [&](Shape y) {
+    y = dense(y, mlp, true, p + "mlp_1");
+    y = activation(y, "gelu", p + "gelu");
+    return dense(y, d, true, p + "mlp_2");
+  });
 }
 
 Model ModelBuilder::finish(int classes) {

@@ -15,7 +15,8 @@
 //   Concat, Flatten, Dropout, ZeroPadding: 0 (data movement only);
 //   LayerNorm: 2 per element (scale and shift, as BatchNorm);
 //   Attention over T tokens of D channels: 4 T^2 D (the score and context matrix products) plus
-//   1 per score for the softmax (heads x T^2).
+//   1 per score for the softmax (heads x T^2), causal or not (the convention of PaLM's appendix B);
+//   Embedding: 0 (a lookup).
 // Shape errors (an input too small for a kernel, mismatched shapes) throw InputError.
 #pragma once
 #include <map>
@@ -27,6 +28,13 @@
 namespace ddlsim {
 
 enum class Padding { Same, Valid };
+
+// A transformer block's variant: GPT's attention is causal; BERT normalises after each residual
+// add (post-norm), ViT and GPT before each sublayer (pre-norm).
+struct BlockStyle {
+  bool causal = false;
+  bool post_norm = false;
+};
 enum class PoolKind { Max, Avg };
 
 // Known activation names (lowercase), for validation: relu, relu6, swish, sigmoid, softmax ...
@@ -71,14 +79,20 @@ class ModelBuilder {
   Shape layer_norm(Shape x, const std::string& name = {});
   // Multi-head scaled dot-product attention of packed q, k, v {T, 1, 3 D} -> {T, 1, D}; the
   // projections around it are dense layers.
-  Shape attention(Shape qkv, int heads, const std::string& name = {});
+  Shape attention(Shape qkv, int heads, bool causal = false, const std::string& name = {});
+  // Token ids {T, 1, 1} -> {T, 1, dim}: rows of a vocab x dim table (a position embedding is a
+  // lookup of the positions 0..T-1: the same shapes).
+  Shape embedding(Shape ids, int vocab, int dim, const std::string& name = {});
+  // A dense layer whose weight is another layer's (GPT-2's and BERT's output projection onto the
+  // vocabulary share the token embedding's table): only its bias, if any, is a parameter of its own.
+  Shape tied_dense(Shape x, int units, bool use_bias, const std::string& name = {});
   // Blocks of the Vision Transformer in torchvision's layout (vision_transformer.py), their layers
   // named prefix + what (an empty prefix: the layers' own default names; encoder_block_N_ for blocks): the patch embedding (a PATCHxPATCH convolution of stride PATCH, the patches as
   // tokens, the class token, the position embedding) and a pre-norm encoder block (layer norm,
   // packed q/k/v projection, attention, output projection, residual add; layer norm, MLP of
-  // `mlp` units with GELU, residual add).
+  // `mlp` units with GELU, residual add; post-norm: each layer norm after its residual add).
   Shape patch_embedding(Shape x, int patch, int dim, const std::string& prefix);
-  Shape encoder_block(Shape x, int heads, int mlp, const std::string& prefix);
+  Shape encoder_block(Shape x, int heads, int mlp, const std::string& prefix, BlockStyle style = {});
 
   const std::vector<Layer>& layers() const { return model_.layers; }
   bool has_input() const { return !model_.layers.empty(); }

@@ -18,6 +18,7 @@ const char* to_string(LayerKind kind) {
     case LayerKind::Normalization: return "Normalization";
     case LayerKind::LayerNorm: return "LayerNorm";
     case LayerKind::Attention: return "Attention";
+    case LayerKind::Embedding: return "Embedding";
   }
   return "Unknown";
 }
@@ -59,5 +60,7 @@ std::int64_t Model::activation_elems_per_sample() const {
   for (const auto& l : layers) n += l.out_elems;
   return n;
 }
+
+bool Model::reads_tokens() const { return layers.size() > 1 && layers[1].kind == LayerKind::Embedding; }
 
 }  // namespace ddlsim

@@ -22,6 +22,7 @@ enum class LayerKind {
   Normalization,  // Keras preprocessing Normalization (non-trainable mean/variance)
   LayerNorm,      // per-token normalisation over the channels, learned scale and shift (transformers)
   Attention,      // multi-head scaled dot-product attention of packed q, k, v (no weights of its own)
+  Embedding,      // rows of a learned table looked up by token id (language models' token and position embeddings)
 };
 
 const char* to_string(LayerKind kind);
@@ -58,6 +59,7 @@ struct Layer {
   std::vector<int> inputs;     // indices of the layers whose outputs it reads
   int consumers = 0;           // layers that read its output (ModelBuilder::finish)
   int heads = 0;               // Attention: heads (each of out.c / heads channels)
+  bool causal = false;         // Attention: each token attends only to itself and those before it (GPT)
   std::int64_t inner_elems = 0;  // Attention: the score matrices' elements per sample (heads x T x T)
 
   std::int64_t params() const { return params_trainable + params_non_trainable; }
@@ -77,9 +79,12 @@ struct Model {
   std::int64_t params_trainable() const;
   double fwd_flops_per_sample() const;
   std::int64_t activation_elems_per_sample() const;  // sum of layer outputs
+  // Token ids in (a language model: its first layer after the input is an embedding).
+  bool reads_tokens() const;
 };
 
-// How to instantiate a zoo model.
+// How to instantiate a zoo model. Language models read input_h token ids (the sequence length;
+// width and channels are 1) and predict `classes` tokens (the vocabulary).
 struct ModelOptions {
   int input_h = 224;
   int input_w = 224;
@@ -94,7 +99,8 @@ std::vector<std::string> zoo_map_model_names();
 bool is_zoo_model(const std::string& name);
 // Builds a zoo model; throws InputError for an unknown name or a size it cannot handle.
 Model build_zoo_model(const std::string& name, const ModelOptions& opts);
-// The input size a zoo model is usually trained at (224 for most, 299 for InceptionV3, 32 for small_cnn).
+// The input size a zoo model is usually trained at (224 for most, 299 for InceptionV3, 32 for
+// small_cnn; a language model's sequence length, e.g. 1024 for GPT-2, 128 for BERT's first phase).
 ModelOptions default_model_options(const std::string& name);
 
 // Parses the plain model-file format (see docs/model-file.md). `origin` names the file in errors.

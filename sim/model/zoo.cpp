@@ -17,6 +17,7 @@ struct ZooEntry {
   int default_classes;  // ImageNet or CIFAR-10
   int min_size;         // smallest height/width the downsampling allows (Keras' min_size)
   bool on_maps = true;  // marked on `ddlsim map` (not the scaled variants: their labels would crowd)
+  bool text = false;    // a language model: default_size is the sequence length, classes the vocabulary
 };
 
 constexpr ZooEntry kZoo[] = {
@@ -50,6 +51,12 @@ constexpr ZooEntry kZoo[] = {
     {"vit_b_32", build_vit_b_32, 224, 1000, 32, false},
     {"vit_l_16", build_vit_l_16, 224, 1000, 16, false},
     {"vit_l_32", build_vit_l_32, 224, 1000, 32, false},
+    // Language models: sequence lengths of GPT-2's training (1024) and BERT's first phase (128);
+    // vocabularies of GPT-2's byte-pair encoding (50,257) and BERT's uncased WordPiece (30,522).
+    {"gpt2", build_gpt2_small, 1024, 50257, 1, false, true},
+    {"gpt2_medium", build_gpt2_medium, 1024, 50257, 1, false, true},
+    {"bert_base", build_bert_base, 128, 30522, 1, false, true},
+    {"bert_large", build_bert_large, 128, 30522, 1, false, true},
     {"alexnet", build_alexnet, 227, 1000, 67},
     {"small_cnn", build_small_cnn, 32, 10, 10},
 };
@@ -112,6 +119,7 @@ Model build_zoo_model(const std::string& name, const ModelOptions& opts) {
   try {
     return e.build(opts);
   } catch (const InputError& err) {
+    if (e.text) throw InputError(fmt::format("{} at {} tokens: {}", e.name, opts.input_h, err.what()));
     throw InputError(fmt::format("{} at {}x{}x{}: {}", e.name, opts.input_h, opts.input_w, opts.input_c, err.what()));
   }
 }
@@ -119,8 +127,9 @@ Model build_zoo_model(const std::string& name, const ModelOptions& opts) {
 ModelOptions default_model_options(const std::string& name) {
   const ZooEntry& e = entry_or_throw(name);
   ModelOptions o;
-  o.input_h = o.input_w = e.default_size;
-  o.input_c = 3;
+  o.input_h = e.default_size;
+  o.input_w = e.text ? 1 : e.default_size;
+  o.input_c = e.text ? 1 : 3;
   o.classes = e.default_classes;
   return o;
 }

@@ -38,6 +38,10 @@ Model build_vit_b_16(const ModelOptions& o);
 Model build_vit_b_32(const ModelOptions& o);
 Model build_vit_l_16(const ModelOptions& o);
 Model build_vit_l_32(const ModelOptions& o);
+Model build_gpt2_small(const ModelOptions& o);
+Model build_gpt2_medium(const ModelOptions& o);
+Model build_bert_base(const ModelOptions& o);
+Model build_bert_large(const ModelOptions& o);
 Model build_small_cnn(const ModelOptions& o);
 
 // Keras `correct_pad` + ZeroPadding2D: pads so that a stride-2 'valid' window of `kernel`

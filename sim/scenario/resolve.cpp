@@ -264,8 +264,12 @@ void check_no_link_overrides(const Reader& r, const ClusterDescription& c) {
 // about 138 GiB, 110 KiB each on average, whatever size the model crops them to. Smaller images
 // are stored raw, one byte a value (CIFAR-10's binary records: 3,073 bytes for 32x32x3 and a
 // label); other inputs (features) as 4-byte floats.
-Bytes default_sample_bytes(const Shape& input) {
+// A language model's sample is its token ids, stored pre-tokenized as 32-bit integers (as
+// NVIDIA's BERT HDF5 shards and Megatron's indexed datasets hold them: 2 or 4 bytes a token).
+Bytes default_sample_bytes(const Model& m) {
+  const Shape& input = m.input;
   const double values = double(input.elems());
+  if (m.reads_tokens()) return 4 * values;
   if (input.h >= 64 && input.w >= 64) return 110 * kKiB;
   if (input.h > 1 || input.w > 1) return values;
   return 4 * values;
@@ -278,11 +282,13 @@ StorageSpec resolve_storage(const Reader& r, const Model& m) {
                                                   {"nfs", Storage::NFS},
                                                   {"blob", Storage::Blob}});
   s.sample_bytes = r.given("input.sample_kb") ? r.real("input.sample_kb", 1e-3, true, 1e9) * kKiB
-                                              : default_sample_bytes(m.input);
+                                              : default_sample_bytes(m);
   s.decoder = r.choice<Decoder>("input.decoder", {{"cpu", Decoder::Cpu}, {"dali", Decoder::Dali}});
   if (r.given("input.cpu_cores")) s.cpu_cores = r.small_int("input.cpu_cores", 1, 1 << 16);
   if (r.given("input.storage_GBps")) s.bw_Bps = r.real("input.storage_GBps", 1e-6, true, 1e6) * kGB;
-  const double pixels = double(m.input.h) * m.input.w;
+  // Decoding: 3 ms for a 224 x 224 image, in proportion to its pixels (a guess: docs/design.md,
+  // "Known gaps"); pre-tokenized text needs none.
+  const double pixels = m.reads_tokens() ? 0 : double(m.input.h) * m.input.w;
   s.decode_s = r.given("input.decode_ms") ? r.real("input.decode_ms", 0, true, 1e6) * 1e-3
                                           : 3e-3 * pixels / (224.0 * 224.0);
   return s;

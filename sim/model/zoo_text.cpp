@@ -1,0 +1,75 @@
+// Language models, as Hugging Face's transformers lays them out:
+// * GPT-2 (Radford et al. 2019; GPT2LMHeadModel): token and position embeddings (1024 positions),
+//   pre-norm causal blocks, a final layer norm, the output projection onto the vocabulary tied
+//   to the token embedding (no weights of its own);
+// * BERT (Devlin et al. 2019; BertForPreTraining): token, position (512) and segment embeddings
+//   summed and normalised, post-norm blocks, the pooler (dense + tanh on the first token) with
+//   the next-sentence head, and the masked-LM head (dense + GELU + layer norm, the output
+//   projection tied to the token embedding with a bias of its own) over every token.
+// BERT's separate query, key and value projections are one packed projection here (the same
+// weights and operations; 4 fewer tensors a block). The loss is a softmax over each token's
+// logits (log_softmax and NLL read and write them: T x vocabulary values a sample). Parameter
+// counts equal the models' published totals (model_zoo_test; transformer_test).
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+#include "model/zoo_models.hpp"
+
+namespace ddlsim {
+
+namespace {
+
+struct TextConfig {
+  const char* name;
+  int layers;
+  int heads;
+  int hidden;
+  int mlp;
+  int positions;  // longest sequence the position table holds
+};
+
+Shape token_ids(ModelBuilder& b, const TextConfig& c, const ModelOptions& o) {
+  if (o.input_h > c.positions)
+    throw InputError(fmt::format("a sequence of {} tokens is longer than the model's {} positions", o.input_h,
+                                 c.positions));
+  return b.input(Shape{o.input_h, 1, 1}, "input_ids");
+}
+
+Model build_gpt2(const TextConfig& c, const ModelOptions& o) {
+  ModelBuilder b(c.name);
+  const Shape ids = token_ids(b, c, o);
+  const Shape tokens = b.embedding(ids, o.classes, c.hidden, "wte");
+  Shape x = b.add({tokens, b.embedding(ids, c.positions, c.hidden, "wpe")}, "embeddings");
+  for (int i = 0; i < c.layers; ++i) x = b.encoder_block(x, c.heads, c.mlp, fmt::format("h_{}_", i), {true, false});
+  x = b.layer_norm(x, "ln_f");
+  x = b.tied_dense(x, o.classes, false, "lm_head");
+  b.activation(x, "softmax", "loss");
+  return b.finish(o.classes);
+}
+
+Model build_bert(const TextConfig& c, const ModelOptions& o) {
+  ModelBuilder b(c.name);
+  const Shape ids = token_ids(b, c, o);
+  const Shape words = b.embedding(ids, o.classes, c.hidden, "word_embeddings");
+  const Shape positions = b.embedding(ids, c.positions, c.hidden, "position_embeddings");
+  Shape x = b.add({words, positions, b.embedding(ids, 2, c.hidden, "token_type_embeddings")}, "embeddings");
+  x = b.layer_norm(x, "embeddings_ln");
+  for (int i = 0; i < c.layers; ++i) x = b.encoder_block(x, c.heads, c.mlp, fmt::format("layer_{}_", i), {false, true});
+  Shape pooled = b.take_token(x, "first_token");
+  pooled = b.activation(b.dense(pooled, c.hidden, true, "pooler"), "tanh", "pooler_tanh");
+  b.dense(pooled, 2, true, "seq_relationship");
+  x = b.activation(b.dense(x, c.hidden, true, "transform"), "gelu", "transform_gelu");
+  x = b.layer_norm(x, "transform_ln");
+  x = b.tied_dense(x, o.classes, true, "decoder");
+  b.activation(x, "softmax", "loss");
+  return b.finish(o.classes);
+}
+
+}  // namespace
+
+Model build_gpt2_small(const ModelOptions& o) { return build_gpt2({"gpt2", 12, 12, 768, 3072, 1024}, o); }
+Model build_gpt2_medium(const ModelOptions& o) { return build_gpt2({"gpt2_medium", 24, 16, 1024, 4096, 1024}, o); }
+Model build_bert_base(const ModelOptions& o) { return build_bert({"bert_base", 12, 12, 768, 3072, 512}, o); }
+Model build_bert_large(const ModelOptions& o) { return build_bert({"bert_large", 24, 16, 1024, 4096, 512}, o); }
+
+}  // namespace ddlsim
