@@ -343,6 +343,9 @@ Shape ModelBuilder::encoder_block(Shape x, int heads, int mlp, const std::string
   const int d = x.c;
   require_positive(heads, p + "attention", "heads");
   require_positive(mlp, p + "mlp_1", "MLP width");
+  if (std::max(3.0 * d, double(mlp)) > kMaxDim)
+    throw InputError(fmt::format("encoder block '{}': width {} or MLP width {} is too large", p.substr(0, p.size() - 1),
+                                 d, mlp));
   if (x.w != 1 || d % heads != 0)
     throw InputError(fmt::format("encoder block '{}': expected tokens (T x 1 x C, e.g. after a patch embedding) whose "
                                  "C is divisible by the {} heads, got {}", p.substr(0, p.size() - 1), heads,
