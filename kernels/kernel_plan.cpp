@@ -125,7 +125,10 @@ void memory_layer(const Layer& l, I64 batch, Precision p, std::vector<KernelSpec
     case LayerKind::Multiply:
       out.push_back(mem("mul_fwd", F, MemOp::Binary, o, o, 1, p));
       out.push_back(mem("mul_bwd_x", B, MemOp::Binary, o, o, 1, p));
-      out.push_back(mem("mul_bwd_scale", B, MemOp::Reduce, batch * (l.in_elems - l.in.elems()), o, 1, p));
+      // The scale's gradient: per sample for an activation (squeeze-excite), summed over the
+      // batch for a learned one (layer scale).
+      out.push_back(mem("mul_bwd_scale", B, MemOp::Reduce,
+                        l.params_trainable > 0 ? l.params_trainable : batch * (l.in_elems - l.in.elems()), o, 1, p));
       break;
     case LayerKind::Concat:
       out.push_back(mem("concat_fwd", F, MemOp::Copy, o, o, 1, p));

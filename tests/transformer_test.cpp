@@ -331,3 +331,35 @@ TEST(Transformers, EmbeddingByHand) {
   EXPECT_EQ(ks[1].name, "emb_bwd");
   EXPECT_EQ(ks[1].out_elems, 50257 * 768);
 }
+
+// ConvNeXt (torchvision 0.14: sum of numel() and len(parameters()) here) and DeiT's ViT-S/16 and
+// ViT-Ti/16 (by hand, as ViT-B/16 with widths 384 and 192: 22,050,664 and 5,717,416, DeiT's 22 M
+// and 5 M). Multiply-adds: torchvision's documented GFLOPS for ConvNeXt (4.46, 8.68, 15.36, 34.36)
+// and DeiT's table 1 (4.6 and 1.3), to 2 and 4 %.
+TEST(Transformers, ConvNextAndSmallVits) {
+  EXPECT_EQ(vit("convnext_tiny").params_trainable(), 28'589'128);
+  EXPECT_EQ(vit("convnext_small").params_trainable(), 50'223'688);
+  EXPECT_EQ(vit("convnext_base").params_trainable(), 88'591'464);
+  EXPECT_EQ(vit("convnext_large").params_trainable(), 197'767'336);
+  EXPECT_EQ(tensors(vit("convnext_tiny")), 182);
+  EXPECT_EQ(tensors(vit("convnext_base")), 344);
+  EXPECT_EQ(vit("vit_s_16").params_trainable(), 22'050'664);
+  EXPECT_EQ(vit("vit_ti_16").params_trainable(), 5'717'416);
+  const auto gmacs = [](const char* name) { return vit(name).fwd_flops_per_sample() / 2e9; };
+  EXPECT_NEAR(gmacs("convnext_tiny"), 4.46, 0.02 * 4.46);
+  EXPECT_NEAR(gmacs("convnext_small"), 8.68, 0.02 * 8.68);
+  EXPECT_NEAR(gmacs("convnext_base"), 15.36, 0.02 * 15.36);
+  EXPECT_NEAR(gmacs("convnext_large"), 34.36, 0.02 * 34.36);
+  EXPECT_NEAR(gmacs("vit_s_16"), 4.6, 0.04 * 4.6);
+  EXPECT_NEAR(gmacs("vit_ti_16"), 1.3, 0.04 * 1.3);
+  // The layer scale: C weights, read in forward; its gradient summed over the batch (C values).
+  const Model c = vit("convnext_tiny");
+  const auto it = std::find_if(c.layers.begin(), c.layers.end(), [](const Layer& l) { return l.name == "stage_0_block_0_layer_scale"; });
+  ASSERT_NE(it, c.layers.end());
+  EXPECT_EQ(it->params_trainable, 96);
+  const auto ks = layer_kernels(*it, 8, Precision::FP32, true);
+  const auto grad = std::find_if(ks.begin(), ks.end(), [](const KernelSpec& k) { return k.name == "mul_bwd_scale"; });
+  ASSERT_NE(grad, ks.end());
+  EXPECT_EQ(grad->out_elems, 96);
+  EXPECT_EQ(grad->in_elems, 8 * 56 * 56 * 96);
+}

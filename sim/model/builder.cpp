@@ -210,6 +210,13 @@ Shape ModelBuilder::multiply(Shape x, Shape scale, const std::string& name) {
   return append(l);
 }
 
+Shape ModelBuilder::channel_scale(Shape x, const std::string& name) {
+  Layer l = make_layer(layer_name(name, "layer_scale"), LayerKind::Multiply, x, x);
+  l.params_trainable = x.c;
+  l.fwd_flops = double(x.elems());
+  return append(l);
+}
+
 Shape ModelBuilder::concat(const std::vector<Shape>& xs, const std::string& name) {
   const std::string n = layer_name(name, "concatenate");
   if (xs.empty()) throw InputError(fmt::format("layer '{}': concatenate needs inputs", n));

@@ -58,6 +58,8 @@ class ModelBuilder {
   Shape add(const std::vector<Shape>& xs, const std::string& name = {});
   // x * scale; scale is either x's shape or 1x1xC (squeeze-excitation broadcast).
   Shape multiply(Shape x, Shape scale, const std::string& name = {});
+  // x times a learned per-channel scale (ConvNeXt's layer scale): C weights.
+  Shape channel_scale(Shape x, const std::string& name = {});
   Shape concat(const std::vector<Shape>& xs, const std::string& name = {});
   Shape zero_padding(Shape x, int top, int bottom, int left, int right, const std::string& name = {});
   Shape flatten(Shape x, const std::string& name = {});

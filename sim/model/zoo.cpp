@@ -46,7 +46,15 @@ constexpr ZooEntry kZoo[] = {
     {"densenet121", build_densenet121, 224, 1000, 32, false},
     {"densenet169", build_densenet169, 224, 1000, 32, false},
     {"densenet201", build_densenet201, 224, 1000, 32, false},
-    // Vision Transformers at torchvision's 224 (the input must be a multiple of the patch).
+    // ConvNeXt in torchvision's layout (the stem and three downsamplings divide by 32).
+    {"convnext_tiny", build_convnext_tiny, 224, 1000, 32},
+    {"convnext_small", build_convnext_small, 224, 1000, 32, false},
+    {"convnext_base", build_convnext_base, 224, 1000, 32, false},
+    {"convnext_large", build_convnext_large, 224, 1000, 32, false},
+    // Vision Transformers at torchvision's 224 (the input must be a multiple of the patch);
+    // ViT-S/16 and ViT-Ti/16 are DeiT's small and tiny (timm's vit_small / vit_tiny_patch16_224).
+    {"vit_ti_16", build_vit_ti_16, 224, 1000, 16, false},
+    {"vit_s_16", build_vit_s_16, 224, 1000, 16, false},
     {"vit_b_16", build_vit_b_16, 224, 1000, 16},
     {"vit_b_32", build_vit_b_32, 224, 1000, 32, false},
     {"vit_l_16", build_vit_l_16, 224, 1000, 16, false},

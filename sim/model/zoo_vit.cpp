@@ -33,6 +33,9 @@ Model build_vit(const VitConfig& c, const ModelOptions& o) {
 
 }  // namespace
 
+// DeiT's (Touvron et al. 2021) smaller widths: 192 with 3 heads, 384 with 6.
+Model build_vit_ti_16(const ModelOptions& o) { return build_vit({"vit_ti_16", 16, 12, 3, 192, 768}, o); }
+Model build_vit_s_16(const ModelOptions& o) { return build_vit({"vit_s_16", 16, 12, 6, 384, 1536}, o); }
 Model build_vit_b_16(const ModelOptions& o) { return build_vit({"vit_b_16", 16, 12, 12, 768, 3072}, o); }
 Model build_vit_b_32(const ModelOptions& o) { return build_vit({"vit_b_32", 32, 12, 12, 768, 3072}, o); }
 Model build_vit_l_16(const ModelOptions& o) { return build_vit({"vit_l_16", 16, 24, 16, 1024, 4096}, o); }
