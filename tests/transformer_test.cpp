@@ -6,6 +6,7 @@
 #include <string>
 
 #include "core/error.hpp"
+#include "cost/autocast.hpp"
 #include "cost/compute.hpp"
 #include "cost/memory.hpp"
 #include "kernels/kernel_plan.hpp"
@@ -362,4 +363,65 @@ TEST(Transformers, ConvNextAndSmallVits) {
   ASSERT_NE(grad, ks.end());
   EXPECT_EQ(grad->out_elems, 96);
   EXPECT_EQ(grad->in_elems, 8 * 56 * 56 * 96);
+}
+
+// PyTorch's autocast in mixed precision (cost/autocast.hpp): which activations are FP32.
+TEST(Transformers, AutocastActivationTypes) {
+  const Model v = vit("vit_b_16");
+  const auto bytes = activation_bytes(v, Precision::Mixed, true);
+  const auto at = [&](const std::string& name) {
+    for (std::size_t i = 0; i < v.layers.size(); ++i)
+      if (v.layers[i].name == name) return bytes[i];
+    throw std::runtime_error("no layer " + name);
+  };
+  EXPECT_EQ(at("conv2d").out, 2);        // a convolution runs in FP16
+  EXPECT_EQ(at("class_token").out, 4);   // concatenated with an FP32 parameter: promoted
+  EXPECT_EQ(at("position_embedding").out, 4);
+  const ActivationBytes ln = at("encoder_layer_0_ln_1"), qkv = at("encoder_layer_0_in_proj");
+  EXPECT_EQ(ln.in, 4);                   // the residual stream is FP32: no cast before the norm
+  EXPECT_EQ(ln.cast_from, 0);
+  EXPECT_EQ(ln.out, 4);                  // layer_norm autocasts to FP32
+  EXPECT_EQ(qkv.cast_from, 4);           // the projection casts the norm's FP32 output to FP16
+  EXPECT_EQ(qkv.in, 2);
+  EXPECT_EQ(qkv.out, 2);
+  EXPECT_EQ(at("encoder_layer_0_gelu").out, 2);   // GELU keeps its input's type
+  EXPECT_EQ(at("encoder_layer_0_add_1").out, 4);  // FP16 branch + FP32 residual
+  EXPECT_EQ(at("encoder_layer_0_add_1").in, 3);   // one operand of each: 3 bytes an element
+  // A CNN stays FP16 but for its final softmax, which autocast runs in FP32.
+  ModelOptions o = default_model_options("resnet50");
+  const Model r = build_zoo_model("resnet50", o);
+  const auto rb = activation_bytes(r, Precision::Mixed, true);
+  for (std::size_t i = 0; i + 1 < r.layers.size(); ++i) EXPECT_EQ(rb[i].out, 2) << r.layers[i].name;
+  EXPECT_EQ(rb.back().out, 4);
+  EXPECT_EQ(rb.back().cast_from, 2);
+  // Switched off, or not mixed: one width throughout, no casts.
+  for (const auto& [p, on, w] : {std::tuple{Precision::Mixed, false, 2.0}, {Precision::FP32, true, 4.0}})
+    for (const ActivationBytes& b : activation_bytes(v, p, on)) {
+      EXPECT_EQ(b.in, w);
+      EXPECT_EQ(b.out, w);
+      EXPECT_EQ(b.cast_from, 0);
+    }
+}
+
+// The cast kernels, by hand: ViT-B/16's first q/k/v projection in mixed precision on a V100 reads
+// the layer norm's FP32 output (197 x 768 a sample, batch 32) and writes an FP16 copy (6 bytes an
+// element), forward and for the gradient backward; the layer norm itself reads and writes FP32.
+TEST(Transformers, AutocastCastsByHand) {
+  const Model m = vit("vit_b_16");
+  const Device& v100 = find_device("v100", "");
+  ComputeTuning on, off;
+  off.autocast = false;
+  const auto a = compute_profile(m, v100, Precision::Mixed, 32, on, Optimizer::Sgd);
+  const auto b = compute_profile(m, v100, Precision::Mixed, 32, off, Optimizer::Sgd);
+  std::size_t qkv = 0;
+  while (m.layers[qkv].name != "encoder_layer_0_in_proj") ++qkv;
+  const double x = 197 * 768 * 32.0;
+  const double cast = kernel_s(0, x * 6, 125e12);
+  EXPECT_NEAR(a.layers[qkv].fwd_s - b.layers[qkv].fwd_s, cast, 1e-12);
+  EXPECT_NEAR(a.layers[qkv].bwd_s - b.layers[qkv].bwd_s, cast, 1e-12);
+  // The norm: FP32 in and out where the FP16 rule read and wrote 2 bytes (forward: one kernel).
+  const LayerCost& ln = a.layers[qkv - 1];
+  const double w = 2 * 768 * 2.0, flops = 2 * 197 * 768 * 32.0;
+  EXPECT_NEAR(ln.fwd_s, kernel_s(flops, x * 8 + w, 15.7e12), 1e-12);
+  EXPECT_NEAR(b.layers[qkv - 1].fwd_s, kernel_s(flops, x * 4 + w, 15.7e12), 1e-12);
 }

@@ -4,6 +4,7 @@
 
 #include "core/error.hpp"
 #include "core/text.hpp"
+#include "cost/autocast.hpp"
 #include "cost/framework_costs.hpp"
 
 namespace ddlsim {
@@ -187,18 +188,18 @@ Kernels layer_kernels(const Layer& l, const ComputeTuning& t, Precision p) {
 }
 
 LayerCost layer_cost(const Layer& l, const Device& d, Precision p, int batch, const ComputeTuning& t,
-                     bool needs_input_gradient) {
+                     bool needs_input_gradient, const ActivationBytes& ab) {
   LayerCost c;
   c.grad_elems = double(l.params_trainable);
   c.grad_tensors = l.trainable_tensors();
   if (is_free(l.kind)) return c;
-  const double act_bytes = p == Precision::Mixed ? 2.0 : 4.0;
+  const double act_bytes = p == Precision::Mixed ? 2.0 : 4.0;  // weights' copies, attention's scores
   const Roofline gemm{d.peak(p), d.mem_bw_Bps * t.memory_efficiency, t};
   const Roofline simt{d.peak_fp32, d.mem_bw_Bps * t.memory_efficiency, t};
   const Roofline& roof = is_gemm(l.kind) ? gemm : simt;
   const Flops flops = l.fwd_flops * batch / (t.winograd && winograd(l, p) ? kWinogradSaving : 1.0);
-  const double in_bytes = double(l.in_elems) * batch * act_bytes;
-  const double out_bytes = double(l.out_elems) * batch * act_bytes;
+  const double in_bytes = double(l.in_elems) * batch * ab.in;
+  const double out_bytes = double(l.out_elems) * batch * ab.out;
   const double inner_bytes = double(l.inner_elems) * batch * act_bytes;
   const Bytes weights = double(l.params()) * act_bytes;
   // Channels-first activations: a tensor-core convolution transposes its input and output.
@@ -216,6 +217,12 @@ LayerCost layer_cost(const Layer& l, const Device& d, Precision p, int batch, co
   const bool weights_only = t.per_kind_traffic && !needs_input_gradient;
   for (const Kernel& k : ks.bwd)
     if (!weights_only || (k.weight_grad && l.params_trainable > 0)) c.bwd_s += run(k);
+  // Autocast's cast of the input (cost/autocast.hpp), and of its gradient back.
+  if (ab.cast_from > 0) {
+    const Seconds cast = roof.kernel_s(0, double(l.in_elems) * batch * (ab.cast_from + ab.in));
+    c.fwd_s += cast;
+    if (!weights_only) c.bwd_s += cast;
+  }
   return c;
 }
 
@@ -243,8 +250,10 @@ ComputeProfile roofline_profile(const Model& model, const Device& device, Precis
   ComputeProfile prof;
   int tensors = 0;
   bool needs_input_gradient = false;  // some earlier layer has trainable weights
-  for (const auto& l : model.layers) {
-    prof.layers.push_back(layer_cost(l, device, precision, batch, tuning, needs_input_gradient));
+  const std::vector<ActivationBytes> bytes = activation_bytes(model, precision, tuning.autocast);
+  for (std::size_t i = 0; i < model.layers.size(); ++i) {
+    const Layer& l = model.layers[i];
+    prof.layers.push_back(layer_cost(l, device, precision, batch, tuning, needs_input_gradient, bytes[i]));
     tensors += prof.layers.back().grad_tensors;
     needs_input_gradient = needs_input_gradient || l.params_trainable > 0;
   }

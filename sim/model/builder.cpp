@@ -160,6 +160,7 @@ Shape ModelBuilder::activation(Shape x, const std::string& fn, const std::string
     throw InputError(fmt::format("layer '{}': unknown activation '{}'; expected one of {}", n, fn,
                                  fmt::join(known, ", ")));
   Layer l = make_layer(n, LayerKind::Activation, x, x);
+  l.fn = fn;
   l.fwd_flops = double(x.elems());
   return append(l);
 }

@@ -58,6 +58,7 @@ struct Layer {
   std::int64_t out_elems = 0;  // elements written per sample
   std::vector<int> inputs;     // indices of the layers whose outputs it reads
   int consumers = 0;           // layers that read its output (ModelBuilder::finish)
+  std::string fn;              // Activation: its function (relu, gelu, softmax ...)
   int heads = 0;               // Attention: heads (each of out.c / heads channels)
   bool causal = false;         // Attention: each token attends only to itself and those before it (GPT)
   std::int64_t inner_elems = 0;  // Attention: the score matrices' elements per sample (heads x T x T)

@@ -97,6 +97,10 @@ const std::vector<KeySpec>& scenario_keys() {
                                      "scaled_dot_product_attention runs it: FlashAttention or memory-efficient "
                                      "attention; the scores are never stored) or math (two matrix products and a "
                                      "softmax over the stored scores: PyTorch 1.x, Keras' MultiHeadAttention)"},
+      {"compute.mixed_activations", "autocast", "roofline, mixed precision: autocast (PyTorch AMP's op lists: layer "
+                                               "norms, softmax and embeddings produce FP32, a residual add of FP16 and "
+                                               "FP32 is FP32, an FP16 op fed FP32 casts it first) or fp16 (every "
+                                               "activation FP16, no casts: Keras' mixed_float16, Apex O2, Megatron)"},
       {"compute.threads_per_rank", "1", "CPU ranks (a cpu calibration file): compute threads of each rank, as calibrated"},
       {"compute.node_cores", "", "CPU ranks: a node's cores, shared by its ranks' compute threads (more threads than "
                                  "cores slow compute in proportion); default: not limiting"},

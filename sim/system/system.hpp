@@ -29,6 +29,8 @@ struct ComputeTuning {
   bool nchw = false;                  // activations channels-first: tensor-core convolutions transpose
   bool per_kind_traffic = true;       // each kind of layer's kernels and passes (cost/compute.cpp)
   bool fork_sums = true;              // ... and the gradient sums where a layer's output forks
+  bool autocast = true;               // mixed precision's activation types by PyTorch's autocast
+                                      // lists (cost/autocast.hpp), not FP16 throughout
   bool fused_attention = true;        // attention as one fused kernel each way (FlashAttention), not
                                       // matrix products and a softmax over stored scores
   double jitter_cv = 0;               // per-rank compute variation (cost/stragglers.hpp); 0: none

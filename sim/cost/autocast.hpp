@@ -1,0 +1,29 @@
+// What each activation's elements weigh in mixed precision, under PyTorch's autocast (torch.amp
+// "Autocast Op Reference", CUDA): convolutions, linear layers, matrix products and
+// scaled_dot_product_attention run in FP16; layer_norm, softmax and log_softmax (the loss) run in
+// FP32; an embedding returns its FP32 table's rows; every other op runs in its inputs' type, and
+// an op of two types (a residual add of FP16 and FP32, a concatenation with an FP32 parameter, a
+// multiply by an FP32 layer scale) promotes to FP32. An op that autocasts an input of the other
+// type first casts it (a kernel reading it and writing the copy), and backward casts the gradient
+// back. So a transformer's residual stream is FP32 under autocast (its embedding or position table
+// is), while a CNN's activations stay FP16 (batch norm and ReLU keep their input's type).
+// `compute.mixed_activations = fp16` takes every activation as FP16 with no casts (Keras'
+// mixed_float16 policy, Apex O2, Megatron): the rule before this one. FP32 and TF32 runs: 4 bytes.
+#pragma once
+#include <vector>
+
+#include "model/model.hpp"
+#include "spec/precision.hpp"
+
+namespace ddlsim {
+
+struct ActivationBytes {
+  double in = 4;         // bytes an input element weighs where the layer's own kernels read it
+  double out = 4;        // bytes an output element weighs
+  double cast_from = 0;  // > 0: the input arrives this wide and is cast to `in` first
+};
+
+// One entry per layer of `m`, in order. The model's input is taken as already in the compute type.
+std::vector<ActivationBytes> activation_bytes(const Model& m, Precision p, bool autocast);
+
+}  // namespace ddlsim
