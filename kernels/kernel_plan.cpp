@@ -41,16 +41,18 @@ KernelSpec mem(const char* name, KernelPhase ph, MemOp op, I64 out, I64 in, int 
 constexpr auto F = KernelPhase::Forward;
 constexpr auto B = KernelPhase::Backward;
 
-// Conv2D (groups 1) and Dense as (implicit) GEMMs, plus the bias gradient.
+// Conv2D and Dense as (implicit) GEMMs, plus the bias gradient; a grouped convolution as one
+// such GEMM per group (batched).
 void gemm_layer(const Layer& l, I64 batch, Precision p, bool input_grad, std::vector<KernelSpec>& out) {
   const bool conv = l.kind == LayerKind::Conv2D;
+  const I64 g = conv ? std::max(l.geom.groups, 1) : 1;
   const I64 m = batch * (conv ? I64(l.out.h) * l.out.w : I64(l.in.h) * l.in.w);
-  const I64 n = l.out.c;
-  const I64 k = conv ? I64(l.geom.kernel_h) * l.geom.kernel_w * l.in.c : l.in.c;
-  out.push_back(gemm("fwd_gemm", F, m, n, k, false, false, p));
-  if (input_grad) out.push_back(gemm("bwd_data_gemm", B, m, k, n, false, true, p));
-  out.push_back(gemm("bwd_weight_gemm", B, k, n, m, true, false, p));
-  if (l.params_trainable > k * n) out.push_back(mem("bias_grad", B, MemOp::Reduce, n, m * n, 1, p));
+  const I64 n = l.out.c / g;
+  const I64 k = conv ? I64(l.geom.kernel_h) * l.geom.kernel_w * (l.in.c / g) : l.in.c;
+  out.push_back(batched("fwd_gemm", F, g, m, n, k, false, false, p));
+  if (input_grad) out.push_back(batched("bwd_data_gemm", B, g, m, k, n, false, true, p));
+  out.push_back(batched("bwd_weight_gemm", B, g, k, n, m, true, false, p));
+  if (l.params_trainable > g * k * n) out.push_back(mem("bias_grad", B, MemOp::Reduce, g * n, m * g * n, 1, p));
 }
 
 // Attention of T tokens, H heads of d channels, over packed q, k, v (cost/compute.cpp's math path):
@@ -143,7 +145,7 @@ void memory_layer(const Layer& l, I64 batch, Precision p, std::vector<KernelSpec
 
 std::vector<KernelSpec> layer_kernels(const Layer& l, int batch, Precision p, bool input_grad) {
   std::vector<KernelSpec> out;
-  const bool gemm_kind = l.kind == LayerKind::Dense || (l.kind == LayerKind::Conv2D && l.geom.groups <= 1);
+  const bool gemm_kind = l.kind == LayerKind::Dense || l.kind == LayerKind::Conv2D;
   if (gemm_kind)
     gemm_layer(l, batch, p, input_grad, out);
   else

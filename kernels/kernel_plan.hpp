@@ -3,7 +3,8 @@
 //
 // Dense layers are GEMMs; convolutions are implicit GEMMs (M = batch x output pixels,
 // N = filters, K = kernel_h x kernel_w x input channels): forward C[MxN] = A[MxK] B[KxN], data
-// gradient dA[MxK] = dC[MxN] B^T, weight gradient dB[KxN] = A^T dC. The first weighted layer after
+// gradient dA[MxK] = dC[MxN] B^T, weight gradient dB[KxN] = A^T dC; a grouped convolution is one
+// such GEMM per group (N and K divided by the groups), batched. The first weighted layer after
 // the input computes no data gradient (nothing upstream needs it). Every other layer runs
 // memory-bound kernels (see MemOp). Attention runs its score and context products as batched GEMMs
 // (one per head and sample) and its softmax as an elementwise pass over the scores (the traffic of

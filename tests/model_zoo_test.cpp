@@ -4,6 +4,7 @@
 #include <string>
 
 #include "core/error.hpp"
+#include "kernels/kernel_plan.hpp"
 #include "model/model.hpp"
 
 using namespace ddlsim;
@@ -242,4 +243,34 @@ TEST(ModelZoo, MobileNetV3AndWideResNet) {
   EXPECT_EQ(wrn.params_trainable(), 68'883'240);
   EXPECT_NEAR(v3.fwd_flops_per_sample() / 2, 0.22e9, 0.02 * 0.22e9);
   EXPECT_NEAR(wrn.fwd_flops_per_sample() / 2, 11.40e9, 0.02 * 11.40e9);
+}
+
+// ResNeXt (torchvision 0.14's parameter counts and documented multiply-adds: 4.23, 16.41, 15.46 G)
+// and the grouped convolution it is built from: weights k x k x (C / g) x F, operations likewise,
+// calibrated as g GEMMs side by side.
+TEST(ModelZoo, ResNeXtAndGroupedConvolutions) {
+  EXPECT_EQ(zoo("resnext50_32x4d").params_trainable(), 25'028'904);
+  EXPECT_EQ(zoo("resnext101_32x8d").params_trainable(), 88'791'336);
+  EXPECT_EQ(zoo("resnext101_64x4d").params_trainable(), 83'455'272);
+  EXPECT_NEAR(zoo("resnext50_32x4d").fwd_flops_per_sample() / 2, 4.23e9, 0.02 * 4.23e9);
+  EXPECT_NEAR(zoo("resnext101_32x8d").fwd_flops_per_sample() / 2, 16.41e9, 0.02 * 16.41e9);
+  EXPECT_NEAR(zoo("resnext101_64x4d").fwd_flops_per_sample() / 2, 15.46e9, 0.02 * 15.46e9);
+  int tensors = 0;
+  for (const Layer& l : zoo("resnext50_32x4d").layers) tensors += l.trainable_tensors();
+  EXPECT_EQ(tensors, 161);  // len(parameters()) of torchvision's model
+  // A model file's grouped convolution: 3x3, 64 -> 128 channels in 4 groups, no bias: 3 x 3 x 16
+  // x 128 = 18,432 weights; 8 x 8 outputs of 128 channels, 2 x 144 operations each.
+  const Model m = parse_model_file("input 8 8 64\nconv2d 128 groups=4 bias=false\n", "g.model");
+  const Layer& g = m.layers[1];
+  EXPECT_EQ(g.params_trainable, 18'432);
+  EXPECT_DOUBLE_EQ(g.fwd_flops, 2.0 * 8 * 8 * 128 * 144);
+  EXPECT_NE(parse_error("input 8 8 64\nconv2d 100 groups=3\n").find("3 groups must divide the 64 input channels"),
+            std::string::npos);
+  const auto ks = layer_kernels(g, 2, Precision::FP32, true);
+  ASSERT_EQ(ks.size(), 5u);  // forward, data and weight gradients; the update and the accumulation
+  for (int i = 0; i < 3; ++i) EXPECT_EQ(ks[std::size_t(i)].gemm.count, 4) << ks[std::size_t(i)].name;
+  EXPECT_EQ(ks[0].gemm.m, 2 * 64);
+  EXPECT_EQ(ks[0].gemm.n, 32);
+  EXPECT_EQ(ks[0].gemm.k, 144);
+  EXPECT_DOUBLE_EQ(ks[0].flops(), 2 * g.fwd_flops);
 }

@@ -47,6 +47,8 @@ MODELS.update({name: (name, 224, 1000) for name in ("vit_b_16", "vit_b_32", "vit
 # ConvNeXt: torchvision's layout is the zoo's (sim/model/zoo_convnext.cpp). ViT-S/16 and ViT-Ti/16
 # are not in torchvision: not here.
 MODELS.update({f"convnext_{size}": (f"convnext_{size}", 224, 1000) for size in ("tiny", "small", "base", "large")})
+# ResNeXt: torchvision's grouped bottlenecks (sim/model/zoo_resnet.cpp).
+MODELS.update({name: (name, 224, 1000) for name in ("resnext50_32x4d", "resnext101_32x8d", "resnext101_64x4d")})
 HEADER = ["model.name", "model.input_size", "model.classes", "training.framework", "training.batch_per_gpu",
           "training.sync_period", "training.optimizer", "comm.library", "comm.bucket_mb", "cluster.nodes",
           "cluster.gpus_per_node", "input.format", "step_time_s", "step_time_p10_s", "step_time_p90_s",

@@ -104,18 +104,23 @@ Shape ModelBuilder::input(Shape s, const std::string& name) {
 }
 
 Shape ModelBuilder::conv2d(Shape x, int filters, int kh, int kw, int stride, Padding pad, bool use_bias,
-                           const std::string& name) {
+                           const std::string& name, int groups) {
   const std::string n = layer_name(name, "conv2d");
   require_positive(filters, n, "filters");
   require_positive(kh, n, "kernel height");
   require_positive(kw, n, "kernel width");
   require_positive(stride, n, "stride");
+  require_positive(groups, n, "groups");
+  if (x.c % groups != 0 || filters % groups != 0)
+    throw InputError(fmt::format("layer '{}': {} groups must divide the {} input channels and the {} filters", n,
+                                 groups, x.c, filters));
   const Shape out{window_out(x.h, kh, stride, pad, n, "kernel height"),
                   window_out(x.w, kw, stride, pad, n, "kernel width"), filters};
   Layer l = make_layer(n, LayerKind::Conv2D, x, out);
-  l.geom = ConvGeometry{kh, kw, stride, 1};
-  l.params_trainable = params(double(kh) * kw * x.c * filters + (use_bias ? filters : 0), n);
-  l.fwd_flops = 2.0 * double(out.elems()) * kh * kw * x.c + (use_bias ? double(out.elems()) : 0.0);
+  l.geom = ConvGeometry{kh, kw, stride, groups};
+  const double fan_in = double(kh) * kw * (x.c / groups);
+  l.params_trainable = params(fan_in * filters + (use_bias ? filters : 0), n);
+  l.fwd_flops = 2.0 * double(out.elems()) * fan_in + (use_bias ? double(out.elems()) : 0.0);
   return append(l);
 }
 

@@ -45,8 +45,10 @@ class ModelBuilder {
   explicit ModelBuilder(std::string model_name);
 
   Shape input(Shape s, const std::string& name = {});
+  // groups > 1: a grouped convolution (ResNeXt, RegNet), `groups` convolutions side by side, each
+  // of x.c / groups input and filters / groups output channels.
   Shape conv2d(Shape x, int filters, int kh, int kw, int stride, Padding pad, bool use_bias,
-               const std::string& name = {});
+               const std::string& name = {}, int groups = 1);
   Shape depthwise_conv2d(Shape x, int kh, int kw, int stride, Padding pad, bool use_bias,
                          const std::string& name = {});
   // Applies to the last axis, as Keras Dense does (flatten first for a classic MLP).

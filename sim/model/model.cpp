@@ -1,5 +1,7 @@
 #include "model/model.hpp"
 
+#include <algorithm>
+
 namespace ddlsim {
 
 const char* to_string(LayerKind kind) {
@@ -33,7 +35,7 @@ int Layer::trainable_tensors() const {
   if (params_trainable <= 0) return 0;
   double weights = 0;
   switch (kind) {
-    case LayerKind::Conv2D: weights = double(geom.kernel_h) * geom.kernel_w * in.c * out.c; break;
+    case LayerKind::Conv2D: weights = double(geom.kernel_h) * geom.kernel_w * in.c * out.c / std::max(geom.groups, 1); break;
     case LayerKind::DepthwiseConv2D: weights = double(geom.kernel_h) * geom.kernel_w * in.c; break;
     case LayerKind::Dense: weights = double(in.c) * out.c; break;
     case LayerKind::BatchNorm:

@@ -126,7 +126,8 @@ Shape apply_conv2d(ModelBuilder& b, Shape x, const Line& l) {
   const int filters = parse_positive(l, l.args.at(0), "filter count");
   const auto [kh, kw] = opt_kernel(l);
   const int stride = opt_positive(l, "stride", 1, "stride");
-  x = b.conv2d(x, filters, kh, kw, stride, opt_padding(l, Padding::Same), opt_bool(l, "bias", true));
+  const int groups = opt_positive(l, "groups", 1, "group count");
+  x = b.conv2d(x, filters, kh, kw, stride, opt_padding(l, Padding::Same), opt_bool(l, "bias", true), {}, groups);
   return fused_activation(b, x, l);
 }
 
@@ -191,8 +192,9 @@ Shape apply_transformer_block(ModelBuilder& b, Shape x, const Line& l) {
 const std::vector<LayerSpec>& layer_specs() {
   static const std::vector<LayerSpec> specs = {
       {"input", "input [[H] W] C | input h=H w=W c=C", {"h", "w", "c"}, apply_input},
-      {"conv2d", "conv2d FILTERS [kernel=K|HxW] [stride=S] [padding=same|valid] [bias=true|false] [activation=NAME]",
-       {"kernel", "stride", "padding", "bias", "activation"}, apply_conv2d},
+      {"conv2d", "conv2d FILTERS [kernel=K|HxW] [stride=S] [padding=same|valid] [bias=true|false] [groups=G] "
+                 "[activation=NAME]",
+       {"kernel", "stride", "padding", "bias", "groups", "activation"}, apply_conv2d},
       {"depthwise_conv2d", "depthwise_conv2d [kernel=K|HxW] [stride=S] [padding=same|valid] [bias=..] [activation=..]",
        {"kernel", "stride", "padding", "bias", "activation"}, apply_depthwise},
       {"dense", "dense UNITS [activation=NAME] [bias=true|false]", {"activation", "bias"}, apply_dense},

@@ -72,8 +72,10 @@ Shape basic_block(ModelBuilder& b, Shape x, int filters, int stride, const std::
 }
 
 // torchvision Bottleneck (ResNet v1.5: the stride on the 3x3), inner width `width`: 1x1 -> 3x3
-// (stride) -> 1x1 (x4 filters), each followed by BatchNorm, no bias; projection when the shape changes.
-Shape tv_bottleneck(ModelBuilder& b, Shape x, int filters, int width, int stride, const std::string& name) {
+// (stride; grouped for ResNeXt) -> 1x1 (x4 filters), each followed by BatchNorm, no bias;
+// projection when the shape changes.
+Shape tv_bottleneck(ModelBuilder& b, Shape x, int filters, int width, int stride, const std::string& name,
+                    int groups = 1) {
   Shape shortcut = x;
   if (stride != 1 || x.c != 4 * filters) {
     shortcut = b.conv2d(x, 4 * filters, 1, 1, stride, Padding::Same, false, name + "_downsample_conv");
@@ -81,7 +83,7 @@ Shape tv_bottleneck(ModelBuilder& b, Shape x, int filters, int width, int stride
   }
   x = b.conv2d(x, width, 1, 1, 1, Padding::Same, false, name + "_conv1");
   x = b.activation(b.batchnorm(x, true, name + "_bn1"), "relu", name + "_relu1");
-  x = b.conv2d(x, width, 3, 3, stride, Padding::Same, false, name + "_conv2");
+  x = b.conv2d(x, width, 3, 3, stride, Padding::Same, false, name + "_conv2", groups);
   x = b.activation(b.batchnorm(x, true, name + "_bn2"), "relu", name + "_relu2");
   x = b.conv2d(x, 4 * filters, 1, 1, 1, Padding::Same, false, name + "_conv3");
   x = b.batchnorm(x, true, name + "_bn3");
@@ -114,16 +116,17 @@ Model build_basic_resnet(const ModelOptions& o, const std::string& name, const i
 
 }  // namespace
 
-// Wide ResNet-50-2 (Zagoruyko and Komodakis 2016; torchvision.models.wide_resnet50_2): ResNet-50's
-// bottlenecks with their inner 1x1 and 3x3 convolutions twice as wide.
-Model build_wide_resnet50_2(const ModelOptions& o) {
-  ModelBuilder b("wide_resnet50_2");
+// torchvision's bottleneck ResNets of other widths: inner width = filters x width_per_group / 64 x
+// groups (torchvision.models.resnet.Bottleneck).
+Model build_tv_bottleneck_resnet(const ModelOptions& o, const std::string& name, const int (&blocks)[4], int groups,
+                                 int width_per_group) {
+  ModelBuilder b(name);
   Shape x = tv_stem(b, o);
-  const int filters[4] = {64, 128, 256, 512}, blocks[4] = {3, 4, 6, 3};
+  const int filters[4] = {64, 128, 256, 512};
   for (int stage = 0; stage < 4; ++stage)
     for (int i = 0; i < blocks[stage]; ++i)
-      x = tv_bottleneck(b, x, filters[stage], 2 * filters[stage], stage > 0 && i == 0 ? 2 : 1,
-                        fmt::format("layer{}_{}", stage + 1, i));
+      x = tv_bottleneck(b, x, filters[stage], filters[stage] * width_per_group / 64 * groups,
+                        stage > 0 && i == 0 ? 2 : 1, fmt::format("layer{}_{}", stage + 1, i), groups);
   x = b.global_pool(x, PoolKind::Avg, "avgpool");
   x = b.dense(x, o.classes, true, "fc");
   b.activation(x, "softmax", "softmax");
@@ -131,6 +134,22 @@ Model build_wide_resnet50_2(const ModelOptions& o) {
 }
 
 
+// Wide ResNet-50-2 (Zagoruyko and Komodakis 2016; torchvision.models.wide_resnet50_2): ResNet-50's
+// bottlenecks with their inner 1x1 and 3x3 convolutions twice as wide.
+Model build_wide_resnet50_2(const ModelOptions& o) {
+  return build_tv_bottleneck_resnet(o, "wide_resnet50_2", {3, 4, 6, 3}, 1, 128);
+}
+// ResNeXt (Xie et al., CVPR 2017; torchvision.models.resnext*): grouped 3x3 convolutions of
+// `groups` x `width` channels.
+Model build_resnext50_32x4d(const ModelOptions& o) {
+  return build_tv_bottleneck_resnet(o, "resnext50_32x4d", {3, 4, 6, 3}, 32, 4);
+}
+Model build_resnext101_32x8d(const ModelOptions& o) {
+  return build_tv_bottleneck_resnet(o, "resnext101_32x8d", {3, 4, 23, 3}, 32, 8);
+}
+Model build_resnext101_64x4d(const ModelOptions& o) {
+  return build_tv_bottleneck_resnet(o, "resnext101_64x4d", {3, 4, 23, 3}, 64, 4);
+}
 Model build_resnet18(const ModelOptions& o) { return build_basic_resnet(o, "resnet18", {2, 2, 2, 2}); }
 Model build_resnet34(const ModelOptions& o) { return build_basic_resnet(o, "resnet34", {3, 4, 6, 3}); }
 Model build_resnet50(const ModelOptions& o) { return build_resnet(o, "resnet50", {3, 4, 6, 3}); }
