@@ -87,6 +87,8 @@ TEST(Transformers, AttentionLayerGeometry) {
   for (Layer& l : without.layers)
     if (l.kind == LayerKind::Attention) l.kind = LayerKind::Reshape;
   EXPECT_EQ(saved_elems_per_sample(m) - saved_elems_per_sample(without), 12 * 197 * 3 * 768);
+  // The math path keeps every block's probabilities (12 heads x 197^2) for its backward pass.
+  EXPECT_EQ(saved_elems_per_sample(m, true) - saved_elems_per_sample(m), 12 * 12 * 197 * 197);
 }
 
 // One attention layer's forward and backward on a V100, by hand, kernel by kernel (batch 32).

@@ -25,11 +25,12 @@ bool gradient_needs_input(LayerKind k) {
 
 }  // namespace
 
-std::int64_t saved_elems_per_sample(const Model& m) {
+std::int64_t saved_elems_per_sample(const Model& m, bool scores_saved) {
   std::int64_t n = 0;
   for (std::size_t i = 0; i < m.layers.size(); ++i) {
     const bool next_needs = i + 1 < m.layers.size() && gradient_needs_input(m.layers[i + 1].kind);
     if (m.layers[i].kind == LayerKind::Activation || next_needs) n += m.layers[i].out_elems;
+    if (scores_saved) n += m.layers[i].inner_elems;
   }
   return n;
 }
@@ -38,7 +39,7 @@ Bytes MemoryEstimate::total() const {
   return weights + gradients + optimizer_state + accumulator + activations + comm_buffers + reserved;
 }
 
-MemoryEstimate memory_per_gpu(const Model& m, const Execution& e) {
+MemoryEstimate memory_per_gpu(const Model& m, const Execution& e, bool scores_saved) {
   const bool mixed = e.precision == Precision::Mixed;
   const double trainable = double(m.params_trainable());
   MemoryEstimate est;
@@ -46,7 +47,7 @@ MemoryEstimate memory_per_gpu(const Model& m, const Execution& e) {
   est.gradients = trainable * e.gradient_elem_bytes();
   if (e.algorithm != Algorithm::ParameterServer) est.optimizer_state = trainable * optimizer_state_bytes(e.optimizer);
   if (e.sync_period > 1) est.accumulator = est.gradients;
-  est.activations = double(saved_elems_per_sample(m)) * e.batch_per_gpu * (mixed ? 2 : 4);
+  est.activations = double(saved_elems_per_sample(m, scores_saved)) * e.batch_per_gpu * (mixed ? 2 : 4);
   est.comm_buffers = e.bucket_bytes > 0 ? std::min(e.bucket_bytes, est.gradients) : est.gradients;
   return est;
 }

@@ -23,8 +23,9 @@ constexpr Bytes kReservedDeviceBytes = kGiB;
 // Elements per sample kept from the forward pass for the backward pass: the output of every
 // activation (its gradient needs it) and every output consumed next by a layer whose gradient
 // needs its input (convolution, dense, batch norm, pooling, multiply). Outputs only passed on to
-// an activation or an add are freed (fused batch norm, in-place ReLU).
-std::int64_t saved_elems_per_sample(const Model& m);
+// an activation or an add are freed (fused batch norm, in-place ReLU). Attention's score matrices
+// are kept only on the math path (`scores_saved`; fused attention recomputes them in backward).
+std::int64_t saved_elems_per_sample(const Model& m, bool scores_saved = false);
 
 struct MemoryEstimate {
   Bytes weights = 0;
@@ -38,6 +39,6 @@ struct MemoryEstimate {
   Bytes total() const;
 };
 
-MemoryEstimate memory_per_gpu(const Model& m, const Execution& e);
+MemoryEstimate memory_per_gpu(const Model& m, const Execution& e, bool scores_saved = false);
 
 }  // namespace ddlsim

@@ -213,7 +213,7 @@ Prediction predict(const Scenario& sc) {
   p.framework_s = per_step(r, [](const StepTiming& t) { return t.framework_s; });
   p.framework_mode = e.fw.mode == FrameworkMode::Eager ? "eager" : "graph";
   p.negotiation_s = r.schedule.framework.negotiation_s;
-  const MemoryEstimate mem = memory_per_gpu(sc.model, e);
+  const MemoryEstimate mem = memory_per_gpu(sc.model, e, !sys.compute.fused_attention);
   p.optimizer = to_string(e.optimizer);
   p.activation_memory_bytes = mem.activations;
   p.memory_per_gpu_bytes = mem.total();
