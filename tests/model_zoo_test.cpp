@@ -274,3 +274,18 @@ TEST(ModelZoo, ResNeXtAndGroupedConvolutions) {
   EXPECT_EQ(ks[0].gemm.k, 144);
   EXPECT_DOUBLE_EQ(ks[0].flops(), 2 * g.fwd_flops);
 }
+
+// EfficientNetV2 in torchvision's layout: its parameter counts (torchvision 0.14) and documented
+// multiply-adds (8.37, 24.58, 56.08 G at 384, 480, 480), to 2 %.
+TEST(ModelZoo, EfficientNetV2) {
+  EXPECT_EQ(zoo("efficientnet_v2_s").params_trainable(), 21'458'488);
+  EXPECT_EQ(zoo("efficientnet_v2_m").params_trainable(), 54'139'356);
+  EXPECT_EQ(zoo("efficientnet_v2_l").params_trainable(), 118'515'272);
+  EXPECT_EQ(zoo("efficientnet_v2_s").input.h, 384);
+  EXPECT_NEAR(zoo("efficientnet_v2_s").fwd_flops_per_sample() / 2, 8.37e9, 0.02 * 8.37e9);
+  EXPECT_NEAR(zoo("efficientnet_v2_m").fwd_flops_per_sample() / 2, 24.58e9, 0.02 * 24.58e9);
+  EXPECT_NEAR(zoo("efficientnet_v2_l").fwd_flops_per_sample() / 2, 56.08e9, 0.02 * 56.08e9);
+  int tensors = 0;
+  for (const Layer& l : zoo("efficientnet_v2_s").layers) tensors += l.trainable_tensors();
+  EXPECT_EQ(tensors, 452);
+}

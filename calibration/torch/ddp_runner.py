@@ -47,6 +47,9 @@ MODELS.update({name: (name, 224, 1000) for name in ("vit_b_16", "vit_b_32", "vit
 # ConvNeXt: torchvision's layout is the zoo's (sim/model/zoo_convnext.cpp). ViT-S/16 and ViT-Ti/16
 # are not in torchvision: not here.
 MODELS.update({f"convnext_{size}": (f"convnext_{size}", 224, 1000) for size in ("tiny", "small", "base", "large")})
+# EfficientNetV2 at the zoo's (torchvision's weights') sizes (sim/model/zoo_efficientnet_v2.cpp).
+MODELS.update({"efficientnet_v2_s": ("efficientnet_v2_s", 384, 1000), "efficientnet_v2_m": ("efficientnet_v2_m", 480, 1000),
+               "efficientnet_v2_l": ("efficientnet_v2_l", 480, 1000)})
 # ResNeXt: torchvision's grouped bottlenecks (sim/model/zoo_resnet.cpp).
 MODELS.update({name: (name, 224, 1000) for name in ("resnext50_32x4d", "resnext101_32x8d", "resnext101_64x4d")})
 HEADER = ["model.name", "model.input_size", "model.classes", "training.framework", "training.batch_per_gpu",

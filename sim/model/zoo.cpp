@@ -35,6 +35,10 @@ constexpr ZooEntry kZoo[] = {
     {"efficientnet_b5", build_efficientnet_b5, 456, 1000, 32, false},
     {"efficientnet_b6", build_efficientnet_b6, 528, 1000, 32, false},
     {"efficientnet_b7", build_efficientnet_b7, 600, 1000, 32, false},
+    // EfficientNetV2 at the resolution of torchvision's weights (384, 480, 480).
+    {"efficientnet_v2_s", build_efficientnet_v2_s, 384, 1000, 32, false},
+    {"efficientnet_v2_m", build_efficientnet_v2_m, 480, 1000, 32, false},
+    {"efficientnet_v2_l", build_efficientnet_v2_l, 480, 1000, 32, false},
     {"mobilenet_v2", build_mobilenet_v2, 224, 1000, 32},
     {"mobilenet_v3_large", build_mobilenet_v3_large, 224, 1000, 32, false},
     {"wide_resnet50_2", build_wide_resnet50_2, 224, 1000, 32, false},
