@@ -17,12 +17,15 @@ using namespace ddlsim;
 
 namespace {
 
-Model vit(const std::string& name, int size = 224, int classes = 1000) {
+// A zoo model at its defaults, or at `size` (an image's side, a language model's tokens) and `classes`.
+Model zoo_model(const std::string& name, int size = 0, int classes = 0) {
   ModelOptions o = default_model_options(name);
-  o.input_h = o.input_w = size;
-  o.classes = classes;
+  if (size > 0) o.input_h = o.input_w = size;
+  if (classes > 0) o.classes = classes;
   return build_zoo_model(name, o);
 }
+Model vit(const std::string& name, int size = 0, int classes = 0) { return zoo_model(name, size, classes); }
+Model text(const std::string& name, int seq = 0) { return zoo_model(name, seq); }
 
 int tensors(const Model& m) {
   int n = 0;
@@ -233,16 +236,6 @@ TEST(Transformers, ModelFileLines) {
   EXPECT_NE(error("input 32 32 3\npatch_embedding 4\n").find("usage: patch_embedding PATCH WIDTH"), std::string::npos);
   EXPECT_NE(error("input 30 30 3\npatch_embedding 4 64\n").find("x.model:2"), std::string::npos);
 }
-
-namespace {
-
-Model text(const std::string& name, int seq = 0) {
-  ModelOptions o = default_model_options(name);
-  if (seq > 0) o.input_h = seq;
-  return build_zoo_model(name, o);
-}
-
-}  // namespace
 
 // Language models' published parameter totals: GPT-2 124,439,808 and GPT-2 medium 354,823,168
 // (GPT2LMHeadModel, the output projection tied to the token embedding); BERT-base 110,106,428 and
