@@ -65,11 +65,13 @@ void attention_layer(const Layer& l, I64 batch, Precision p, std::vector<KernelS
   out.push_back(batched("attn_scores", F, count, t, t, d, false, true, p));
   if (l.causal) out.push_back(mem("attn_mask", F, MemOp::Unary, scores, scores, 1, p));
   out.push_back(mem("attn_softmax", F, MemOp::Unary, scores, scores, 1, p));
+  if (l.dropout > 0) out.push_back(mem("attn_dropout", F, MemOp::Unary, scores, scores, 1, p));
   out.push_back(batched("attn_context", F, count, t, d, t, false, false, p));
   out.push_back(mem("attn_merge", F, MemOp::Copy, o, o, 1, p));
   out.push_back(mem("attn_merge_bwd", B, MemOp::Copy, o, o, 1, p));
   out.push_back(batched("attn_bwd_probs", B, count, t, t, d, false, true, p));
   out.push_back(batched("attn_bwd_v", B, count, t, d, t, true, false, p));
+  if (l.dropout > 0) out.push_back(mem("attn_dropout_bwd", B, MemOp::Binary, scores, scores, 1, p));
   out.push_back(mem("attn_softmax_bwd", B, MemOp::Binary, scores, scores, 1, p));
   out.push_back(batched("attn_bwd_q", B, count, t, d, t, false, false, p));
   out.push_back(batched("attn_bwd_k", B, count, t, d, t, true, false, p));
@@ -118,6 +120,10 @@ void memory_layer(const Layer& l, I64 batch, Precision p, std::vector<KernelSpec
       break;
     case LayerKind::Attention:
       attention_layer(l, batch, p, out);
+      break;
+    case LayerKind::Dropout:  // the mask's byte a value is not in the stand-in kernels
+      out.push_back(mem("dropout_fwd", F, MemOp::Unary, o, o, 1, p));
+      out.push_back(mem("dropout_bwd", B, MemOp::Binary, o, o, 1, p));
       break;
     case LayerKind::Embedding:
       // A gather of rows; backward writes the whole table's gradient from dy's rows.

@@ -171,14 +171,17 @@ TEST(Transformers, LayerNormAndPositionEmbeddingByHand) {
   EXPECT_NEAR(ln.bwd_s, kernel_s(flops / 2, 3 * x + w, 15.7e12) + kernel_s(flops / 2, 2 * x + w, 15.7e12), 1e-12);
   // The position embedding: forward reads x and the table, writes y; backward sums dy over the
   // batch into the table's gradient (dx is dy itself: no kernel). It is the first layer after the
-  // patch convolution, so it does need its input's gradient; the table is 197 x 768. Its output
-  // feeds the first block's layer norm and residual add: autograd sums their two gradients first
-  // (reads two, writes one).
+  // patch convolution, so it does need its input's gradient; the table is 197 x 768. The dropout
+  // after it (rate 0 in torchvision: no kernel) passes it to the first block's layer norm and
+  // residual add: autograd sums their two gradients there (reads two, writes one).
   std::size_t pos = 0;
   while (m.layers[pos].name != "position_embedding") ++pos;
   const double table = 197 * 768 * 4.0;
   EXPECT_NEAR(prof.layers[pos].fwd_s, kernel_s(flops / 2, 2 * x + table, 15.7e12), 1e-12);
-  EXPECT_NEAR(prof.layers[pos].bwd_s, kernel_s(0, x + table, 15.7e12) + kernel_s(0, 3 * x, 15.7e12), 1e-12);
+  EXPECT_NEAR(prof.layers[pos].bwd_s, kernel_s(0, x + table, 15.7e12), 1e-12);
+  ASSERT_EQ(m.layers[pos + 1].kind, LayerKind::Reshape);
+  EXPECT_EQ(prof.layers[pos + 1].fwd_s, 0);
+  EXPECT_NEAR(prof.layers[pos + 1].bwd_s, kernel_s(0, 3 * x, 15.7e12), 1e-12);
 }
 
 // The calibration kernels of one attention layer: the score and context products per head and
@@ -281,9 +284,13 @@ TEST(Transformers, PostNormAndPreNormBlocks) {
     for (int i = 0; i < n && it != m.layers.end(); ++i, ++it) out += it->name + " ";
     return out;
   };
-  EXPECT_EQ(names_after(text("bert_base"), "layer_0_in_proj", 6),
-            "layer_0_in_proj layer_0_attention layer_0_out_proj layer_0_add_1 layer_0_ln_1 layer_0_mlp_1 ");
-  EXPECT_EQ(names_after(text("gpt2"), "h_0_ln_1", 6), "h_0_ln_1 h_0_in_proj h_0_attention h_0_out_proj h_0_add_1 h_0_ln_2 ");
+  EXPECT_EQ(names_after(text("bert_base"), "layer_0_in_proj", 7),
+            "layer_0_in_proj layer_0_attention layer_0_out_proj layer_0_dropout_1 layer_0_add_1 layer_0_ln_1 "
+            "layer_0_mlp_1 ");
+  EXPECT_EQ(names_after(text("gpt2"), "h_0_ln_1", 7),
+            "h_0_ln_1 h_0_in_proj h_0_attention h_0_out_proj h_0_dropout_1 h_0_add_1 h_0_ln_2 ");
+  // ViT's blocks (torchvision: dropout 0) have no dropout layer that runs.
+  for (const Layer& l : vit("vit_b_16").layers) EXPECT_NE(l.kind, LayerKind::Dropout) << l.name;
 }
 
 // Causal attention: the fused kernels skip the masked half of the work; math adds a masking pass.
@@ -419,4 +426,33 @@ TEST(Transformers, AutocastCastsByHand) {
   const double w = 2 * 768 * 2.0, flops = 2 * 197 * 768 * 32.0;
   EXPECT_NEAR(ln.fwd_s, kernel_s(flops, x * 8 + w, 15.7e12), 1e-12);
   EXPECT_NEAR(b.layers[qkv - 1].fwd_s, kernel_s(flops, x * 4 + w, 15.7e12), 1e-12);
+}
+
+// Dropout of 0.1 where BERT and GPT-2 train with it, by hand (GPT-2, 512 tokens, batch 4, mixed
+// precision on a V100): a sublayer's dropout reads its FP16 input and writes FP16 and a one-byte
+// mask (5 bytes an element), backward reads dy and the mask and writes dx (5 more); math attention
+// drops probabilities the same way (2 FP16 passes and the mask over the scores, each way); the
+// fused kernels do it in place.
+TEST(Transformers, DropoutByHand) {
+  const Model m = text("gpt2", 512);
+  std::size_t d = 0;
+  while (m.layers[d].name != "h_0_dropout_1") ++d;
+  EXPECT_EQ(m.layers[d].kind, LayerKind::Dropout);
+  const Device& v100 = find_device("v100", "");
+  ComputeTuning t;
+  const double x = 512 * 768 * 4.0, scores = 12 * 512 * 512 * 4.0, peak = 125e12;
+  const auto fused = compute_profile(m, v100, Precision::Mixed, 4, t, Optimizer::Sgd);
+  EXPECT_NEAR(fused.layers[d].fwd_s, kernel_s(0, 5 * x, peak), 1e-12);
+  EXPECT_NEAR(fused.layers[d].bwd_s, kernel_s(0, 5 * x, peak), 1e-12);
+  t.fused_attention = false;
+  const std::size_t a = index_of(m, LayerKind::Attention);
+  const auto math = compute_profile(m, v100, Precision::Mixed, 4, t, Optimizer::Sgd).layers[a];
+  Model without = m;
+  without.layers[a].dropout = 0;
+  const auto plain = compute_profile(without, v100, Precision::Mixed, 4, t, Optimizer::Sgd).layers[a];
+  EXPECT_NEAR(math.fwd_s - plain.fwd_s, kernel_s(0, 5 * scores, peak), 1e-12);
+  EXPECT_NEAR(math.bwd_s - plain.bwd_s, kernel_s(0, 5 * scores, peak), 1e-12);
+  t.fused_attention = true;
+  EXPECT_EQ(compute_profile(m, v100, Precision::Mixed, 4, t, Optimizer::Sgd).layers[a].fwd_s,
+            compute_profile(without, v100, Precision::Mixed, 4, t, Optimizer::Sgd).layers[a].fwd_s);
 }

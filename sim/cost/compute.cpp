@@ -60,9 +60,12 @@ struct Kernel {
   bool weight_grad = false;  // a backward kernel that computes the weights' gradient
   bool fork_sum = false;     // autograd's sum of the output's gradients (no cuDNN transposes)
   double inner = 0;          // passes over the layer's inner tensor (attention's scores)
+  double mask = 0;           // passes over a dropout's one-byte mask (of the output's, or the scores', size)
 };
 // A kernel of attention: passes over its input (packed q, k, v), output and scores, and its work.
-Kernel attn(double in, double out, double inner, double work) { return {in, out, work, false, false, false, inner}; }
+Kernel attn(double in, double out, double inner, double work, double mask = 0) {
+  return {in, out, work, false, false, false, inner, mask};
+}
 struct Kernels {
   std::vector<Kernel> fwd, bwd;
 };
@@ -93,6 +96,8 @@ struct Kernels {
 // * embedding (ATen Embedding.cu): forward a gather reads the ids and the rows, writes y; backward
 //   embedding_dense_backward sorts the ids (a pass over them) and sums dy's rows into the zeroed
 //   table gradient (reads dy, writes the whole table);
+// * dropout of rate > 0 (ATen Dropout.cu): forward reads x, writes y and a one-byte mask;
+//   backward reads dy and the mask, writes dx;
 // * attention: attention_kernels below;
 // compute.op_traffic = kernels_add_fork is the previous round's rule (no sums at forks but one at
 // every add: reads two, writes one of the add's output); uniform is the earlier rule: every kernel
@@ -114,7 +119,10 @@ struct Kernels {
 //   FP16 scores and writes FP32 probabilities, which are cast back to FP16 for the product, and the
 //   gradients go the same way back; passes count FP16 elements (an FP32 one is two).
 // Causal attention (GPT): the fused kernels skip the blocks above the diagonal (half the work);
-// math computes every score and masks them (a read and a write of the scores).
+// math computes every score and masks them (a read and a write of the scores). Dropout on the
+// probabilities (BERT, GPT-2): the fused kernels apply it in place (FlashAttention regenerates the
+// mask in backward); math runs ATen's fused_dropout (reads P, writes P' and a one-byte mask) and
+// backward masked_scale (reads the gradient and the mask, writes the gradient).
 Kernels attention_kernels(const Layer& l, bool fused, bool mixed) {
   const Kernel split = attn(2, 0, 0, 0), merge = attn(0, 2, 0, 0);
   const double half = l.causal ? 0.5 : 1;
@@ -129,8 +137,10 @@ Kernels attention_kernels(const Layer& l, bool fused, bool mixed) {
   if (l.causal) ks.fwd.push_back(attn(0, 0, 2, 0));
   if (mixed) ks.fwd.insert(ks.fwd.end(), {attn(0, 0, 3, softmax_work), attn(0, 0, 3, 0)});
   else ks.fwd.push_back(attn(0, 0, 2, softmax_work));
+  if (l.dropout > 0) ks.fwd.push_back(attn(0, 0, 2, 0, 1));
   ks.fwd.insert(ks.fwd.end(), {attn(1.0 / 3, 1, 1, g), merge});
   ks.bwd = {merge, attn(1.0 / 3, 1, 1, g), attn(1.0 / 3, 1, 1, g)};
+  if (l.dropout > 0) ks.bwd.push_back(attn(0, 0, 2, 0, 1));
   if (mixed) ks.bwd.insert(ks.bwd.end(), {attn(0, 0, 3, 0), attn(0, 0, 6, softmax_work), attn(0, 0, 3, 0)});
   else ks.bwd.push_back(attn(0, 0, 3, softmax_work));
   ks.bwd.insert(ks.bwd.end(), {attn(2.0 / 3, 0, 1, g), attn(2.0 / 3, 0, 1, g), scale, split});
@@ -160,6 +170,8 @@ Kernels per_kind_kernels(const Layer& l, bool fork_sums) {
       return {};
     case LayerKind::Embedding:
       return {{{1, 2, 0}}, {{1, 0, 0, false, true}, {0, 1, 0, true, true}}};  // ids need no gradient
+    case LayerKind::Dropout:  // fused_dropout: x in, y and the mask out; masked_scale: dy, mask in, dx out
+      return {{{1, 1, 0, false, false, false, 0, 1}}, {{1, 1, 0, false, false, false, 0, 1}}};
     case LayerKind::Multiply:
       return {{{1, 1, 1}}, {{1, 1, 0.5}, {x_over_in, 1, 0.5}}};
     case LayerKind::Pool:
@@ -192,7 +204,10 @@ LayerCost layer_cost(const Layer& l, const Device& d, Precision p, int batch, co
   LayerCost c;
   c.grad_elems = double(l.params_trainable);
   c.grad_tensors = l.trainable_tensors();
-  if (is_free(l.kind)) return c;
+  // A free layer (a reshape, a dropout of rate 0) passes its input on as its output; when that output
+  // forks, autograd still sums its gradients (layer_kernels' fork sums, charged below).
+  if (is_free(l.kind) && (l.kind == LayerKind::Input || l.consumers < 2 || !t.fork_sums || !t.per_kind_traffic))
+    return c;
   const double act_bytes = p == Precision::Mixed ? 2.0 : 4.0;  // weights' copies, attention's scores
   const Roofline gemm{d.peak(p), d.mem_bw_Bps * t.memory_efficiency, t};
   const Roofline simt{d.peak_fp32, d.mem_bw_Bps * t.memory_efficiency, t};
@@ -201,13 +216,14 @@ LayerCost layer_cost(const Layer& l, const Device& d, Precision p, int batch, co
   const double in_bytes = double(l.in_elems) * batch * ab.in;
   const double out_bytes = double(l.out_elems) * batch * ab.out;
   const double inner_bytes = double(l.inner_elems) * batch * act_bytes;
+  const double mask_bytes = double(l.kind == LayerKind::Attention ? l.inner_elems : l.out_elems) * batch;
   const Bytes weights = double(l.params()) * act_bytes;
   // Channels-first activations: a tensor-core convolution transposes its input and output.
   const Seconds transpose_s = t.nchw && tensor_cores(d, p) && l.kind == LayerKind::Conv2D
                                   ? roof.kernel_s(0, 2 * (in_bytes + out_bytes)) : 0;
   const auto run = [&](const Kernel& k) {
     return roof.kernel_s(flops * k.work, k.in * in_bytes + k.out * out_bytes + k.inner * inner_bytes +
-                                             (k.weights ? weights : 0)) +
+                                             k.mask * mask_bytes + (k.weights ? weights : 0)) +
            (k.fork_sum ? 0 : transpose_s);
   };
   const Kernels ks = layer_kernels(l, t, p);

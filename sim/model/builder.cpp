@@ -256,8 +256,10 @@ Shape ModelBuilder::flatten(Shape x, const std::string& name) {
   return append(make_layer(n, LayerKind::Reshape, x, out));
 }
 
-Shape ModelBuilder::dropout(Shape x, const std::string& name) {
-  return append(make_layer(layer_name(name, "dropout"), LayerKind::Reshape, x, x));
+Shape ModelBuilder::dropout(Shape x, const std::string& name, double rate) {
+  Layer l = make_layer(layer_name(name, "dropout"), rate > 0 ? LayerKind::Dropout : LayerKind::Reshape, x, x);
+  l.dropout = rate;
+  return append(l);
 }
 
 Shape ModelBuilder::rescaling(Shape x, const std::string& name) {
@@ -305,7 +307,7 @@ Shape ModelBuilder::layer_norm(Shape x, const std::string& name) {
   return append(l);
 }
 
-Shape ModelBuilder::attention(Shape qkv, int heads, bool causal, const std::string& name) {
+Shape ModelBuilder::attention(Shape qkv, int heads, bool causal, const std::string& name, double dropout) {
   const std::string n = layer_name(name, "attention");
   require_positive(heads, n, "heads");
   if (qkv.w != 1 || qkv.c % 3 != 0 || (qkv.c / 3) % heads != 0)
@@ -315,6 +317,7 @@ Shape ModelBuilder::attention(Shape qkv, int heads, bool causal, const std::stri
   Layer l = make_layer(n, LayerKind::Attention, qkv, out);
   l.heads = heads;
   l.causal = causal;
+  l.dropout = dropout;
   const double scores = double(heads) * qkv.h * qkv.h;
   l.inner_elems = bounded(scores, kMaxElems, n, "score matrices (heads x tokens^2 per sample)");
   l.fwd_flops = 4.0 * double(qkv.h) * qkv.h * out.c + scores;
@@ -370,13 +373,13 @@ Shape ModelBuilder::encoder_block(Shape x, int heads, int mlp, const std::string
   };
   x = sublayer(x, "ln_1", "add_1", [&](Shape y) {
     y = dense(y, 3 * d, true, p + "in_proj");
-    y = attention(y, heads, style.causal, p + "attention");
-    return dense(y, d, true, p + "out_proj");
+    y = attention(y, heads, style.causal, p + "attention", style.dropout);
+    return dropout(dense(y, d, true, p + "out_proj"), p + "dropout_1", style.dropout);
   });
   return sublayer(x, "ln_2", "add_2", [&](Shape y) {
     y = dense(y, mlp, true, p + "mlp_1");
     y = activation(y, "gelu", p + "gelu");
-    return dense(y, d, true, p + "mlp_2");
+    return dropout(dense(y, d, true, p + "mlp_2"), p + "dropout_2", style.dropout);
   });
 }
 

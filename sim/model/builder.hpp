@@ -34,6 +34,7 @@ enum class Padding { Same, Valid };
 struct BlockStyle {
   bool causal = false;
   bool post_norm = false;
+  double dropout = 0;  // on the attention probabilities and on each sublayer's output (BERT, GPT-2: 0.1)
 };
 enum class PoolKind { Max, Avg };
 
@@ -65,7 +66,9 @@ class ModelBuilder {
   Shape concat(const std::vector<Shape>& xs, const std::string& name = {});
   Shape zero_padding(Shape x, int top, int bottom, int left, int right, const std::string& name = {});
   Shape flatten(Shape x, const std::string& name = {});
-  Shape dropout(Shape x, const std::string& name = {});
+  // Dropout in training: rate > 0 runs a kernel (writes y and a one-byte mask; backward reads the
+  // mask); 0 keeps the layer as a free reshape (the Keras-layout zoo's dropouts are not charged).
+  Shape dropout(Shape x, const std::string& name = {}, double rate = 0);
   Shape rescaling(Shape x, const std::string& name = {});
   // Keras preprocessing Normalization over the channel axis: mean C, variance C, count 1.
   Shape normalization(Shape x, const std::string& name = {});
@@ -83,7 +86,7 @@ class ModelBuilder {
   Shape layer_norm(Shape x, const std::string& name = {});
   // Multi-head scaled dot-product attention of packed q, k, v {T, 1, 3 D} -> {T, 1, D}; the
   // projections around it are dense layers.
-  Shape attention(Shape qkv, int heads, bool causal = false, const std::string& name = {});
+  Shape attention(Shape qkv, int heads, bool causal = false, const std::string& name = {}, double dropout = 0);
   // Token ids {T, 1, 1} -> {T, 1, dim}: rows of a vocab x dim table (a position embedding is a
   // lookup of the positions 0..T-1: the same shapes).
   Shape embedding(Shape ids, int vocab, int dim, const std::string& name = {});

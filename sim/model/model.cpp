@@ -21,6 +21,7 @@ const char* to_string(LayerKind kind) {
     case LayerKind::LayerNorm: return "LayerNorm";
     case LayerKind::Attention: return "Attention";
     case LayerKind::Embedding: return "Embedding";
+    case LayerKind::Dropout: return "Dropout";
   }
   return "Unknown";
 }

@@ -23,6 +23,7 @@ enum class LayerKind {
   LayerNorm,      // per-token normalisation over the channels, learned scale and shift (transformers)
   Attention,      // multi-head scaled dot-product attention of packed q, k, v (no weights of its own)
   Embedding,      // rows of a learned table looked up by token id (language models' token and position embeddings)
+  Dropout,        // training-mode dropout of rate > 0 (a rate of 0, or a Keras-zoo dropout, is a free Reshape)
 };
 
 const char* to_string(LayerKind kind);
@@ -61,6 +62,7 @@ struct Layer {
   std::string fn;              // Activation: its function (relu, gelu, softmax ...)
   int heads = 0;               // Attention: heads (each of out.c / heads channels)
   bool causal = false;         // Attention: each token attends only to itself and those before it (GPT)
+  double dropout = 0;          // Attention: dropout rate on the probabilities; Dropout: its rate
   std::int64_t inner_elems = 0;  // Attention: the score matrices' elements per sample (heads x T x T)
 
   std::int64_t params() const { return params_trainable + params_non_trainable; }
@@ -91,6 +93,7 @@ struct ModelOptions {
   int input_w = 224;
   int input_c = 3;
   int classes = 1000;
+  double dropout = -1;  // transformers: dropout rate in training; < 0: the model's own
 };
 
 // Names of the built-in models (`ddlsim models`), in display order.

@@ -6,7 +6,8 @@
 //   summed and normalised, post-norm blocks, the pooler (dense + tanh on the first token) with
 //   the next-sentence head, and the masked-LM head (dense + GELU + layer norm, the output
 //   projection tied to the token embedding with a bias of its own) over every token.
-// BERT's separate query, key and value projections are one packed projection here (the same
+// Dropout (0.1) after the embeddings, on the attention probabilities and on each sublayer's
+// output, where the two models run it in training. BERT's separate query, key and value projections are one packed projection here (the same
 // weights and operations; 4 fewer tensors a block). The loss is a softmax over each token's
 // logits (log_softmax and NLL read and write them: T x vocabulary values a sample). Parameter
 // counts equal the models' published totals (model_zoo_test; transformer_test).
@@ -18,6 +19,11 @@
 namespace ddlsim {
 
 namespace {
+
+// Hugging Face's defaults for both: hidden_dropout_prob and attention_probs_dropout_prob (BERT),
+// embd_pdrop, resid_pdrop and attn_pdrop (GPT-2), all 0.1.
+constexpr double kDropout = 0.1;
+double rate(const ModelOptions& o) { return o.dropout >= 0 ? o.dropout : kDropout; }
 
 struct TextConfig {
   const char* name;
@@ -40,7 +46,9 @@ Model build_gpt2(const TextConfig& c, const ModelOptions& o) {
   const Shape ids = token_ids(b, c, o);
   const Shape tokens = b.embedding(ids, o.classes, c.hidden, "wte");
   Shape x = b.add({tokens, b.embedding(ids, c.positions, c.hidden, "wpe")}, "embeddings");
-  for (int i = 0; i < c.layers; ++i) x = b.encoder_block(x, c.heads, c.mlp, fmt::format("h_{}_", i), {true, false});
+  x = b.dropout(x, "embeddings_dropout", rate(o));
+  for (int i = 0; i < c.layers; ++i)
+    x = b.encoder_block(x, c.heads, c.mlp, fmt::format("h_{}_", i), {true, false, rate(o)});
   x = b.layer_norm(x, "ln_f");
   x = b.tied_dense(x, o.classes, false, "lm_head");
   b.activation(x, "softmax", "loss");
@@ -53,8 +61,9 @@ Model build_bert(const TextConfig& c, const ModelOptions& o) {
   const Shape words = b.embedding(ids, o.classes, c.hidden, "word_embeddings");
   const Shape positions = b.embedding(ids, c.positions, c.hidden, "position_embeddings");
   Shape x = b.add({words, positions, b.embedding(ids, 2, c.hidden, "token_type_embeddings")}, "embeddings");
-  x = b.layer_norm(x, "embeddings_ln");
-  for (int i = 0; i < c.layers; ++i) x = b.encoder_block(x, c.heads, c.mlp, fmt::format("layer_{}_", i), {false, true});
+  x = b.dropout(b.layer_norm(x, "embeddings_ln"), "embeddings_dropout", rate(o));
+  for (int i = 0; i < c.layers; ++i)
+    x = b.encoder_block(x, c.heads, c.mlp, fmt::format("layer_{}_", i), {false, true, rate(o)});
   Shape pooled = b.take_token(x, "first_token");
   pooled = b.activation(b.dense(pooled, c.hidden, true, "pooler"), "tanh", "pooler_tanh");
   b.dense(pooled, 2, true, "seq_relationship");

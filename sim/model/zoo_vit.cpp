@@ -3,6 +3,7 @@
 // token, a learned position embedding, pre-norm encoder blocks (ModelBuilder::patch_embedding and
 // encoder_block), a final layer norm and a linear classifier on the class token. Dropout is 0 in
 // torchvision's defaults and runs no kernel. Parameter counts equal torchvision's (model_zoo_test).
+#include <algorithm>
 #include <fmt/format.h>
 
 #include "model/zoo_models.hpp"
@@ -24,7 +25,10 @@ Model build_vit(const VitConfig& c, const ModelOptions& o) {
   ModelBuilder b(c.name);
   Shape x = b.input(input_shape(o));
   x = b.patch_embedding(x, c.patch, c.hidden, {});
-  for (int i = 0; i < c.layers; ++i) x = b.encoder_block(x, c.heads, c.mlp, fmt::format("encoder_layer_{}_", i));
+  const double dropout = std::max(0.0, o.dropout);  // torchvision's default: 0
+  x = b.dropout(x, "encoder_dropout", dropout);
+  for (int i = 0; i < c.layers; ++i)
+    x = b.encoder_block(x, c.heads, c.mlp, fmt::format("encoder_layer_{}_", i), {false, false, dropout});
   x = b.layer_norm(x, "encoder_ln");
   x = b.take_token(x, "class_token_out");
   b.dense(x, o.classes, true, "head");

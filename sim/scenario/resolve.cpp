@@ -87,6 +87,7 @@ Model resolve_model(const Reader& r, const std::string& base_dir) {
   if (r.given("model.input_size")) std::tie(opts.input_h, opts.input_w) = input_size(r, "model.input_size");
   if (r.given("model.channels")) opts.input_c = r.small_int("model.channels", 1, 4096);
   if (r.given("model.classes")) opts.classes = r.small_int("model.classes", 1, 10000000);
+  if (r.given("model.dropout")) opts.dropout = r.real("model.dropout", 0, true, 0.99);
   try {
     return build_zoo_model(name, opts);
   } catch (const InputError& e) {

@@ -16,9 +16,13 @@ const std::vector<KeySpec>& scenario_keys() {
   static const std::vector<KeySpec> keys = {
       {"model.name", "resnet50", "zoo model (see `ddlsim models`); ignored when model.file is set"},
       {"model.file", "", "model file, one layer a row (docs/model-file.md)"},
-      {"model.input_size", "", "input height x width in pixels (N or HxW); default: the model's own"},
+      {"model.input_size", "", "input height x width in pixels (N or HxW), a language model's sequence length; "
+                               "default: the model's own"},
       {"model.channels", "", "input channels; default: the model's own (3)"},
-      {"model.classes", "", "output classes; default: the model's own (1000)"},
+      {"model.classes", "", "output classes, a language model's vocabulary; default: the model's own (1000)"},
+      {"model.dropout", "", "transformers of the zoo: dropout rate in training (after the embeddings, on the "
+                            "attention probabilities, on each sublayer's output); default: the model's own (BERT "
+                            "and GPT-2 0.1 as Hugging Face's, ViT 0 as torchvision's)"},
       {"model.precision", "fp32", "fp32, tf32 or mixed (FP16 tensor cores and FP16 gradients)"},
       {"training.framework", "horovod",
        "preset: horovod, pytorch_ddp, tf_mirrored, tf_custom_accum, tf_ps, lbann, tarantella, tf1_ps, "
