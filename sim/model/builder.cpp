@@ -342,6 +342,19 @@ Shape ModelBuilder::tied_dense(Shape x, int units, bool use_bias, const std::str
   return y;
 }
 
+Shape ModelBuilder::token_embedding(Shape ids, int vocab, int dim, int positions, int segments, bool norm,
+                                    double dropout_rate, const std::string& prefix) {
+  require_positive(positions, prefix + "position_embeddings", "position count");
+  if (ids.h > positions)
+    throw InputError(fmt::format("a sequence of {} tokens is longer than the model's {} positions", ids.h, positions));
+  std::vector<Shape> parts = {embedding(ids, vocab, dim, prefix + "word_embeddings"),
+                              embedding(ids, positions, dim, prefix + "position_embeddings")};
+  if (segments > 0) parts.push_back(embedding(ids, segments, dim, prefix + "token_type_embeddings"));
+  Shape x = add(parts, prefix + "embeddings");
+  if (norm) x = layer_norm(x, prefix + "embeddings_ln");
+  return dropout(x, prefix + "embeddings_dropout", dropout_rate);
+}
+
 Shape ModelBuilder::patch_embedding(Shape x, int patch, int dim, const std::string& prefix) {
   const auto name = [&](const char* what) { return prefix.empty() ? std::string() : prefix + what; };
   require_positive(patch, prefix + "patch_embedding", "patch size");

@@ -99,6 +99,11 @@ class ModelBuilder {
   // packed q/k/v projection, attention, output projection, residual add; layer norm, MLP of
   // `mlp` units with GELU, residual add; post-norm: each layer norm after its residual add).
   Shape patch_embedding(Shape x, int patch, int dim, const std::string& prefix);
+  // A language model's input embedding, named prefix + what: token ids {T, 1, 1} looked up in a
+  // vocab x dim table, plus a table of `positions` rows (T at most), plus a segment table when
+  // segments > 0 (BERT's token types), summed; then a layer norm when `norm` (BERT) and dropout.
+  Shape token_embedding(Shape ids, int vocab, int dim, int positions, int segments, bool norm, double dropout,
+                        const std::string& prefix);
   Shape encoder_block(Shape x, int heads, int mlp, const std::string& prefix, BlockStyle style = {});
 
   const std::vector<Layer>& layers() const { return model_.layers; }

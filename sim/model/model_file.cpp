@@ -184,9 +184,25 @@ Shape apply_patch_embedding(ModelBuilder& b, Shape x, const Line& l) {
                            {});
 }
 
+// dropout=R: a rate in [0, 1).
+double opt_rate(const Line& l) {
+  const auto it = l.opts.find("dropout");
+  if (it == l.opts.end()) return 0;
+  if (const auto v = parse_real(it->second, 0, 1); v && *v < 1) return *v;
+  fail(fmt::format("'{}' expects dropout=RATE with a rate in [0, 1), got '{}'", l.kind, it->second));
+}
+
 Shape apply_transformer_block(ModelBuilder& b, Shape x, const Line& l) {
+  const BlockStyle style{opt_bool(l, "causal", false), opt_bool(l, "post_norm", false), opt_rate(l)};
   return b.encoder_block(x, parse_positive(l, l.args.at(0), "head count"), parse_positive(l, l.args.at(1), "MLP width"),
-                         {});
+                         {}, style);
+}
+
+Shape apply_token_embedding(ModelBuilder& b, Shape x, const Line& l) {
+  return b.token_embedding(x, parse_positive(l, l.args.at(0), "vocabulary size"), parse_positive(l, l.args.at(1), "width"),
+                           parse_positive(l, l.args.at(2), "position count"),
+                           l.opts.count("segments") ? parse_positive(l, l.opts.at("segments"), "segment count") : 0,
+                           opt_bool(l, "norm", false), opt_rate(l), {});
 }
 
 const std::vector<LayerSpec>& layer_specs() {
@@ -210,7 +226,10 @@ const std::vector<LayerSpec>& layer_specs() {
       {"rescaling", "rescaling", {}, apply_rescaling},
       {"normalization", "normalization", {}, apply_normalization},
       {"patch_embedding", "patch_embedding PATCH WIDTH", {}, apply_patch_embedding},
-      {"transformer_block", "transformer_block HEADS MLP_WIDTH", {}, apply_transformer_block},
+      {"transformer_block", "transformer_block HEADS MLP_WIDTH [causal=true|false] [post_norm=true|false] [dropout=RATE]",
+       {"causal", "post_norm", "dropout"}, apply_transformer_block},
+      {"token_embedding", "token_embedding VOCAB WIDTH POSITIONS [segments=N] [norm=true|false] [dropout=RATE]",
+       {"segments", "norm", "dropout"}, apply_token_embedding},
       {"layernorm", "layernorm", {}, apply_layernorm},
       {"first_token", "first_token", {}, apply_first_token},
   };
@@ -223,6 +242,7 @@ std::pair<std::size_t, std::size_t> arg_range(const std::string& kind) {
   if (kind == "conv2d" || kind == "dense" || kind == "activation" || kind == "zeropad") return {1, 1};
   if (kind == "maxpool" || kind == "avgpool" || kind == "dropout") return {0, 1};
   if (kind == "patch_embedding" || kind == "transformer_block") return {2, 2};
+  if (kind == "token_embedding") return {3, 3};
   return {0, 0};
 }
 

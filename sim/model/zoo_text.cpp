@@ -13,7 +13,6 @@
 // counts equal the models' published totals (model_zoo_test; transformer_test).
 #include <fmt/format.h>
 
-#include "core/error.hpp"
 #include "model/zoo_models.hpp"
 
 namespace ddlsim {
@@ -34,19 +33,11 @@ struct TextConfig {
   int positions;  // longest sequence the position table holds
 };
 
-Shape token_ids(ModelBuilder& b, const TextConfig& c, const ModelOptions& o) {
-  if (o.input_h > c.positions)
-    throw InputError(fmt::format("a sequence of {} tokens is longer than the model's {} positions", o.input_h,
-                                 c.positions));
-  return b.input(Shape{o.input_h, 1, 1}, "input_ids");
-}
+Shape token_ids(ModelBuilder& b, const ModelOptions& o) { return b.input(Shape{o.input_h, 1, 1}, "input_ids"); }
 
 Model build_gpt2(const TextConfig& c, const ModelOptions& o) {
   ModelBuilder b(c.name);
-  const Shape ids = token_ids(b, c, o);
-  const Shape tokens = b.embedding(ids, o.classes, c.hidden, "wte");
-  Shape x = b.add({tokens, b.embedding(ids, c.positions, c.hidden, "wpe")}, "embeddings");
-  x = b.dropout(x, "embeddings_dropout", rate(o));
+  Shape x = b.token_embedding(token_ids(b, o), o.classes, c.hidden, c.positions, 0, false, rate(o), "");
   for (int i = 0; i < c.layers; ++i)
     x = b.encoder_block(x, c.heads, c.mlp, fmt::format("h_{}_", i), {true, false, rate(o)});
   x = b.layer_norm(x, "ln_f");
@@ -57,11 +48,7 @@ Model build_gpt2(const TextConfig& c, const ModelOptions& o) {
 
 Model build_bert(const TextConfig& c, const ModelOptions& o) {
   ModelBuilder b(c.name);
-  const Shape ids = token_ids(b, c, o);
-  const Shape words = b.embedding(ids, o.classes, c.hidden, "word_embeddings");
-  const Shape positions = b.embedding(ids, c.positions, c.hidden, "position_embeddings");
-  Shape x = b.add({words, positions, b.embedding(ids, 2, c.hidden, "token_type_embeddings")}, "embeddings");
-  x = b.dropout(b.layer_norm(x, "embeddings_ln"), "embeddings_dropout", rate(o));
+  Shape x = b.token_embedding(token_ids(b, o), o.classes, c.hidden, c.positions, 2, true, rate(o), "");
   for (int i = 0; i < c.layers; ++i)
     x = b.encoder_block(x, c.heads, c.mlp, fmt::format("layer_{}_", i), {false, true, rate(o)});
   Shape pooled = b.take_token(x, "first_token");
