@@ -58,7 +58,13 @@ class Parser {
 
   int integer(const std::string& t, int line, const char* col, int min) const {
     if (const auto v = parse_integer(t, min, 100000000)) return int(*v);
-    fail(line, fmt::format("{} = '{}': expected an integer >= {}", col, t, min));
+    fail(line, fmt::format("{} = '{}': expected an integer from {} to 100000000", col, t, min));
+  }
+
+  // A parameter count: up to 2^50 (a model builder's layer holds at most 2^40).
+  std::int64_t count(const std::string& t, int line, const char* col) const {
+    if (const auto v = parse_integer(t, 0, std::int64_t(1) << 50)) return *v;
+    fail(line, fmt::format("{} = '{}': expected an integer from 0 to 2^50", col, t));
   }
 
   void header(const std::string& key, const std::string& value, int line, Calibration& c) {
@@ -74,7 +80,7 @@ class Parser {
     } else if (key == "device") c.device = value;
     else if (key == "device_kind") c.device_kind = device_kind(value, line);
     else if (key == "model") c.model = value;
-    else if (key == "model_params") c.model_params = integer(value, line, "model_params", 0);
+    else if (key == "model_params") c.model_params = count(value, line, "model_params");
     else if (key == "model_fwd_flops") c.model_fwd_flops = number(value, line, "model_fwd_flops");
     else if (key == "precision") c.precision = value;
     else if (key == "clock") c.clock = value;

@@ -199,3 +199,13 @@ TEST(CalibrationFile, MeasuredInterferenceRoundTripsAndIsChecked) {
   bad.replace(bad.find("0.125"), 5, "-0.5");
   EXPECT_NE(expect_error(bad).find("interference = '-0.5': expected a slow-down fraction"), std::string::npos);
 }
+
+// A model of more than 10^8 parameters (VGG-16, ViT-L, GPT-2, BERT) round-trips: its count was read
+// with the 10^8 bound of the other integers once, so such a model's file could not be read back.
+TEST(CalibrationFile, LargeModelsRoundTrip) {
+  Calibration c = sample();
+  c.model_params = 336'226'108;
+  const std::string text = render_calibration(c);
+  EXPECT_EQ(parse_calibration(text, "cal.txt").model_params, 336'226'108);
+  EXPECT_EQ(render_calibration(parse_calibration(text, "cal.txt")), text);
+}
