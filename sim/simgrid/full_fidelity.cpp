@@ -67,6 +67,11 @@ void compute_actor(const StepSchedule& s, FullState& st, int me) {
   r.end = sg4::Engine::get_clock();
 }
 
+bool lockstep_tree_round(RoundKind k) {
+  return k == RoundKind::NodeChainUp || k == RoundKind::NodeChainDown || k == RoundKind::DbtUp ||
+         k == RoundKind::DbtDown;
+}
+
 void comm_actor(const StepSchedule& s, const Plans& plans, const Layout& l, FullState& st, int me,
                 const std::string& label, const sg4::BarrierPtr& ring_start) {
   const bool rank = me < l.ranks;
@@ -86,7 +91,12 @@ void comm_actor(const StepSchedule& s, const Plans& plans, const Layout& l, Full
         run_composed_pipeline(r, l, me, ring_start);
       else if (r.pipelined)
         run_pipelined_ring(r, l, me, ring_start);
-      for (int k = 0; !r.pipelined && k < r.repeat; ++k) run_round(r, l, me);
+      for (int k = 0; !r.pipelined && k < r.repeat; ++k) {
+        run_round(r, l, me);
+        // The lockstep double binary tree's rounds are rounds: each ends with its slowest hop for
+        // every rank (its closed form), where a rank with nothing to send would otherwise go on.
+        if (rank && lockstep_tree_round(r.kind)) ring_start->wait();
+      }
     }
     const Seconds end = sg4::Engine::get_clock();
     if (rank) st.ranks[me].exchanges.back().second = end;
