@@ -31,7 +31,8 @@ std::vector<ActivationBytes> activation_bytes(const Model& m, Precision p, bool 
   if (p != Precision::Mixed || !autocast) return out;
   for (std::size_t i = 0; i < m.layers.size(); ++i) {
     const Layer& l = m.layers[i];
-    // The input's width: the producers' outputs, an FP32 parameter operand for the rest.
+    // The input's width, averaged over the producers' outputs (a parameter operand, as ViT's
+    // position table, is read as the layer's weights).
     double elems = 0, bytes = 0;
     for (int j : l.inputs) {
       elems += double(m.layers[std::size_t(j)].out_elems);

@@ -115,7 +115,7 @@ struct Kernels {
 // * math (PyTorch 1.x _scaled_dot_product_attention, Keras): q scaled by 1/sqrt(d) (reads and
 //   writes q), scores = q k^T, softmax, output = scores v; backward the two products' four
 //   gradients, the softmax's (reads probabilities and their gradient, writes the scores'), the
-//   scaling's. Under autocast (mixed) softmax runs in FP32 (PyTorch's autocast op list): it reads
+//   scaling's. Under autocast (mixed precision) softmax runs in FP32 (PyTorch's autocast op list): it reads
 //   FP16 scores and writes FP32 probabilities, which are cast back to FP16 for the product, and the
 //   gradients go the same way back; passes count FP16 elements (an FP32 one is two).
 // Causal attention (GPT): the fused kernels skip the blocks above the diagonal (half the work);
@@ -188,10 +188,11 @@ Kernels per_kind_kernels(const Layer& l, bool fork_sums) {
 
 // The kernels of one layer under the tuning's traffic rule.
 Kernels layer_kernels(const Layer& l, const ComputeTuning& t, Precision p) {
-  if (l.kind == LayerKind::Attention && t.per_kind_traffic)
-    return attention_kernels(l, t.fused_attention, p == Precision::Mixed);
   if (t.per_kind_traffic) {
-    Kernels ks = per_kind_kernels(l, t.fork_sums);
+    // Attention's softmax runs in FP32 only under autocast (cost/autocast.hpp).
+    Kernels ks = l.kind == LayerKind::Attention
+                     ? attention_kernels(l, t.fused_attention, p == Precision::Mixed && t.autocast)
+                     : per_kind_kernels(l, t.fork_sums);
     for (int i = 1; t.fork_sums && i < l.consumers; ++i) ks.bwd.push_back({0, 3, 0, false, false, true});
     return ks;
   }
