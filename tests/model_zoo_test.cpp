@@ -78,6 +78,13 @@ TEST(ModelZoo, NamesAndAliases) {
   EXPECT_TRUE(is_zoo_model("InceptionV3"));
   EXPECT_FALSE(is_zoo_model("mlp"));
   EXPECT_EQ(build_zoo_model("ResNet50", ModelOptions{}).name, "resnet50");
+  // timm's and Hugging Face's names of the same networks.
+  EXPECT_EQ(build_zoo_model("vit_base_patch16_224", default_model_options("vit_b_16")).name, "vit_b_16");
+  EXPECT_EQ(build_zoo_model("deit_small_patch16_224", default_model_options("vit_s_16")).name, "vit_s_16");
+  EXPECT_EQ(build_zoo_model("mobilenetv3_large_100", default_model_options("mobilenet_v3_large")).name,
+            "mobilenet_v3_large");
+  EXPECT_EQ(default_model_options("bert-base-uncased").input_h, 128);
+  EXPECT_EQ(default_model_options("gpt2-medium").input_h, 1024);
   EXPECT_EQ(default_model_options("inception_v3").input_h, 299);
   EXPECT_EQ(default_model_options("small_cnn").input_h, 32);
   EXPECT_THROW(build_zoo_model("resnet19", ModelOptions{}), InputError);

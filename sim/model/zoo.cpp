@@ -83,8 +83,26 @@ std::string normalise(const std::string& name) {
   return s;
 }
 
+// Other libraries' names of the same architectures: timm's (Wightman, pytorch-image-models: a
+// ViT's width and patch at 224; DeiT's are the same networks), Hugging Face's model ids.
+struct Alias {
+  const char* alias;
+  const char* name;
+};
+constexpr Alias kAliases[] = {
+    {"vit_tiny_patch16_224", "vit_ti_16"},   {"deit_tiny_patch16_224", "vit_ti_16"},
+    {"vit_small_patch16_224", "vit_s_16"},   {"deit_small_patch16_224", "vit_s_16"},
+    {"vit_base_patch16_224", "vit_b_16"},    {"deit_base_patch16_224", "vit_b_16"},
+    {"vit_base_patch32_224", "vit_b_32"},    {"vit_large_patch16_224", "vit_l_16"},
+    {"vit_large_patch32_224", "vit_l_32"},   {"mobilenetv2_100", "mobilenet_v2"},
+    {"mobilenetv3_large_100", "mobilenet_v3_large"}, {"bert-base-uncased", "bert_base"},
+    {"bert-large-uncased", "bert_large"},    {"gpt2-small", "gpt2"},
+};
+
 const ZooEntry* find_entry(const std::string& name) {
-  const std::string key = normalise(name);
+  std::string key = normalise(name);
+  for (const Alias& a : kAliases)
+    if (normalise(a.alias) == key) key = normalise(a.name);
   for (const ZooEntry& e : kZoo)
     if (normalise(e.name) == key) return &e;
   return nullptr;
