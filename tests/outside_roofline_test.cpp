@@ -34,7 +34,9 @@ constexpr Row kRows[] = {
 
 double per_gpu(const Row& r) {
   const std::string batch = std::string(r.model).rfind("resnet", 0) == 0 ? "192" : "32";
-  const std::string fp16 = std::string(r.precision) == "mixed" ? " --comm.gradient_dtype=fp16" : "";
+  // The model cast to half: no autocast (FP16 activations throughout, no casts), FP16 gradients.
+  const std::string fp16 =
+      std::string(r.precision) == "mixed" ? " --comm.gradient_dtype=fp16 --compute.mixed_activations=fp16" : "";
   const std::string args = "simulate " + testutil::source_dir() +
                            "/scenarios/default.ini --cluster.platform=dgx-a100 --compute.device=a100-80gb "
                            "--cluster.nodes=1 --cluster.gpus_per_node=8 --training.framework=pytorch_ddp "

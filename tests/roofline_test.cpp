@@ -43,8 +43,11 @@ TEST(Roofline, Fp32ThreeByThreeConvolutionsRunAsWinograd) {
   EXPECT_NEAR(p3s2.layers[0].fwd_s, kernel_s(1e9 * batch, peak), 1e-12);
   const auto p1 = compute_profile(conv_model(1, 1), v100, Precision::FP32, 32, t, Optimizer::Sgd);
   EXPECT_NEAR(p1.layers[0].fwd_s, kernel_s(1e9 * batch, peak), 1e-12);
+  // (Mixed precision: the FP16 rule, without autocast's weight casts, tested in transformer_test.)
+  t.autocast = false;
   const auto mixed = compute_profile(conv_model(3, 1), v100, Precision::Mixed, 32, t, Optimizer::Sgd);
   EXPECT_NEAR(mixed.layers[0].fwd_s, kernel_s(1e9 * batch, 125e12), 1e-12);
+  t.autocast = true;
   t.winograd = false;
   const auto off = compute_profile(conv_model(3, 1), v100, Precision::FP32, 32, t, Optimizer::Sgd);
   EXPECT_NEAR(off.layers[0].fwd_s, kernel_s(1e9 * batch, peak), 1e-12);

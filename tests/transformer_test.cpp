@@ -407,7 +407,8 @@ TEST(Transformers, AutocastActivationTypes) {
 
 // The cast kernels, by hand: ViT-B/16's first q/k/v projection in mixed precision on a V100 reads
 // the layer norm's FP32 output (197 x 768 a sample, batch 32) and writes an FP16 copy (6 bytes an
-// element), forward and for the gradient backward; the layer norm itself reads and writes FP32.
+// element), forward and for the gradient backward; it casts its FP32 weights and bias too (768 x
+// 2304 + 2304, 6 bytes each), and their FP16 gradient back; the layer norm reads and writes FP32.
 TEST(Transformers, AutocastCastsByHand) {
   const Model m = vit("vit_b_16");
   const Device& v100 = find_device("v100", "");
@@ -418,9 +419,13 @@ TEST(Transformers, AutocastCastsByHand) {
   std::size_t qkv = 0;
   while (m.layers[qkv].name != "encoder_layer_0_in_proj") ++qkv;
   const double x = 197 * 768 * 32.0;
-  const double cast = kernel_s(0, x * 6, 125e12);
+  const double cast = kernel_s(0, x * 6, 125e12) + kernel_s(0, (768 * 2304 + 2304) * 6.0, 125e12);
   EXPECT_NEAR(a.layers[qkv].fwd_s - b.layers[qkv].fwd_s, cast, 1e-12);
   EXPECT_NEAR(a.layers[qkv].bwd_s - b.layers[qkv].bwd_s, cast, 1e-12);
+  // GPT-2's tied output projection casts the 50,257 x 768 token table it shares.
+  const auto gb = activation_bytes(text("gpt2"), Precision::Mixed, true);
+  EXPECT_EQ(gb[gb.size() - 2].cast_weights, 50257.0 * 768);
+  EXPECT_EQ(activation_bytes(text("gpt2"), Precision::Mixed, false)[gb.size() - 2].cast_weights, 0);
   // The norm: FP32 in and out where the FP16 rule read and wrote 2 bytes (forward: one kernel).
   const LayerCost& ln = a.layers[qkv - 1];
   const double w = 2 * 768 * 2.0, flops = 2 * 197 * 768 * 32.0;

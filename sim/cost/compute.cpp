@@ -234,11 +234,17 @@ LayerCost layer_cost(const Layer& l, const Device& d, Precision p, int batch, co
   const bool weights_only = t.per_kind_traffic && !needs_input_gradient;
   for (const Kernel& k : ks.bwd)
     if (!weights_only || (k.weight_grad && l.params_trainable > 0)) c.bwd_s += run(k);
-  // Autocast's cast of the input (cost/autocast.hpp), and of its gradient back.
+  // Autocast's cast of the input (cost/autocast.hpp), and of its gradient back; of the weights
+  // (4 bytes read, 2 written an element), and of their gradient back.
   if (ab.cast_from > 0) {
     const Seconds cast = roof.kernel_s(0, double(l.in_elems) * batch * (ab.cast_from + ab.in));
     c.fwd_s += cast;
     if (!weights_only) c.bwd_s += cast;
+  }
+  if (ab.cast_weights > 0) {
+    const Seconds cast = roof.kernel_s(0, ab.cast_weights * 6);
+    c.fwd_s += cast;
+    c.bwd_s += cast;
   }
   return c;
 }
