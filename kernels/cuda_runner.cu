@@ -1,6 +1,7 @@
-// GPU runner: GEMMs through cuBLAS (cublasGemmEx; attention's batched ones cublasGemmStridedBatchedEx:
-// FP32, TF32 tensor cores, or FP16 tensor cores with FP32 accumulation), the memory-bound kernels as simple grid-stride CUDA kernels, all on one
-// stream and timed with CUDA events around the launches.
+// GPU runner: GEMMs through cuBLAS (cublasGemmEx; the batched ones of attention and grouped
+// convolutions cublasGemmStridedBatchedEx: FP32, TF32 tensor cores, or FP16 tensor cores with FP32
+// accumulation), the memory-bound kernels as simple grid-stride CUDA kernels, all on one stream
+// and timed with CUDA events around the launches.
 #include <cublas_v2.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
@@ -133,7 +134,7 @@ class CudaGemm : public PreparedKernel {
         s_.precision == Precision::TF32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
     const cublasOperation_t ta = g.trans_a ? CUBLAS_OP_T : CUBLAS_OP_N, tb = g.trans_b ? CUBLAS_OP_T : CUBLAS_OP_N;
     const int lda = int(g.trans_a ? g.k : g.m), ldb = int(g.trans_b ? g.n : g.k);
-    if (g.count > 1) {  // attention's per-head products on consecutive matrices
+    if (g.count > 1) {  // per-head or per-group products on consecutive matrices
       check(cublasGemmStridedBatchedEx(ctx_.blas, ta, tb, int(g.m), int(g.n), int(g.k), &alpha, ctx_.arenas.a.p, type,
                                        lda, g.m * g.k, ctx_.arenas.b.p, type, ldb, g.k * g.n, &beta, ctx_.arenas.c.p,
                                        type, int(g.m), g.m * g.n, int(g.count), compute, CUBLAS_GEMM_DEFAULT),
@@ -141,7 +142,8 @@ class CudaGemm : public PreparedKernel {
       return;
     }
     check(cublasGemmEx(ctx_.blas, ta, tb, int(g.m), int(g.n), int(g.k), &alpha, ctx_.arenas.a.p, type, lda,
-                       ctx_.arenas.b.p, type, ldb, &beta, ctx_.arenas.c.p, type, int(g.m), compute, CUBLAS_GEMM_DEFAULT),
+                       ctx_.arenas.b.p, type, ldb, &beta, ctx_.arenas.c.p, type, int(g.m), compute,
+                       CUBLAS_GEMM_DEFAULT),
           "cublasGemmEx");
   }
 

@@ -8,8 +8,9 @@
 // the input computes no data gradient (nothing upstream needs it). Every other layer runs
 // memory-bound kernels (see MemOp). Attention runs its score and context products as batched GEMMs
 // (one per head and sample) and its softmax as an elementwise pass over the scores (the traffic of
-// PyTorch 1.x's math path; the harness has no fused FlashAttention kernel). After a synchronisation, each weighted layer runs one
-// SGD-with-momentum update kernel; a step that only accumulates runs one axpy instead.
+// PyTorch 1.x's math path; the harness has no fused FlashAttention kernel). After a
+// synchronisation, each weighted layer runs one SGD-with-momentum update kernel; a step that only
+// accumulates runs one axpy instead.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -37,7 +38,7 @@ struct GemmShape {
   std::int64_t m = 0, n = 0, k = 0;
   bool trans_a = false;  // A stored as KxM
   bool trans_b = false;  // B stored as NxK
-  std::int64_t count = 1;  // `count` such products on consecutive matrices (attention's heads x batch)
+  std::int64_t count = 1;  // `count` such products on consecutive matrices (heads x batch, groups)
 };
 
 struct KernelSpec {

@@ -42,14 +42,13 @@ MODELS.update({name: (name, 224, 1000)
                for name in ("vgg11", "vgg13", "vgg19", "densenet121", "densenet169", "densenet201",
                             "mobilenet_v3_large", "wide_resnet50_2")})
 # Vision Transformers: torchvision's layout is the zoo's (sim/model/zoo_vit.cpp); the input size is
-# passed on (a multiple of the patch).
+# passed on (a multiple of the patch). ViT-S/16 and ViT-Ti/16 are not in torchvision: not here.
 MODELS.update({name: (name, 224, 1000) for name in ("vit_b_16", "vit_b_32", "vit_l_16", "vit_l_32")})
-# ConvNeXt: torchvision's layout is the zoo's (sim/model/zoo_convnext.cpp). ViT-S/16 and ViT-Ti/16
-# are not in torchvision: not here.
+# ConvNeXt: torchvision's layout is the zoo's (sim/model/zoo_convnext.cpp).
 MODELS.update({f"convnext_{size}": (f"convnext_{size}", 224, 1000) for size in ("tiny", "small", "base", "large")})
 # EfficientNetV2 at the zoo's (torchvision's weights') sizes (sim/model/zoo_efficientnet_v2.cpp).
-MODELS.update({"efficientnet_v2_s": ("efficientnet_v2_s", 384, 1000), "efficientnet_v2_m": ("efficientnet_v2_m", 480, 1000),
-               "efficientnet_v2_l": ("efficientnet_v2_l", 480, 1000)})
+MODELS.update({f"efficientnet_v2_{size}": (f"efficientnet_v2_{size}", res, 1000)
+               for size, res in (("s", 384), ("m", 480), ("l", 480))})
 # ResNeXt: torchvision's grouped bottlenecks (sim/model/zoo_resnet.cpp).
 MODELS.update({name: (name, 224, 1000) for name in ("resnext50_32x4d", "resnext101_32x8d", "resnext101_64x4d")})
 HEADER = ["model.name", "model.input_size", "model.classes", "training.framework", "training.batch_per_gpu",

@@ -7,8 +7,9 @@
 // type first casts it (a kernel reading it and writing the copy), and backward casts the gradient
 // back. Its weights too: an FP16 op casts its FP32 parameters once a forward pass (autocast's
 // weight cache lives for one autocast region), and backward casts their gradient to FP32 for
-// AccumulateGrad; a tied projection casts the table it shares. So a transformer's residual stream is FP32 under autocast (its embedding or position table
-// is), while a CNN's activations stay FP16 (batch norm and ReLU keep their input's type).
+// AccumulateGrad; a tied projection casts the table it shares. So a transformer's residual stream
+// is FP32 under autocast (its embedding or position table is), while a CNN's activations stay FP16
+// (batch norm and ReLU keep their input's type).
 // `compute.mixed_activations = fp16` takes every activation as FP16 with no casts (Keras'
 // mixed_float16 policy, Apex O2, Megatron): the rule before this one. FP32 and TF32 runs: 4 bytes.
 #pragma once

@@ -16,7 +16,7 @@ bool gradient_needs_input(LayerKind k) {
     case LayerKind::Dense:
     case LayerKind::BatchNorm:
     case LayerKind::LayerNorm:
-    case LayerKind::Attention:  // q, k, v (fused attention keeps no scores; math's are not counted)
+    case LayerKind::Attention:  // q, k, v (the math path's scores: saved_elems_per_sample's scores_saved)
     case LayerKind::Pool:
     case LayerKind::Multiply: return true;
     default: return false;
