@@ -1,7 +1,5 @@
 #include "cost/autocast.hpp"
 
-#include <algorithm>
-
 namespace ddlsim {
 
 namespace {
@@ -25,16 +23,10 @@ Cast rule(const Layer& l) {
   }
 }
 
-// The weights a convolution or dense layer multiplies by, its own or tied (and its bias).
-double gemm_weights(const Layer& l) {
-  const double bias = l.params_trainable > 0 ? double(l.out.c) : 0;
-  switch (l.kind) {
-    case LayerKind::Conv2D:
-      return double(l.geom.kernel_h) * l.geom.kernel_w * (l.in.c / std::max(l.geom.groups, 1)) * l.out.c + bias;
-    case LayerKind::DepthwiseConv2D: return double(l.params_trainable);
-    case LayerKind::Dense: return std::max(double(l.params_trainable), double(l.in.c) * l.out.c + bias);
-    default: return 0;
-  }
+// The parameters an FP16 op casts: its own weights and bias, or a tied layer's weights and its own bias.
+double cast_weights(const Layer& l) {
+  const double own = double(l.params_trainable), weights = l.weight_elems();
+  return own < weights ? weights + own : own;
 }
 
 }  // namespace
@@ -61,7 +53,7 @@ std::vector<ActivationBytes> activation_bytes(const Model& m, Precision p, bool 
         const double target = rule(l) == Cast::ToHalf ? 2 : 4;
         if (in != target) a.cast_from = in;
         a.in = a.out = target;
-        if (rule(l) == Cast::ToHalf) a.cast_weights = gemm_weights(l);
+        if (rule(l) == Cast::ToHalf) a.cast_weights = cast_weights(l);
         break;
       }
       case Cast::Float: a.out = 4; break;

@@ -32,18 +32,25 @@ std::int64_t Model::params_total() const {
   return n;
 }
 
+double Layer::weight_elems() const {
+  switch (kind) {
+    case LayerKind::Conv2D: return double(geom.kernel_h) * geom.kernel_w * in.c * out.c / std::max(geom.groups, 1);
+    case LayerKind::DepthwiseConv2D: return double(geom.kernel_h) * geom.kernel_w * in.c;
+    case LayerKind::Dense: return double(in.c) * out.c;
+    default: return 0;
+  }
+}
+
 int Layer::trainable_tensors() const {
   if (params_trainable <= 0) return 0;
-  double weights = 0;
   switch (kind) {
-    case LayerKind::Conv2D: weights = double(geom.kernel_h) * geom.kernel_w * in.c * out.c / std::max(geom.groups, 1); break;
-    case LayerKind::DepthwiseConv2D: weights = double(geom.kernel_h) * geom.kernel_w * in.c; break;
-    case LayerKind::Dense: weights = double(in.c) * out.c; break;
+    case LayerKind::Conv2D:
+    case LayerKind::DepthwiseConv2D:
+    case LayerKind::Dense: return double(params_trainable) > weight_elems() ? 2 : 1;
     case LayerKind::BatchNorm:
     case LayerKind::LayerNorm: return params_trainable > out.c ? 2 : 1;
     default: return 1;
   }
-  return double(params_trainable) > weights ? 2 : 1;
 }
 
 std::int64_t Model::params_trainable() const {

@@ -70,6 +70,9 @@ struct Layer {
   // layer's weight and its bias if it has one, a batch norm's gamma and beta; 1 for any other
   // layer with trainable parameters, 0 without.
   int trainable_tensors() const;
+  // The weights a convolution or dense layer multiplies by (its own, or a tied layer's), bias
+  // apart; 0 for other kinds.
+  double weight_elems() const;
 };
 
 struct Model {
