@@ -142,3 +142,14 @@ TEST(Scenario, HorovodPresetsCarryTheirVersionsDefaults) {
   EXPECT_DOUBLE_EQ(now.execution.bucket_bytes, 128 * kMiB);
   EXPECT_DOUBLE_EQ(now.execution.cycle_time_s, 1e-3);
 }
+
+// model.dropout sets the zoo transformers' rate; elsewhere it would change nothing, so it is refused.
+TEST(Scenario, ModelDropoutOnlyForZooTransformers) {
+  EXPECT_EQ(error_of("[model]\nname = gpt2\ndropout = 0\n"), "");
+  EXPECT_NE(error_of("[model]\nname = resnet50\ndropout = 0.1\n").find("s.ini:3: model.dropout"), std::string::npos);
+  EXPECT_NE(error_of("[model]\nname = resnet50\ndropout = 0.1\n").find("resnet50 has no dropout"), std::string::npos);
+  EXPECT_NE(error_of("[model]\nname = gpt2\ndropout = 1\n").find("<= 0.99"), std::string::npos);
+  EXPECT_NE(error_of("[model]\nfile = " + testutil::source_dir() + "/models/mlp_materials.model\ndropout = 0.1\n")
+                .find("no model.dropout with a model file"),
+            std::string::npos);
+}

@@ -72,6 +72,8 @@ std::pair<int, int> input_size(const Reader& r, const std::string& key) {
 }
 
 Model resolve_model(const Reader& r, const std::string& base_dir) {
+  if (r.given("model.file") && r.given("model.dropout"))
+    r.fail("model.dropout", "no model.dropout with a model file (its lines take dropout=RATE)");
   if (r.given("model.file")) {
     const std::string path = r.path("model.file", base_dir);
     try {
@@ -88,12 +90,18 @@ Model resolve_model(const Reader& r, const std::string& base_dir) {
   if (r.given("model.channels")) opts.input_c = r.small_int("model.channels", 1, 4096);
   if (r.given("model.classes")) opts.classes = r.small_int("model.classes", 1, 10000000);
   if (r.given("model.dropout")) opts.dropout = r.real("model.dropout", 0, true, 0.99);
+  Model m;
   try {
-    return build_zoo_model(name, opts);
+    m = build_zoo_model(name, opts);
   } catch (const InputError& e) {
     const char* key = r.given("model.input_size") ? "model.input_size" : "model.name";
     throw InputError(r.where(key) + ": " + e.what());
   }
+  const bool transformer = std::any_of(m.layers.begin(), m.layers.end(),
+                                       [](const Layer& l) { return l.kind == LayerKind::Attention; });
+  if (r.given("model.dropout") && !transformer)
+    r.fail("model.dropout", "a transformer of the zoo (" + name + " has no dropout it sets)");
+  return m;
 }
 
 StepCostOverrides resolve_step_costs(const Reader& r) {
