@@ -59,11 +59,15 @@ void gemm_layer(const Layer& l, I64 batch, Precision p, bool input_grad, std::ve
 // the per-head split and merge copies, scores = q k^T and context = P v per head and sample, the
 // softmax over the scores as one read and one write (its backward two reads and a write).
 void attention_layer(const Layer& l, I64 batch, Precision p, std::vector<KernelSpec>& out) {
-  const I64 t = l.in.h, heads = std::max(l.heads, 1), d = l.out.c / heads, count = batch * heads;
+  // Windowed attention: one product per window and head, of window tokens.
+  const I64 t = l.window > 0 ? l.window : l.in.h, heads = std::max(l.heads, 1), d = l.out.c / heads;
+  const I64 count = batch * heads * (l.in.h / t);
   const I64 qkv = batch * l.in.elems(), o = batch * l.out.elems(), scores = batch * l.inner_elems;
   out.push_back(mem("attn_split", F, MemOp::Copy, qkv, qkv, 1, p));
   out.push_back(batched("attn_scores", F, count, t, t, d, false, true, p));
   if (l.causal) out.push_back(mem("attn_mask", F, MemOp::Unary, scores, scores, 1, p));
+  if (l.params_trainable > 0) out.push_back(mem("attn_bias", F, MemOp::Unary, scores, scores, 1, p));
+  if (l.shifted) out.push_back(mem("attn_shift_mask", F, MemOp::Unary, scores, scores, 1, p));
   out.push_back(mem("attn_softmax", F, MemOp::Unary, scores, scores, 1, p));
   if (l.dropout > 0) out.push_back(mem("attn_dropout", F, MemOp::Unary, scores, scores, 1, p));
   out.push_back(batched("attn_context", F, count, t, d, t, false, false, p));
@@ -73,6 +77,7 @@ void attention_layer(const Layer& l, I64 batch, Precision p, std::vector<KernelS
   out.push_back(batched("attn_bwd_v", B, count, t, d, t, true, false, p));
   if (l.dropout > 0) out.push_back(mem("attn_dropout_bwd", B, MemOp::Binary, scores, scores, 1, p));
   out.push_back(mem("attn_softmax_bwd", B, MemOp::Binary, scores, scores, 1, p));
+  if (l.params_trainable > 0) out.push_back(mem("attn_bias_bwd", B, MemOp::Reduce, l.params_trainable, scores, 1, p));
   out.push_back(batched("attn_bwd_q", B, count, t, d, t, false, false, p));
   out.push_back(batched("attn_bwd_k", B, count, t, d, t, true, false, p));
   out.push_back(mem("attn_split_bwd", B, MemOp::Copy, qkv, qkv, 1, p));
@@ -120,6 +125,10 @@ void memory_layer(const Layer& l, I64 batch, Precision p, std::vector<KernelSpec
       break;
     case LayerKind::Attention:
       attention_layer(l, batch, p, out);
+      break;
+    case LayerKind::Permute:
+      out.push_back(mem("permute_fwd", F, MemOp::Copy, o, o, 1, p));
+      out.push_back(mem("permute_bwd", B, MemOp::Copy, in, in, 1, p));
       break;
     case LayerKind::Dropout:  // the mask's byte a value is not in the stand-in kernels
       out.push_back(mem("dropout_fwd", F, MemOp::Unary, o, o, 1, p));

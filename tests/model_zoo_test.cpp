@@ -92,7 +92,11 @@ TEST(ModelZoo, NamesAndAliases) {
 
 TEST(ModelZoo, SmallInputsWithMoreClasses) {
   for (const auto& name : zoo_model_names()) {
-    if (name == "small_cnn" || name == "inception_v3" || name == "alexnet") continue;
+    // Swin's windows tile only multiples of 224 (a larger input is checked below); ViT-H/14's patch
+    // does not divide 64.
+    if (name == "small_cnn" || name == "inception_v3" || name == "alexnet" || name.rfind("swin_", 0) == 0 ||
+        name == "vit_h_14")
+      continue;
     const Model big = zoo(name);
     const Model small = zoo(name, 64, 200);
     EXPECT_LT(small.fwd_flops_per_sample(), big.fwd_flops_per_sample()) << name;
@@ -100,6 +104,8 @@ TEST(ModelZoo, SmallInputsWithMoreClasses) {
     EXPECT_EQ(small.layers.back().out.c, 200) << name;
   }
   EXPECT_LT(zoo("inception_v3", 75, 200).fwd_flops_per_sample(), zoo("inception_v3").fwd_flops_per_sample());
+  EXPECT_LT(zoo("vit_h_14", 56, 200).fwd_flops_per_sample(), zoo("vit_h_14").fwd_flops_per_sample());
+  EXPECT_GT(zoo("swin_t", 448, 200).fwd_flops_per_sample(), zoo("swin_t").fwd_flops_per_sample());
   // AlexNet's 11x11/4 'valid' stem and three 3x3/2 pools need at least 67x67.
   EXPECT_LT(zoo("alexnet", 67, 200).fwd_flops_per_sample(), zoo("alexnet").fwd_flops_per_sample());
 }
@@ -295,4 +301,56 @@ TEST(ModelZoo, EfficientNetV2) {
   int tensors = 0;
   for (const Layer& l : zoo("efficientnet_v2_s").layers) tensors += l.trainable_tensors();
   EXPECT_EQ(tensors, 452);
+}
+
+// torchvision 0.14's RegNets, Swin Transformers, MobileNetV3-Small, MNASNets, SqueezeNets,
+// DenseNet-161, Wide ResNet-101-2, the batch-normed VGGs and ViT-H/14 (at 224): trainable parameters
+// and tensors (sum of numel() and len(parameters()) of the models Debian's torchvision builds), and
+// the multiply-adds of convolutions, dense layers and attention to 1 % against a count of torchvision's own forward at 224 (RegNetY-128GF: 384):
+// forward hooks summing outputs x (inputs / groups) x kernel area for each Conv2d, outputs x inputs
+// for each Linear, and for Swin's window attention 2 x 49 x H x W x C for its two products plus
+// 4 H W C^2 for its q, k, v and output projections (F.linear, which the hooks do not see).
+TEST(ModelZoo, TorchvisionFamiliesAdded) {
+  struct Case {
+    const char* name;
+    std::int64_t params;
+    int tensors;    // 0: not checked
+    double gmacs;   // 0: not checked
+  };
+  const Case cases[] = {
+      {"regnet_x_400mf", 5'495'976, 215, 0.414},   {"regnet_x_800mf", 7'259'656, 161, 0},
+      {"regnet_x_1_6gf", 9'190'136, 179, 0},       {"regnet_x_3_2gf", 15'296'552, 242, 0},
+      {"regnet_x_8gf", 39'572'648, 224, 0},        {"regnet_x_16gf", 54'278'536, 215, 15.941},
+      {"regnet_x_32gf", 107'811'560, 224, 0},      {"regnet_y_400mf", 4'344'144, 225, 0.402},
+      {"regnet_y_800mf", 6'432'512, 199, 0},       {"regnet_y_1_6gf", 11'202'430, 368, 0},
+      {"regnet_y_3_2gf", 19'436'338, 290, 0},      {"regnet_y_8gf", 39'381'472, 238, 0},
+      {"regnet_y_16gf", 83'590'140, 251, 15.912},  {"regnet_y_32gf", 145'046'770, 277, 0},
+      {"regnet_y_128gf", 644'812'894, 368, 374.57}, {"swin_t", 28'288'354, 173, 4.491},
+      {"swin_s", 49'606'258, 329, 8.741},          {"swin_b", 87'768'224, 329, 15.431},
+      {"mobilenet_v3_small", 2'542'856, 142, 0.057}, {"mnasnet0_5", 2'218'512, 158, 0},
+      {"mnasnet0_75", 3'170'208, 158, 0},          {"mnasnet1_0", 4'383'312, 158, 0.314},
+      {"mnasnet1_3", 6'282'256, 158, 0},           {"squeezenet1_0", 1'248'424, 52, 0.819},
+      {"squeezenet1_1", 1'235'496, 52, 0.349},     {"densenet161", 28'681'000, 484, 7.728},
+      {"wide_resnet101_2", 126'886'696, 314, 22.753}, {"vgg11_bn", 132'868'840, 38, 0},
+      {"vgg16_bn", 138'365'992, 58, 15.47},        {"vit_h_14", 632'045'800, 392, 0},
+  };
+  for (const Case& c : cases) {
+    const Model m = zoo(c.name);
+    EXPECT_EQ(m.params_trainable(), c.params) << c.name;
+    int tensors = 0;
+    for (const Layer& l : m.layers) tensors += l.trainable_tensors();
+    EXPECT_EQ(tensors, c.tensors) << c.name;
+    double macs = 0;  // the products' (a bias adds 1 an output; attention's softmax 1 a score)
+    for (const Layer& l : m.layers)
+      if (l.kind == LayerKind::Conv2D || l.kind == LayerKind::DepthwiseConv2D || l.kind == LayerKind::Dense ||
+          l.kind == LayerKind::Attention)
+        macs += l.fwd_flops / 2;
+    if (c.gmacs > 0) EXPECT_NEAR(macs, c.gmacs * 1e9, 0.01 * c.gmacs * 1e9) << c.name;
+  }
+  // Names that normalise alike (regnet_x_1_6gf and regnet_x_16gf) resolve by their exact spelling;
+  // timm's names for the same designs resolve too.
+  EXPECT_EQ(zoo("regnet_x_16gf").params_trainable(), 54'278'536);
+  EXPECT_EQ(zoo("regnetx_016").params_trainable(), 9'190'136);
+  EXPECT_EQ(zoo("regnety_160").params_trainable(), 83'590'140);
+  EXPECT_EQ(zoo("swin_tiny_patch4_window7_224").params_trainable(), 28'288'354);
 }

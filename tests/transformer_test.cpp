@@ -461,3 +461,68 @@ TEST(Transformers, DropoutByHand) {
   EXPECT_EQ(compute_profile(m, v100, Precision::Mixed, 4, t, Optimizer::Sgd).layers[a].fwd_s,
             compute_profile(without, v100, Precision::Mixed, 4, t, Optimizer::Sgd).layers[a].fwd_s);
 }
+
+// Swin's windowed attention (swin_t's first stage: 56 x 56 tokens of 96 channels, 3 heads, 7 x 7
+// windows): scores 3 x 3136 x 49 a sample, products of 49 tokens a window; the relative-position
+// bias (169 x 3) and, in the shifted block, the mask each add a pass over the scores, by hand.
+TEST(Transformers, WindowAttentionByHand) {
+  const Model m = vit("swin_t");
+  std::vector<std::size_t> attention;
+  for (std::size_t i = 0; i < m.layers.size(); ++i)
+    if (m.layers[i].kind == LayerKind::Attention) attention.push_back(i);
+  ASSERT_EQ(attention.size(), 12u);  // 2 + 2 + 6 + 2 blocks
+  const Layer& a = m.layers[attention[0]];
+  const double T = 3136, W = 49, D = 96, H = 3, batch = 32, peak = 15.7e12;
+  EXPECT_EQ(a.window, 49);
+  EXPECT_EQ(a.params_trainable, 169 * 3);
+  EXPECT_EQ(a.inner_elems, 3 * 3136 * 49);
+  EXPECT_DOUBLE_EQ(a.fwd_flops, 4 * T * W * D + H * T * W);
+  EXPECT_FALSE(a.shifted);
+  EXPECT_TRUE(m.layers[attention[1]].shifted);
+  EXPECT_FALSE(m.layers[attention.back()].shifted);  // one 7 x 7 window covers the last stage
+  const Device& v100 = find_device("v100", "");
+  ComputeTuning t;
+  t.fused_attention = false;
+  Model plain = m;  // the first two blocks without bias or shift
+  for (const std::size_t i : {attention[0], attention[1]}) {
+    plain.layers[i].params_trainable = 0;
+    plain.layers[i].shifted = false;
+  }
+  const double scores = H * T * W * batch * 4;
+  for (const bool fused : {false, true}) {
+    t.fused_attention = fused;
+    const auto with = compute_profile(m, v100, Precision::FP32, 32, t, Optimizer::Sgd);
+    const auto without = compute_profile(plain, v100, Precision::FP32, 32, t, Optimizer::Sgd);
+    const LayerCost &a0 = with.layers[attention[0]], &a1 = with.layers[attention[1]];
+    const LayerCost &p0 = without.layers[attention[0]], &p1 = without.layers[attention[1]];
+    if (!fused) {
+      // Math: the bias add (reads and writes the scores); the mask add likewise; backward the
+      // bias's gradient, a reduction reading the scores' gradient.
+      EXPECT_NEAR(a0.fwd_s - p0.fwd_s, kernel_s(0, 2 * scores, peak), 1e-12);
+      EXPECT_NEAR(a1.fwd_s - p1.fwd_s, 2 * kernel_s(0, 2 * scores, peak), 1e-12);
+      EXPECT_NEAR(a0.bwd_s - p0.bwd_s, kernel_s(0, scores, peak), 1e-12);
+      EXPECT_NEAR(a1.bwd_s - p1.bwd_s, kernel_s(0, scores, peak), 1e-12);
+    } else {
+      // Fused: the kernel reads the bias as a mask the scores' size; backward writes its gradient
+      // and a reduction reads it.
+      const double F = a.fwd_flops * batch, in = 3 * D * T * batch * 4, out = D * T * batch * 4;
+      EXPECT_NEAR(a0.fwd_s - p0.fwd_s, kernel_s(F, in + out + scores, peak) - kernel_s(F, in + out, peak), 1e-12);
+      EXPECT_NEAR(a0.bwd_s - p0.bwd_s, 2 * kernel_s(0, scores, peak), 1e-12);
+    }
+  }
+  // Calibration: one product per window and head (64 windows), 49 x 49 x 32.
+  const auto ks = layer_kernels(a, 2, Precision::FP32, true);
+  const auto qk = std::find_if(ks.begin(), ks.end(), [](const KernelSpec& k) { return k.name == "attn_scores"; });
+  ASSERT_NE(qk, ks.end());
+  EXPECT_EQ(qk->key(), "gemm_fp32_m49_n49_k32_nt_x384");
+  EXPECT_EQ(std::count_if(ks.begin(), ks.end(), [](const KernelSpec& k) { return k.name == "attn_bias_bwd"; }), 1);
+  // The copies around it (window partition and reverse; the roll and its inverse when shifted)
+  // each read and write the block's tokens, forward and backward.
+  const Layer& partition = m.layers[attention[0] - 2];
+  EXPECT_EQ(partition.kind, LayerKind::Permute);
+  const double x = D * T * batch * 4;
+  const auto c = compute_profile(m, v100, Precision::FP32, 32, t, Optimizer::Sgd).layers[attention[0] - 2];
+  EXPECT_NEAR(c.fwd_s, kernel_s(0, 2 * x, peak), 1e-12);
+  EXPECT_NEAR(c.bwd_s, kernel_s(0, 2 * x, peak), 1e-12);
+  EXPECT_EQ(m.layers[attention[1] - 3].name, "stage_0_block_1_roll");
+}

@@ -51,6 +51,19 @@ MODELS.update({f"efficientnet_v2_{size}": (f"efficientnet_v2_{size}", res, 1000)
                for size, res in (("s", 384), ("m", 480), ("l", 480))})
 # ResNeXt: torchvision's grouped bottlenecks (sim/model/zoo_resnet.cpp).
 MODELS.update({name: (name, 224, 1000) for name in ("resnext50_32x4d", "resnext101_32x8d", "resnext101_64x4d")})
+# RegNets, Swin, MobileNetV3-Small, MNASNet, SqueezeNet, DenseNet-161, Wide ResNet-101-2, the
+# batch-normed VGGs and ViT-H/14: torchvision's layouts are the zoo's (sim/model/zoo_regnet.cpp,
+# zoo_swin.cpp, ...); RegNetY-128GF at its weights' 384. Swin pads other sizes to whole windows,
+# which the zoo does not model: give it multiples of 224.
+MODELS.update({f"regnet_{kind}_{size}": (f"regnet_{kind}_{size}", 224, 1000)
+               for kind, sizes in (("x", ("400mf", "800mf", "1_6gf", "3_2gf", "8gf", "16gf", "32gf")),
+                                   ("y", ("400mf", "800mf", "1_6gf", "3_2gf", "8gf", "16gf", "32gf")))
+               for size in sizes})
+MODELS["regnet_y_128gf"] = ("regnet_y_128gf", 384, 1000)
+MODELS.update({name: (name, 224, 1000)
+               for name in ("swin_t", "swin_s", "swin_b", "mobilenet_v3_small", "mnasnet0_5", "mnasnet0_75",
+                            "mnasnet1_0", "mnasnet1_3", "squeezenet1_0", "squeezenet1_1", "densenet161",
+                            "wide_resnet101_2", "vgg11_bn", "vgg13_bn", "vgg16_bn", "vgg19_bn", "vit_h_14")})
 HEADER = ["model.name", "model.input_size", "model.classes", "training.framework", "training.batch_per_gpu",
           "training.sync_period", "training.optimizer", "comm.library", "comm.bucket_mb", "cluster.nodes",
           "cluster.gpus_per_node", "input.format", "step_time_s", "step_time_p10_s", "step_time_p90_s",

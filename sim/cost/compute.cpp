@@ -123,18 +123,33 @@ struct Kernels {
 // probabilities (BERT, GPT-2): the fused kernels apply it in place (FlashAttention regenerates the
 // mask in backward); math runs ATen's fused_dropout (reads P, writes P' and a one-byte mask) and
 // backward masked_scale (reads the gradient and the mask, writes the gradient).
+// Windowed attention (Swin) adds to the scores a relative-position bias gathered from its table
+// and, in shifted windows, a mask: math runs each add as a pass over the scores (reads and writes
+// them) and sums the scores' gradient over the batch into the bias's (reads them); the fused
+// kernels take the bias as an additive mask the size of the scores (read forward; backward writes
+// its gradient, which a reduction reads).
+Kernel bias_gradient(double inner) { return {0, 0, 0, false, true, false, inner}; }
+
 Kernels attention_kernels(const Layer& l, bool fused, bool mixed) {
   const Kernel split = attn(2, 0, 0, 0), merge = attn(0, 2, 0, 0);
   const double half = l.causal ? 0.5 : 1;
-  if (fused)
-    return {{split, attn(1, 1, 0, half), merge}, {merge, attn(0, 2, 0, 0), attn(2, 1, 0, 2.5 * half), split}};
-  const double gemm_flops = 4.0 * double(l.in.h) * l.in.h * l.out.c;
+  const bool bias = l.params_trainable > 0;
+  if (fused) {
+    const double mask = bias || l.shifted ? 1 : 0;
+    Kernels ks{{split, attn(1, 1, mask, half), merge}, {merge, attn(0, 2, 0, 0), attn(2, 1, 0, 2.5 * half), split}};
+    if (bias) ks.bwd.insert(ks.bwd.end(), {attn(0, 0, 1, 0), bias_gradient(1)});
+    return ks;
+  }
+  const double attended = l.window > 0 ? l.window : l.in.h;
+  const double gemm_flops = 4.0 * double(l.in.h) * attended * l.out.c;
   const double g = l.fwd_flops > 0 ? gemm_flops / l.fwd_flops / 2 : 0.5;  // share of one product
   const double softmax_work = 1 - 2 * g;
   const Kernel scale = attn(2.0 / 3, 0, 0, 0);
   Kernels ks;
   ks.fwd = {split, scale, attn(2.0 / 3, 0, 1, g)};
   if (l.causal) ks.fwd.push_back(attn(0, 0, 2, 0));
+  if (bias) ks.fwd.push_back(attn(0, 0, 2, 0));
+  if (l.shifted) ks.fwd.push_back(attn(0, 0, 2, 0));
   if (mixed) ks.fwd.insert(ks.fwd.end(), {attn(0, 0, 3, softmax_work), attn(0, 0, 3, 0)});
   else ks.fwd.push_back(attn(0, 0, 2, softmax_work));
   if (l.dropout > 0) ks.fwd.push_back(attn(0, 0, 2, 0, 1));
@@ -143,6 +158,7 @@ Kernels attention_kernels(const Layer& l, bool fused, bool mixed) {
   if (l.dropout > 0) ks.bwd.push_back(attn(0, 0, 2, 0, 1));
   if (mixed) ks.bwd.insert(ks.bwd.end(), {attn(0, 0, 3, 0), attn(0, 0, 6, softmax_work), attn(0, 0, 3, 0)});
   else ks.bwd.push_back(attn(0, 0, 3, softmax_work));
+  if (bias) ks.bwd.push_back(bias_gradient(1));
   ks.bwd.insert(ks.bwd.end(), {attn(2.0 / 3, 0, 1, g), attn(2.0 / 3, 0, 1, g), scale, split});
   return ks;
 }
@@ -176,6 +192,7 @@ Kernels per_kind_kernels(const Layer& l, bool fork_sums) {
       return {{{1, 1, 1}}, {{1, 1, 0.5}, {x_over_in, 1, 0.5}}};
     case LayerKind::Pool:
     case LayerKind::Concat:
+    case LayerKind::Permute:
       return {{{1, 1, 1}}, {{1, 1, 1}}};
     case LayerKind::Normalization:
       return {{{1, 1, 1, true}}, {}};

@@ -307,21 +307,47 @@ Shape ModelBuilder::layer_norm(Shape x, const std::string& name) {
   return append(l);
 }
 
-Shape ModelBuilder::attention(Shape qkv, int heads, bool causal, const std::string& name, double dropout) {
-  const std::string n = layer_name(name, "attention");
+// Attention of each token over `window` tokens (all T when 0).
+Layer ModelBuilder::attention_layer(Shape qkv, int heads, int window, const std::string& n) const {
   require_positive(heads, n, "heads");
   if (qkv.w != 1 || qkv.c % 3 != 0 || (qkv.c / 3) % heads != 0)
     throw InputError(fmt::format("layer '{}': expected packed q, k, v of T x 1 x 3D tokens with D divisible by the "
                                  "{} heads, got {}", n, heads, shape_text(qkv)));
+  if (window < 0 || (window > 0 && qkv.h % window != 0))
+    throw InputError(fmt::format("layer '{}': windows of {} tokens must divide the {} tokens", n, window, qkv.h));
   const Shape out{qkv.h, 1, qkv.c / 3};
   Layer l = make_layer(n, LayerKind::Attention, qkv, out);
   l.heads = heads;
+  l.window = window;
+  const double attended = window > 0 ? window : qkv.h;
+  const double scores = double(heads) * qkv.h * attended;
+  l.inner_elems = bounded(scores, kMaxElems, n, "score matrices (heads x tokens x attended tokens per sample)");
+  l.fwd_flops = 4.0 * double(qkv.h) * attended * out.c + scores;
+  return l;
+}
+
+Shape ModelBuilder::attention(Shape qkv, int heads, bool causal, const std::string& name, double dropout) {
+  Layer l = attention_layer(qkv, heads, 0, layer_name(name, "attention"));
   l.causal = causal;
   l.dropout = dropout;
-  const double scores = double(heads) * qkv.h * qkv.h;
-  l.inner_elems = bounded(scores, kMaxElems, n, "score matrices (heads x tokens^2 per sample)");
-  l.fwd_flops = 4.0 * double(qkv.h) * qkv.h * out.c + scores;
   return append(l);
+}
+
+Shape ModelBuilder::window_attention(Shape qkv, int heads, int window, int bias_table, bool shifted,
+                                     const std::string& name) {
+  const std::string n = layer_name(name, "window_attention");
+  require_positive(window, n, "window");
+  Layer l = attention_layer(qkv, heads, window, n);
+  l.params_trainable = params(double(bias_table) * heads, n);
+  l.shifted = shifted;
+  return append(l);
+}
+
+Shape ModelBuilder::permute(Shape x, Shape out, const std::string& name) {
+  const std::string n = layer_name(name, "permute");
+  if (out.elems() != x.elems())
+    throw InputError(fmt::format("layer '{}': cannot lay {} out as {}", n, shape_text(x), shape_text(out)));
+  return append(make_layer(n, LayerKind::Permute, x, out));
 }
 
 Shape ModelBuilder::embedding(Shape ids, int vocab, int dim, const std::string& name) {

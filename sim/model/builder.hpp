@@ -16,6 +16,7 @@
 //   LayerNorm: 2 per element (scale and shift, as BatchNorm);
 //   Attention over T tokens of D channels: 4 T^2 D (the score and context matrix products) plus
 //   1 per score for the softmax (heads x T^2), causal or not (the convention of PaLM's appendix B);
+//   in windows of W tokens 4 T W D plus heads x T W;
 //   Embedding: 0 (a lookup).
 // Shape errors (an input too small for a kernel, mismatched shapes) throw InputError.
 #pragma once
@@ -87,6 +88,12 @@ class ModelBuilder {
   // Multi-head scaled dot-product attention of packed q, k, v {T, 1, 3 D} -> {T, 1, D}; the
   // projections around it are dense layers.
   Shape attention(Shape qkv, int heads, bool causal = false, const std::string& name = {}, double dropout = 0);
+  // Attention within windows of `window` tokens (Swin; T a multiple of it, the tokens already laid
+  // out window by window): a learned relative-position bias (`bias_table` entries a head) added to
+  // the scores, and for shifted windows a mask too.
+  Shape window_attention(Shape qkv, int heads, int window, int bias_table, bool shifted, const std::string& name = {});
+  // A copy of x into another layout, `out` of as many elements (torch.roll, a window partition).
+  Shape permute(Shape x, Shape out, const std::string& name = {});
   // Token ids {T, 1, 1} -> {T, 1, dim}: rows of a vocab x dim table (a position embedding is a
   // lookup of the positions 0..T-1: the same shapes).
   Shape embedding(Shape ids, int vocab, int dim, const std::string& name = {});
@@ -114,6 +121,7 @@ class ModelBuilder {
  private:
   std::string layer_name(const std::string& given, const std::string& base);
   Shape append(Layer l);
+  Layer attention_layer(Shape qkv, int heads, int window, const std::string& name) const;
   int window_out(int in, int k, int stride, Padding pad, const std::string& name, const char* what) const;
 
   Model model_;

@@ -22,6 +22,7 @@ const char* to_string(LayerKind kind) {
     case LayerKind::Attention: return "Attention";
     case LayerKind::Embedding: return "Embedding";
     case LayerKind::Dropout: return "Dropout";
+    case LayerKind::Permute: return "Permute";
   }
   return "Unknown";
 }

@@ -24,6 +24,7 @@ enum class LayerKind {
   Attention,      // multi-head scaled dot-product attention of packed q, k, v (no weights of its own)
   Embedding,      // rows of a learned table looked up by token id (language models' token and position embeddings)
   Dropout,        // training-mode dropout of rate > 0 (a rate of 0, or a Keras-zoo dropout, is a free Reshape)
+  Permute,        // a copy into another layout (torch.roll, Swin's window partition and merge): read and write
 };
 
 const char* to_string(LayerKind kind);
@@ -63,7 +64,9 @@ struct Layer {
   int heads = 0;               // Attention: heads (each of out.c / heads channels)
   bool causal = false;         // Attention: each token attends only to itself and those before it (GPT)
   double dropout = 0;          // Attention: dropout rate on the probabilities; Dropout: its rate
-  std::int64_t inner_elems = 0;  // Attention: the score matrices' elements per sample (heads x T x T)
+  std::int64_t inner_elems = 0;  // Attention: the score matrices' elements per sample (heads x T x window)
+  int window = 0;              // Attention: tokens each token attends to, in windows of as many (Swin); 0: all T
+  bool shifted = false;        // Attention: shifted windows, a mask added to the scores (Swin's odd blocks)
 
   std::int64_t params() const { return params_trainable + params_non_trainable; }
   // Trainable tensors the framework holds (and launches optimizer and copy kernels for): a GEMM

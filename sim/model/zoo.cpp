@@ -41,18 +41,45 @@ constexpr ZooEntry kZoo[] = {
     {"efficientnet_v2_l", build_efficientnet_v2_l, 480, 1000, 32, false},
     {"mobilenet_v2", build_mobilenet_v2, 224, 1000, 32},
     {"mobilenet_v3_large", build_mobilenet_v3_large, 224, 1000, 32, false},
+    {"mobilenet_v3_small", build_mobilenet_v3_small, 224, 1000, 32, false},
+    {"mnasnet0_5", build_mnasnet0_5, 224, 1000, 32, false},
+    {"mnasnet0_75", build_mnasnet0_75, 224, 1000, 32, false},
+    {"mnasnet1_0", build_mnasnet1_0, 224, 1000, 32, false},
+    {"mnasnet1_3", build_mnasnet1_3, 224, 1000, 32, false},
     {"wide_resnet50_2", build_wide_resnet50_2, 224, 1000, 32, false},
+    {"wide_resnet101_2", build_wide_resnet101_2, 224, 1000, 32, false},
     {"resnext50_32x4d", build_resnext50_32x4d, 224, 1000, 32, false},
     {"resnext101_32x8d", build_resnext101_32x8d, 224, 1000, 32, false},
     {"resnext101_64x4d", build_resnext101_64x4d, 224, 1000, 32, false},
+    // RegNets at 224 (torchvision's weights; RegNetY-128GF's at 384).
+    {"regnet_x_400mf", build_regnet_x_400mf, 224, 1000, 32, false},
+    {"regnet_x_800mf", build_regnet_x_800mf, 224, 1000, 32, false},
+    {"regnet_x_1_6gf", build_regnet_x_1_6gf, 224, 1000, 32, false},
+    {"regnet_x_3_2gf", build_regnet_x_3_2gf, 224, 1000, 32, false},
+    {"regnet_x_8gf", build_regnet_x_8gf, 224, 1000, 32, false},
+    {"regnet_x_16gf", build_regnet_x_16gf, 224, 1000, 32, false},
+    {"regnet_x_32gf", build_regnet_x_32gf, 224, 1000, 32, false},
+    {"regnet_y_400mf", build_regnet_y_400mf, 224, 1000, 32, false},
+    {"regnet_y_800mf", build_regnet_y_800mf, 224, 1000, 32, false},
+    {"regnet_y_1_6gf", build_regnet_y_1_6gf, 224, 1000, 32, false},
+    {"regnet_y_3_2gf", build_regnet_y_3_2gf, 224, 1000, 32, false},
+    {"regnet_y_8gf", build_regnet_y_8gf, 224, 1000, 32, false},
+    {"regnet_y_16gf", build_regnet_y_16gf, 224, 1000, 32, false},
+    {"regnet_y_32gf", build_regnet_y_32gf, 224, 1000, 32, false},
+    {"regnet_y_128gf", build_regnet_y_128gf, 384, 1000, 32, false},
     {"inception_v3", build_inception_v3, 299, 1000, 75},
     {"vgg11", build_vgg11, 224, 1000, 32, false},
     {"vgg13", build_vgg13, 224, 1000, 32, false},
     {"vgg16", build_vgg16, 224, 1000, 32},
     {"vgg19", build_vgg19, 224, 1000, 32, false},
+    {"vgg11_bn", build_vgg11_bn, 224, 1000, 32, false},
+    {"vgg13_bn", build_vgg13_bn, 224, 1000, 32, false},
+    {"vgg16_bn", build_vgg16_bn, 224, 1000, 32, false},
+    {"vgg19_bn", build_vgg19_bn, 224, 1000, 32, false},
     {"densenet121", build_densenet121, 224, 1000, 32, false},
     {"densenet169", build_densenet169, 224, 1000, 32, false},
     {"densenet201", build_densenet201, 224, 1000, 32, false},
+    {"densenet161", build_densenet161, 224, 1000, 32, false},
     // ConvNeXt in torchvision's layout (the stem and three downsamplings divide by 32).
     {"convnext_tiny", build_convnext_tiny, 224, 1000, 32},
     {"convnext_small", build_convnext_small, 224, 1000, 32, false},
@@ -66,6 +93,14 @@ constexpr ZooEntry kZoo[] = {
     {"vit_b_32", build_vit_b_32, 224, 1000, 32, false},
     {"vit_l_16", build_vit_l_16, 224, 1000, 16, false},
     {"vit_l_32", build_vit_l_32, 224, 1000, 32, false},
+    {"vit_h_14", build_vit_h_14, 224, 1000, 14, false},
+    // Swin Transformers at 224 (the windows must tile every stage: multiples of 224).
+    {"swin_t", build_swin_t, 224, 1000, 224, false},
+    {"swin_s", build_swin_s, 224, 1000, 224, false},
+    {"swin_b", build_swin_b, 224, 1000, 224, false},
+    // SqueezeNet's stem and three ceil-mode poolings need 3 x 3 at the last fire module.
+    {"squeezenet1_0", build_squeezenet1_0, 224, 1000, 48, false},
+    {"squeezenet1_1", build_squeezenet1_1, 224, 1000, 48, false},
     // Language models: sequence lengths of GPT-2's training (1024) and BERT's first phase (128);
     // vocabularies of GPT-2's byte-pair encoding (50,257) and BERT's uncased WordPiece (30,522).
     {"gpt2", build_gpt2_small, 1024, 50257, 1, false, true},
@@ -97,12 +132,37 @@ constexpr Alias kAliases[] = {
     {"vit_large_patch32_224", "vit_l_32"},   {"mobilenetv2_100", "mobilenet_v2"},
     {"mobilenetv3_large_100", "mobilenet_v3_large"}, {"bert-base-uncased", "bert_base"},
     {"bert-large-uncased", "bert_large"},    {"gpt2-small", "gpt2"},
+    {"swin_tiny_patch4_window7_224", "swin_t"}, {"swin_small_patch4_window7_224", "swin_s"},
+    {"swin_base_patch4_window7_224", "swin_b"},
+    // timm's RegNets (pycls' model zoo, the same designs as torchvision's): regnetx_016 is 1.6 GF.
+    {"regnetx_004", "regnet_x_400mf"},
+    {"regnetx_008", "regnet_x_800mf"},
+    {"regnetx_016", "regnet_x_1_6gf"},
+    {"regnetx_032", "regnet_x_3_2gf"},
+    {"regnetx_080", "regnet_x_8gf"},
+    {"regnetx_160", "regnet_x_16gf"},
+    {"regnetx_320", "regnet_x_32gf"},
+    {"regnety_004", "regnet_y_400mf"},
+    {"regnety_008", "regnet_y_800mf"},
+    {"regnety_016", "regnet_y_1_6gf"},
+    {"regnety_032", "regnet_y_3_2gf"},
+    {"regnety_080", "regnet_y_8gf"},
+    {"regnety_160", "regnet_y_16gf"},
+    {"regnety_320", "regnet_y_32gf"},
 };
 
+const ZooEntry* exact_entry(const std::string& name) {
+  for (const ZooEntry& e : kZoo)
+    if (to_lower(name) == e.name) return &e;
+  return nullptr;
+}
+
+// The exact name (or an alias' target) first: normalising makes regnet_x_1_6gf and regnet_x_16gf one key.
 const ZooEntry* find_entry(const std::string& name) {
-  std::string key = normalise(name);
+  if (const ZooEntry* e = exact_entry(name)) return e;
+  const std::string key = normalise(name);
   for (const Alias& a : kAliases)
-    if (normalise(a.alias) == key) key = normalise(a.name);
+    if (normalise(a.alias) == key) return exact_entry(a.name);
   for (const ZooEntry& e : kZoo)
     if (normalise(e.name) == key) return &e;
   return nullptr;

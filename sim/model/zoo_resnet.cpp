@@ -139,6 +139,9 @@ Model build_tv_bottleneck_resnet(const ModelOptions& o, const std::string& name,
 Model build_wide_resnet50_2(const ModelOptions& o) {
   return build_tv_bottleneck_resnet(o, "wide_resnet50_2", {3, 4, 6, 3}, 1, 128);
 }
+Model build_wide_resnet101_2(const ModelOptions& o) {
+  return build_tv_bottleneck_resnet(o, "wide_resnet101_2", {3, 4, 23, 3}, 1, 128);
+}
 // ResNeXt (Xie et al., CVPR 2017; torchvision.models.resnext*): grouped 3x3 convolutions of
 // `groups` x `width` channels.
 Model build_resnext50_32x4d(const ModelOptions& o) {

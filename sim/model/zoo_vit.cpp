@@ -44,5 +44,6 @@ Model build_vit_b_16(const ModelOptions& o) { return build_vit({"vit_b_16", 16, 
 Model build_vit_b_32(const ModelOptions& o) { return build_vit({"vit_b_32", 32, 12, 12, 768, 3072}, o); }
 Model build_vit_l_16(const ModelOptions& o) { return build_vit({"vit_l_16", 16, 24, 16, 1024, 4096}, o); }
 Model build_vit_l_32(const ModelOptions& o) { return build_vit({"vit_l_32", 32, 24, 16, 1024, 4096}, o); }
+Model build_vit_h_14(const ModelOptions& o) { return build_vit({"vit_h_14", 14, 32, 16, 1280, 5120}, o); }
 
 }  // namespace ddlsim

@@ -1,0 +1,90 @@
+// Swin Transformers (Liu et al., "Swin Transformer: Hierarchical Vision Transformer using Shifted
+// Windows", ICCV 2021) in torchvision's layout (torchvision/models/swin_transformer.py, v1): a 4x4
+// stride-4 patch convolution and a layer norm; four stages of pre-norm blocks, each attending within
+// 7x7 windows (shifted by 3 in every second block, unless one window covers the stage), with a
+// learned relative-position bias of 13 x 13 entries a head; patch merging between stages (2x2
+// neighbouring tokens concatenated, a layer norm, a bias-free linear map to twice the width); a
+// final layer norm, global average pooling and the classifier. The copies torchvision makes are
+// layers of their own: the roll of a shifted block and its inverse, the window partition and its
+// inverse, the merge's concatenation (ModelBuilder::permute). Stochastic depth (torchvision's 0.2,
+// 0.3, 0.5) runs one multiply per residual branch that is not modelled, as for ConvNeXt.
+// Parameter counts equal torchvision's (model_zoo_test).
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+#include "model/zoo_models.hpp"
+
+namespace ddlsim {
+
+namespace {
+
+constexpr int kWindow = 7;
+constexpr int kBiasTable = (2 * kWindow - 1) * (2 * kWindow - 1);
+
+struct SwinConfig {
+  const char* name;
+  int dim;
+  int depths[4];
+  int heads[4];
+};
+
+struct Grid {
+  int h, w;
+};
+
+Shape block(ModelBuilder& b, Shape x, Grid g, int heads, bool shifted, const std::string& p) {
+  const int d = x.c;
+  // torchvision turns the shift off where one window covers the whole stage.
+  shifted = shifted && (g.h > kWindow || g.w > kWindow);
+  Shape y = b.layer_norm(x, p + "norm1");
+  if (shifted) y = b.permute(y, y, p + "roll");
+  y = b.permute(y, y, p + "window_partition");
+  y = b.dense(y, 3 * d, true, p + "qkv");
+  y = b.window_attention(y, heads, kWindow * kWindow, kBiasTable, shifted, p + "attention");
+  y = b.dense(y, d, true, p + "proj");
+  y = b.permute(y, y, p + "window_reverse");
+  if (shifted) y = b.permute(y, y, p + "roll_back");
+  x = b.add({y, x}, p + "add_1");
+  y = b.layer_norm(x, p + "norm2");
+  y = b.activation(b.dense(y, 4 * d, true, p + "mlp_1"), "gelu", p + "gelu");
+  y = b.dense(y, d, true, p + "mlp_2");
+  return b.add({y, x}, p + "add_2");
+}
+
+Shape patch_merging(ModelBuilder& b, Shape x, const std::string& p) {
+  x = b.permute(x, Shape{x.h / 4, 1, 4 * x.c}, p + "concat");
+  x = b.layer_norm(x, p + "norm");
+  return b.dense(x, x.c / 2, false, p + "reduction");
+}
+
+Model build_swin(const SwinConfig& c, const ModelOptions& o) {
+  ModelBuilder b(c.name);
+  Shape x = b.input(input_shape(o));
+  x = b.conv2d(x, c.dim, 4, 4, 4, Padding::Valid, true, "patch_conv");
+  Grid g{x.h, x.w};
+  if (g.h % (8 * kWindow) != 0 || g.w % (8 * kWindow) != 0)
+    throw InputError(fmt::format("{}: input {}x{} must be a multiple of 224 on each side, so that the 7x7 windows tile "
+                                 "every stage (torchvision's padding to whole windows is not modelled)",
+                                 c.name, o.input_h, o.input_w));
+  x = b.layer_norm(b.tokens(x, "patch_tokens"), "patch_norm");
+  for (int s = 0; s < 4; ++s) {
+    if (s > 0) {
+      x = patch_merging(b, x, fmt::format("merge_{}_", s));
+      g = {g.h / 2, g.w / 2};
+    }
+    for (int i = 0; i < c.depths[s]; ++i)
+      x = block(b, x, g, c.heads[s], i % 2 == 1, fmt::format("stage_{}_block_{}_", s, i));
+  }
+  x = b.layer_norm(x, "norm");
+  x = b.global_pool(x, PoolKind::Avg, "avgpool");
+  b.dense(x, o.classes, true, "head");
+  return b.finish(o.classes);
+}
+
+}  // namespace
+
+Model build_swin_t(const ModelOptions& o) { return build_swin({"swin_t", 96, {2, 2, 6, 2}, {3, 6, 12, 24}}, o); }
+Model build_swin_s(const ModelOptions& o) { return build_swin({"swin_s", 96, {2, 2, 18, 2}, {3, 6, 12, 24}}, o); }
+Model build_swin_b(const ModelOptions& o) { return build_swin({"swin_b", 128, {2, 2, 18, 2}, {4, 8, 16, 32}}, o); }
+
+}  // namespace ddlsim
