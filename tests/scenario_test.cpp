@@ -153,3 +153,16 @@ TEST(Scenario, ModelDropoutOnlyForZooTransformers) {
                 .find("no model.dropout with a model file"),
             std::string::npos);
 }
+
+// model.drop_path sets stochastic depth where the zoo's layout has it (a ConvNeXt here) and is
+// refused elsewhere, where it would change nothing.
+TEST(Scenario, ModelDropPathOnlyWithStochasticDepth) {
+  EXPECT_EQ(error_of("[model]\nname = convnext_tiny\ndrop_path = 0\n"), "");
+  EXPECT_NE(error_of("[model]\nname = resnet50\ndrop_path = 0.1\n").find("s.ini:3: model.drop_path"),
+            std::string::npos);
+  EXPECT_NE(error_of("[model]\nname = resnet50\ndrop_path = 0.1\n").find("resnet50 has none"), std::string::npos);
+  EXPECT_NE(error_of("[model]\nname = swin_t\ndrop_path = 1\n").find("<= 0.99"), std::string::npos);
+  EXPECT_NE(error_of("[model]\nfile = " + testutil::source_dir() + "/models/mlp_materials.model\ndrop_path = 0\n")
+                .find("no model.drop_path with a model file"),
+            std::string::npos);
+}

@@ -526,3 +526,34 @@ TEST(Transformers, WindowAttentionByHand) {
   EXPECT_NEAR(c.bwd_s, kernel_s(0, 2 * x, peak), 1e-12);
   EXPECT_EQ(m.layers[attention[1] - 3].name, "stage_0_block_1_roll");
 }
+
+// Stochastic depth (torchvision's StochasticDepth "row"): per sample, so no mask; forward two
+// launches drawing N values (no traffic to speak of) and y = x noise, backward dx = dy noise, by
+// hand on a V100 (ConvNeXt-T's second block, 56 x 56 x 96, FP32, batch 32). The first block's rate
+// is 0 and its layer free; model.drop_path = 0 (timm's default) frees them all.
+TEST(Transformers, StochasticDepthByHand) {
+  const Model m = vit("convnext_tiny");
+  std::vector<std::size_t> sd;
+  for (std::size_t i = 0; i < m.layers.size(); ++i)
+    if (m.layers[i].per_sample) sd.push_back(i);
+  ASSERT_EQ(sd.size(), 18u);  // one a block
+  EXPECT_EQ(m.layers[sd[0]].kind, LayerKind::Reshape);
+  EXPECT_EQ(m.layers[sd[1]].kind, LayerKind::Dropout);
+  EXPECT_DOUBLE_EQ(m.layers[sd[1]].dropout, 0.1 / 17);
+  EXPECT_DOUBLE_EQ(m.layers[sd.back()].dropout, 0.1);
+  const Device& v100 = find_device("v100", "");
+  const ComputeTuning t;
+  const double x = 56 * 56 * 96 * 32 * 4.0, peak = 15.7e12;
+  const auto c = compute_profile(m, v100, Precision::FP32, 32, t, Optimizer::Sgd).layers[sd[1]];
+  EXPECT_NEAR(c.fwd_s, 2 * kernel_s(0, 0, peak) + kernel_s(0, 2 * x, peak), 1e-12);
+  EXPECT_NEAR(c.bwd_s, kernel_s(0, 2 * x, peak), 1e-12);
+  ModelOptions o = default_model_options("swin_t");
+  int swin = 0;
+  for (const Layer& l : build_zoo_model("swin_t", o).layers) swin += l.kind == LayerKind::Dropout;
+  EXPECT_EQ(swin, 2 * 11);  // both branches of every block but the first
+  for (const char* name : {"convnext_tiny", "swin_t", "efficientnet_b0", "efficientnet_v2_s"}) {
+    ModelOptions none = default_model_options(name);
+    none.drop_path = 0;
+    for (const Layer& l : build_zoo_model(name, none).layers) EXPECT_NE(l.kind, LayerKind::Dropout) << name;
+  }
+}

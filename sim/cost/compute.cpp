@@ -97,7 +97,9 @@ struct Kernels {
 //   embedding_dense_backward sorts the ids (a pass over them) and sums dy's rows into the zeroed
 //   table gradient (reads dy, writes the whole table);
 // * dropout of rate > 0 (ATen Dropout.cu): forward reads x, writes y and a one-byte mask;
-//   backward reads dy and the mask, writes dx;
+//   backward reads dy and the mask, writes dx; stochastic depth (torchvision's StochasticDepth):
+//   forward draws one value a sample (two launches) and multiplies (reads x, writes y), backward
+//   multiplies the gradient (reads dy, writes dx);
 // * attention: attention_kernels below;
 // compute.op_traffic = kernels_add_fork is the previous round's rule (no sums at forks but one at
 // every add: reads two, writes one of the add's output); uniform is the earlier rule: every kernel
@@ -187,6 +189,9 @@ Kernels per_kind_kernels(const Layer& l, bool fork_sums) {
     case LayerKind::Embedding:
       return {{{1, 2, 0}}, {{1, 0, 0, false, true}, {0, 1, 0, true, true}}};  // ids need no gradient
     case LayerKind::Dropout:  // fused_dropout: x in, y and the mask out; masked_scale: dy, mask in, dx out
+      // Stochastic depth: a draw per sample (bernoulli_, div_: launches on N values), y = x noise;
+      // backward dx = dy noise.
+      if (l.per_sample) return {{{0, 0, 0}, {0, 0, 0}, {1, 1, 0}}, {{1, 1, 0}}};
       return {{{1, 1, 0, false, false, false, 0, 1}}, {{1, 1, 0, false, false, false, 0, 1}}};
     case LayerKind::Multiply:
       return {{{1, 1, 1}}, {{1, 1, 0.5}, {x_over_in, 1, 0.5}}};

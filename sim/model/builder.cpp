@@ -262,6 +262,13 @@ Shape ModelBuilder::dropout(Shape x, const std::string& name, double rate) {
   return append(l);
 }
 
+Shape ModelBuilder::stochastic_depth(Shape x, double rate, const std::string& name) {
+  Layer l = make_layer(layer_name(name, "stochastic_depth"), rate > 0 ? LayerKind::Dropout : LayerKind::Reshape, x, x);
+  l.dropout = rate;
+  l.per_sample = true;
+  return append(l);
+}
+
 Shape ModelBuilder::rescaling(Shape x, const std::string& name) {
   Layer l = make_layer(layer_name(name, "rescaling"), LayerKind::Reshape, x, x);
   l.fwd_flops = double(x.elems());

@@ -70,6 +70,9 @@ class ModelBuilder {
   // Dropout in training: rate > 0 runs a kernel (writes y and a one-byte mask; backward reads the
   // mask); 0 keeps the layer as a free reshape (the Keras-layout zoo's dropouts are not charged).
   Shape dropout(Shape x, const std::string& name = {}, double rate = 0);
+  // Stochastic depth (Huang et al. 2016; torchvision's StochasticDepth "row", Keras' Dropout with
+  // noise_shape (N, 1, 1, 1)): a residual branch dropped for whole samples; rate 0 is free.
+  Shape stochastic_depth(Shape x, double rate, const std::string& name = {});
   Shape rescaling(Shape x, const std::string& name = {});
   // Keras preprocessing Normalization over the channel axis: mean C, variance C, count 1.
   Shape normalization(Shape x, const std::string& name = {});

@@ -64,6 +64,7 @@ struct Layer {
   int heads = 0;               // Attention: heads (each of out.c / heads channels)
   bool causal = false;         // Attention: each token attends only to itself and those before it (GPT)
   double dropout = 0;          // Attention: dropout rate on the probabilities; Dropout: its rate
+  bool per_sample = false;     // Dropout: stochastic depth, one draw a sample (no mask an element)
   std::int64_t inner_elems = 0;  // Attention: the score matrices' elements per sample (heads x T x window)
   int window = 0;              // Attention: tokens each token attends to, in windows of as many (Swin); 0: all T
   bool shifted = false;        // Attention: shifted windows, a mask added to the scores (Swin's odd blocks)
@@ -100,6 +101,7 @@ struct ModelOptions {
   int input_c = 3;
   int classes = 1000;
   double dropout = -1;  // transformers: dropout rate in training; < 0: the model's own
+  double drop_path = -1;  // stochastic depth's rate at the last block; < 0: the model's own
 };
 
 // Names of the built-in models (`ddlsim models`), in display order.

@@ -39,7 +39,8 @@ Shape squeeze_excite(ModelBuilder& b, Shape x, int filters_in, const std::string
 }
 
 // One MBConv block: expand 1x1, depthwise kxk, squeeze-excitation, project 1x1, residual.
-Shape mbconv(ModelBuilder& b, Shape in, const BlockArgs& a, int filters_in, int stride, const std::string& name) {
+Shape mbconv(ModelBuilder& b, Shape in, const BlockArgs& a, int filters_in, int stride, double drop_rate,
+             const std::string& name) {
   Shape x = in;
   if (a.expand_ratio != 1) {
     x = b.conv2d(x, filters_in * a.expand_ratio, 1, 1, 1, Padding::Same, false, name + "expand_conv");
@@ -58,7 +59,7 @@ Shape mbconv(ModelBuilder& b, Shape in, const BlockArgs& a, int filters_in, int 
   x = b.conv2d(x, a.filters_out, 1, 1, 1, Padding::Same, false, name + "project_conv");
   x = b.batchnorm(x, true, name + "project_bn");
   if (stride == 1 && filters_in == a.filters_out) {
-    x = b.dropout(x, name + "drop");  // stochastic depth (drop rate > 0 in every residual block)
+    x = b.stochastic_depth(x, drop_rate, name + "drop");
     x = b.add({x, in}, name + "add");
   }
   return x;
@@ -88,15 +89,19 @@ Model build_efficientnet(const ModelOptions& o, const char* name, double width, 
   x = b.conv2d(x, round_filters(32, width), 3, 3, 2, Padding::Valid, false, "stem_conv");
   x = b.batchnorm(x, true, "stem_bn");
   x = b.activation(x, "swish", "stem_activation");
-  int block_no = 0;
+  // Stochastic depth: Keras' drop_connect_rate (0.2) x block / blocks, blocks counted from 0.
+  const double drop_connect = o.drop_path >= 0 ? o.drop_path : 0.2;
+  int blocks = 0, block = 0, block_no = 0;
+  for (const BlockArgs& a : kBlocks) blocks += round_repeats(a.repeats, depth);
   for (BlockArgs a : kBlocks) {
     ++block_no;
     a.filters_in = round_filters(a.filters_in, width);
     a.filters_out = round_filters(a.filters_out, width);
     const int repeats = round_repeats(a.repeats, depth);
-    for (int j = 0; j < repeats; ++j) {
-      const std::string block = fmt::format("block{}{}_", block_no, char('a' + j));
-      x = mbconv(b, x, a, j == 0 ? a.filters_in : a.filters_out, j == 0 ? a.stride : 1, block);
+    for (int j = 0; j < repeats; ++j, ++block) {
+      const std::string prefix = fmt::format("block{}{}_", block_no, char('a' + j));
+      x = mbconv(b, x, a, j == 0 ? a.filters_in : a.filters_out, j == 0 ? a.stride : 1,
+                 drop_connect * block / blocks, prefix);
     }
   }
   x = b.conv2d(x, round_filters(1280, width), 1, 1, 1, Padding::Same, false, "top_conv");

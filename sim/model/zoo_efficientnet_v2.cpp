@@ -37,7 +37,7 @@ Shape squeeze_excite(ModelBuilder& b, Shape x, int squeeze, const std::string& n
   return b.multiply(x, se, name + "_se_scale");
 }
 
-Shape block(ModelBuilder& b, Shape in, const Stage& s, int stride, const std::string& name) {
+Shape block(ModelBuilder& b, Shape in, const Stage& s, int stride, double drop_rate, const std::string& name) {
   const int c_in = in.c, wide = c_in * s.expand;
   Shape x = in;
   if (s.fused && s.expand == 1) {
@@ -52,7 +52,8 @@ Shape block(ModelBuilder& b, Shape in, const Stage& s, int stride, const std::st
     x = squeeze_excite(b, x, std::max(1, c_in / 4), name);
     x = conv_bn(b, x, s.out, 1, 1, false, name + "_project");
   }
-  return stride == 1 && c_in == s.out ? b.add({x, in}, name + "_add") : x;
+  if (stride != 1 || c_in != s.out) return x;
+  return b.add({b.stochastic_depth(x, drop_rate, name + "_stochastic_depth"), in}, name + "_add");
 }
 
 template <std::size_t N>
@@ -60,9 +61,14 @@ Model build_v2(const char* name, const Stage (&stages)[N], const ModelOptions& o
   ModelBuilder b(name);
   Shape x = b.input(input_shape(o));
   x = conv_bn(b, x, stages[0].in, 3, 2, true, "stem");
+  // Stochastic depth: torchvision's stochastic_depth_prob (0.2) x block / blocks, from block 0.
+  const double drop_path = o.drop_path >= 0 ? o.drop_path : 0.2;
+  int blocks = 0, id = 0;
+  for (const Stage& s : stages) blocks += s.layers;
   for (std::size_t s = 0; s < N; ++s)
-    for (int i = 0; i < stages[s].layers; ++i)
-      x = block(b, x, stages[s], i == 0 ? stages[s].stride : 1, fmt::format("stage{}_{}", s + 1, i));
+    for (int i = 0; i < stages[s].layers; ++i, ++id)
+      x = block(b, x, stages[s], i == 0 ? stages[s].stride : 1, drop_path * id / blocks,
+                fmt::format("stage{}_{}", s + 1, i));
   x = conv_bn(b, x, 1280, 1, 1, true, "head");
   x = b.global_pool(x, PoolKind::Avg, "avgpool");
   b.dense(x, o.classes, true, "classifier");

@@ -6,8 +6,8 @@
 // neighbouring tokens concatenated, a layer norm, a bias-free linear map to twice the width); a
 // final layer norm, global average pooling and the classifier. The copies torchvision makes are
 // layers of their own: the roll of a shifted block and its inverse, the window partition and its
-// inverse, the merge's concatenation (ModelBuilder::permute). Stochastic depth (torchvision's 0.2,
-// 0.3, 0.5) runs one multiply per residual branch that is not modelled, as for ConvNeXt.
+// inverse, the merge's concatenation (ModelBuilder::permute). Stochastic depth on both residual
+// branches at torchvision's stochastic_depth_prob (0.2, 0.3, 0.5) x block / (blocks - 1).
 // Parameter counts equal torchvision's (model_zoo_test).
 #include <fmt/format.h>
 
@@ -26,13 +26,14 @@ struct SwinConfig {
   int dim;
   int depths[4];
   int heads[4];
+  double drop_path;  // torchvision's stochastic_depth_prob
 };
 
 struct Grid {
   int h, w;
 };
 
-Shape block(ModelBuilder& b, Shape x, Grid g, int heads, bool shifted, const std::string& p) {
+Shape block(ModelBuilder& b, Shape x, Grid g, int heads, bool shifted, double drop_rate, const std::string& p) {
   const int d = x.c;
   // torchvision turns the shift off where one window covers the whole stage.
   shifted = shifted && (g.h > kWindow || g.w > kWindow);
@@ -44,11 +45,11 @@ Shape block(ModelBuilder& b, Shape x, Grid g, int heads, bool shifted, const std
   y = b.dense(y, d, true, p + "proj");
   y = b.permute(y, y, p + "window_reverse");
   if (shifted) y = b.permute(y, y, p + "roll_back");
-  x = b.add({y, x}, p + "add_1");
+  x = b.add({b.stochastic_depth(y, drop_rate, p + "stochastic_depth_1"), x}, p + "add_1");
   y = b.layer_norm(x, p + "norm2");
   y = b.activation(b.dense(y, 4 * d, true, p + "mlp_1"), "gelu", p + "gelu");
   y = b.dense(y, d, true, p + "mlp_2");
-  return b.add({y, x}, p + "add_2");
+  return b.add({b.stochastic_depth(y, drop_rate, p + "stochastic_depth_2"), x}, p + "add_2");
 }
 
 Shape patch_merging(ModelBuilder& b, Shape x, const std::string& p) {
@@ -67,13 +68,17 @@ Model build_swin(const SwinConfig& c, const ModelOptions& o) {
                                  "every stage (torchvision's padding to whole windows is not modelled)",
                                  c.name, o.input_h, o.input_w));
   x = b.layer_norm(b.tokens(x, "patch_tokens"), "patch_norm");
+  const double drop_path = o.drop_path >= 0 ? o.drop_path : c.drop_path;
+  const int blocks = c.depths[0] + c.depths[1] + c.depths[2] + c.depths[3];
+  int id = 0;
   for (int s = 0; s < 4; ++s) {
     if (s > 0) {
       x = patch_merging(b, x, fmt::format("merge_{}_", s));
       g = {g.h / 2, g.w / 2};
     }
-    for (int i = 0; i < c.depths[s]; ++i)
-      x = block(b, x, g, c.heads[s], i % 2 == 1, fmt::format("stage_{}_block_{}_", s, i));
+    for (int i = 0; i < c.depths[s]; ++i, ++id)
+      x = block(b, x, g, c.heads[s], i % 2 == 1, drop_path * id / (blocks - 1.0),
+                fmt::format("stage_{}_block_{}_", s, i));
   }
   x = b.layer_norm(x, "norm");
   x = b.global_pool(x, PoolKind::Avg, "avgpool");
@@ -83,8 +88,8 @@ Model build_swin(const SwinConfig& c, const ModelOptions& o) {
 
 }  // namespace
 
-Model build_swin_t(const ModelOptions& o) { return build_swin({"swin_t", 96, {2, 2, 6, 2}, {3, 6, 12, 24}}, o); }
-Model build_swin_s(const ModelOptions& o) { return build_swin({"swin_s", 96, {2, 2, 18, 2}, {3, 6, 12, 24}}, o); }
-Model build_swin_b(const ModelOptions& o) { return build_swin({"swin_b", 128, {2, 2, 18, 2}, {4, 8, 16, 32}}, o); }
+Model build_swin_t(const ModelOptions& o) { return build_swin({"swin_t", 96, {2, 2, 6, 2}, {3, 6, 12, 24}, 0.2}, o); }
+Model build_swin_s(const ModelOptions& o) { return build_swin({"swin_s", 96, {2, 2, 18, 2}, {3, 6, 12, 24}, 0.3}, o); }
+Model build_swin_b(const ModelOptions& o) { return build_swin({"swin_b", 128, {2, 2, 18, 2}, {4, 8, 16, 32}, 0.5}, o); }
 
 }  // namespace ddlsim

@@ -74,6 +74,8 @@ std::pair<int, int> input_size(const Reader& r, const std::string& key) {
 Model resolve_model(const Reader& r, const std::string& base_dir) {
   if (r.given("model.file") && r.given("model.dropout"))
     r.fail("model.dropout", "no model.dropout with a model file (its lines take dropout=RATE)");
+  if (r.given("model.file") && r.given("model.drop_path"))
+    r.fail("model.drop_path", "no model.drop_path with a model file (stochastic depth is the zoo's)");
   if (r.given("model.file")) {
     const std::string path = r.path("model.file", base_dir);
     try {
@@ -90,6 +92,7 @@ Model resolve_model(const Reader& r, const std::string& base_dir) {
   if (r.given("model.channels")) opts.input_c = r.small_int("model.channels", 1, 4096);
   if (r.given("model.classes")) opts.classes = r.small_int("model.classes", 1, 10000000);
   if (r.given("model.dropout")) opts.dropout = r.real("model.dropout", 0, true, 0.99);
+  if (r.given("model.drop_path")) opts.drop_path = r.real("model.drop_path", 0, true, 0.99);
   Model m;
   try {
     m = build_zoo_model(name, opts);
@@ -101,6 +104,10 @@ Model resolve_model(const Reader& r, const std::string& base_dir) {
                                        [](const Layer& l) { return l.kind == LayerKind::Attention; });
   if (r.given("model.dropout") && !transformer)
     r.fail("model.dropout", "a transformer of the zoo (" + name + " has no dropout it sets)");
+  const bool drop_path = std::any_of(m.layers.begin(), m.layers.end(), [](const Layer& l) { return l.per_sample; });
+  if (r.given("model.drop_path") && !drop_path)
+    r.fail("model.drop_path", "a zoo model with stochastic depth: EfficientNet, EfficientNetV2, ConvNeXt, Swin (" +
+                                  name + " has none)");
   return m;
 }
 

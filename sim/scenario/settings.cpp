@@ -23,6 +23,10 @@ const std::vector<KeySpec>& scenario_keys() {
       {"model.dropout", "", "transformers of the zoo: dropout rate in training (after the embeddings, on the "
                             "attention probabilities, on each sublayer's output); default: the model's own (BERT "
                             "and GPT-2 0.1 as Hugging Face's, ViT 0 as torchvision's)"},
+      {"model.drop_path", "", "stochastic depth's rate at the last block of the zoo's EfficientNets, ConvNeXts and "
+                              "Swins (any rate > 0 costs the same: one multiply a residual branch); default: the "
+                              "layout's own (Keras and torchvision 0.2, ConvNeXt 0.1 to 0.5, Swin 0.2 to 0.5); "
+                              "0 as timm's create_model"},
       {"model.precision", "fp32", "fp32, tf32 or mixed (FP16 tensor cores and FP16 gradients)"},
       {"training.framework", "horovod",
        "preset: horovod, pytorch_ddp, tf_mirrored, tf_custom_accum, tf_ps, lbann, tarantella, tf1_ps, "
