@@ -55,7 +55,9 @@ Model build_convnext(const ConvNextConfig& c, const ModelOptions& o) {
 
 }  // namespace
 
-Model build_convnext_tiny(const ModelOptions& o) { return build_convnext({"convnext_tiny", {3, 3, 9, 3}, {96, 192, 384, 768}, 0.1}, o); }
+Model build_convnext_tiny(const ModelOptions& o) {
+  return build_convnext({"convnext_tiny", {3, 3, 9, 3}, {96, 192, 384, 768}, 0.1}, o);
+}
 Model build_convnext_small(const ModelOptions& o) {
   return build_convnext({"convnext_small", {3, 3, 27, 3}, {96, 192, 384, 768}, 0.4}, o);
 }

@@ -37,7 +37,8 @@ Shape bn_relu(ModelBuilder& b, Shape x, const std::string& name) {
 
 Shape inverted_residual(ModelBuilder& b, Shape in, int out, int kernel, int stride, int expansion,
                         const std::string& name) {
-  Shape x = bn_relu(b, b.conv2d(in, in.c * expansion, 1, 1, 1, Padding::Same, false, name + "_expand"), name + "_expand");
+  Shape x = b.conv2d(in, in.c * expansion, 1, 1, 1, Padding::Same, false, name + "_expand");
+  x = bn_relu(b, x, name + "_expand");
   x = bn_relu(b, b.depthwise_conv2d(x, kernel, kernel, stride, Padding::Same, false, name + "_depthwise"),
               name + "_depthwise");
   x = b.batchnorm(b.conv2d(x, out, 1, 1, 1, Padding::Same, false, name + "_project"), true, name + "_project_bn");

@@ -1,8 +1,9 @@
 // MobileNetV3-Large and -Small (Howard et al., "Searching for MobileNetV3", ICCV 2019, tables 1
 // and 2), torchvision layout (torchvision.models.mobilenet_v3_large/_small): a 3x3/2 stem of 16 with
-// hard-swish; 15 (Small: 11) inverted residual blocks (1x1 expansion unless the width stays, depthwise k x k, optional squeeze-excite,
-// linear 1x1 projection; BatchNorm after every convolution, none biased); a 1x1 convolution to 960
-// (Small: 576), global pooling, a 1280-unit (Small: 1024) hidden layer with hard-swish and the classifier. Squeeze-excite:
+// hard-swish; 15 (Small: 11) inverted residual blocks (1x1 expansion unless the width stays,
+// depthwise k x k, optional squeeze-excite, linear 1x1 projection; BatchNorm after every
+// convolution, none biased); a 1x1 convolution to 960 (Small: 576), global pooling, a 1280-unit
+// (Small: 1024) hidden layer with hard-swish and the classifier. Squeeze-excite:
 // global pooling, 1x1 convolutions (biased) to make_divisible(expanded / 4, 8) with ReLU and back
 // with hard-sigmoid, scaling the depthwise output.
 #include <fmt/format.h>
