@@ -160,3 +160,42 @@ TEST(NcclProtocol, ForcedProtocolAndTheDefault) {
   EXPECT_EQ(bad.code, 2);
   EXPECT_NE(bad.out.find("comm.nccl_protocol"), std::string::npos) << bad.out;
 }
+
+// The other collectives NCCL runs on its ring get a protocol too (tuning.cc's nsteps, nInterSteps and
+// LL share per collective). One DGX A100, times in us, n in bytes, bandwidths in bytes per us:
+//   allgather, 7 steps (p - 1), algbw = busBw x share x 8 / 7; LL's share a third on one node:
+//     LL      3.6 + 7 x 0.47 =  6.89 + n / (230 000 / 3 x 8/7 =  87 619)
+//     LL128  10.0 + 7 x 1.9  = 23.30 + n / (230 000 x 0.92 x 8/7 = 241 829)
+//     Simple  8.4 + 7 x 3.4  = 32.20 + n / (230 000 x 8/7 = 262 857)
+//   LL until n = 16.41 / (1/87 619 - 1/241 829) = 2.25 MB, LL128 until n = 8.9 / (1/241 829 -
+//   1/262 857) = 26.9 MB, then Simple;
+//   broadcast, 8 steps (p), one hop's latency: LL 3.6 + 0.47 = 4.07 + n / (230 000 / 3 x 8/8);
+//   reduce: the same latency, LL's share a quarter.
+TEST(NcclProtocol, OtherCollectivesByHand) {
+  const CommTopology t = comm_topology(dgx_a100(1), 1, 8, 1);
+  const auto model = [&](Collective c, Protocol p, Bytes n) {
+    return nccl_model_time_s(Algorithm::Ring, t, n, p, c);
+  };
+  EXPECT_NEAR(model(Collective::Allgather, Protocol::LL, 1e6), 6.89e-6 + 1e6 / (230e9 / 3 * 8 / 7), 1e-12);
+  EXPECT_NEAR(model(Collective::Allgather, Protocol::LL128, 1e6), 23.3e-6 + 1e6 / (230e9 * 0.92 * 8 / 7), 1e-12);
+  EXPECT_NEAR(model(Collective::ReduceScatter, Protocol::Simple, 1e6), 32.2e-6 + 1e6 / (230e9 * 8 / 7), 1e-12);
+  EXPECT_NEAR(model(Collective::Broadcast, Protocol::LL, 1e6), 4.07e-6 + 1e6 / (230e9 / 3), 1e-12);
+  EXPECT_NEAR(model(Collective::Reduce, Protocol::LL, 1e6), 4.07e-6 + 1e6 / (230e9 / 4), 1e-12);
+  const CommMethod nccl{Library::Nccl, Algorithm::Auto, Protocol::Auto};
+  const auto proto = [&](Collective c, Bytes n) { return library_call(nccl, c, t, n).protocol; };
+  EXPECT_EQ(proto(Collective::Allgather, 2.1e6), Protocol::LL);
+  EXPECT_EQ(proto(Collective::Allgather, 2.4e6), Protocol::LL128);
+  EXPECT_EQ(proto(Collective::Allgather, 26e6), Protocol::LL128);
+  EXPECT_EQ(proto(Collective::Allgather, 28e6), Protocol::Simple);
+  EXPECT_EQ(proto(Collective::Alltoall, 8), Protocol::Simple);  // point-to-point sends: no protocol here
+  // The call's rounds carry bytes / share: LL's third of an allgather.
+  const LibraryCall k = library_call(nccl, Collective::Allgather, t, 1e6);
+  EXPECT_DOUBLE_EQ(k.bytes, 3e6);
+  // Simple, the default, leaves every collective's call as it was.
+  const LibraryCall simple = library_call({Library::Nccl, Algorithm::Auto, Protocol::Simple}, Collective::Broadcast, t, 1e6);
+  EXPECT_EQ(simple.protocol, Protocol::Simple);
+  EXPECT_EQ(simple.bytes, 1e6);
+  // Across nodes LL moves at most a quarter for every collective.
+  EXPECT_LE(protocol_efficiency(Algorithm::Ring, Protocol::LL, comm_topology(dgx_a100(2), 2, 8, 1), Collective::Allgather),
+            0.25);
+}

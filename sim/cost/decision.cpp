@@ -85,17 +85,20 @@ Algorithm open_mpi_allreduce(int ranks, Bytes bytes) {
   return Algorithm::Rabenseifner;
 }
 
-Seconds nccl_model_time_s(Algorithm a, const CommTopology& topo, Bytes bytes, Protocol proto) {
+Seconds nccl_model_time_s(Algorithm a, const CommTopology& topo, Bytes bytes, Protocol proto, Collective c) {
   using namespace nccl_tuning;
   const int p = topo.ranks(), nodes = topo.nodes;
   if (p <= 1) return 0;
-  const double eff = protocol_efficiency(a, proto, topo);
+  const double eff = protocol_efficiency(a, proto, topo, c);
   const double intra_factor = proto == Protocol::LL && nodes > 1 ? kLLMultiNodeIntra : 1;
   if (a == Algorithm::Ring) {
     const Latencies& l = kRing[int(proto)];
-    const int steps = 2 * (p - 1), inter_steps = 2 * (nodes - 1);
+    const bool allreduce = c == Collective::Allreduce, chain = c == Collective::Broadcast || c == Collective::Reduce;
+    const int steps = allreduce ? 2 * (p - 1) : chain ? p : p - 1;
+    const int inter_steps = allreduce ? 2 * (nodes - 1) : chain ? nodes : nodes - 1;
     double lat_us = 1e6 * (l.base + (steps - inter_steps) * intra_step_s(l, topo.intra.bw_Bps) * intra_factor + inter_steps * l.net);
-    if (proto == Protocol::Simple && nodes > 1 && bytes >= p / 16.0 * 65536) lat_us *= 1.9;
+    if (chain) lat_us = 1e6 * (l.base + (nodes > 1 ? l.net : intra_step_s(l, topo.intra.bw_Bps)));
+    if (allreduce && proto == Protocol::Simple && nodes > 1 && bytes >= p / 16.0 * 65536) lat_us *= 1.9;
     return lat_us * 1e-6 + bytes / (topo.flat_route().bw_Bps * eff * p / steps);
   }
   const Latencies& l = kTree[int(proto)];
@@ -107,14 +110,15 @@ Seconds nccl_model_time_s(Algorithm a, const CommTopology& topo, Bytes bytes, Pr
   return lat_us * 1e-6 + bytes / bw;
 }
 
-NcclChoice nccl_choice(Algorithm a, const CommTopology& topo, Bytes bytes, Protocol allowed) {
+NcclChoice nccl_choice(Algorithm a, const CommTopology& topo, Bytes bytes, Protocol allowed, Collective c) {
   NcclChoice best{a, Protocol::Simple};
-  if (!topo.nccl_protocols || (a != Algorithm::Ring && a != Algorithm::DoubleBinaryTree)) return best;
+  const bool modelled = a == Algorithm::Ring || (a == Algorithm::DoubleBinaryTree && c == Collective::Allreduce);
+  if (!topo.nccl_protocols || !modelled || c == Collective::Alltoall) return best;
   if (allowed != Protocol::Auto) return {a, protocol_enabled(allowed, topo) ? allowed : Protocol::Simple};
-  Seconds best_s = nccl_model_time_s(a, topo, bytes, Protocol::Simple);
+  Seconds best_s = nccl_model_time_s(a, topo, bytes, Protocol::Simple, c);
   for (Protocol p : {Protocol::LL, Protocol::LL128}) {
     if (!protocol_enabled(p, topo)) continue;
-    const Seconds t = nccl_model_time_s(a, topo, bytes, p);
+    const Seconds t = nccl_model_time_s(a, topo, bytes, p, c);
     if (t < best_s) best = {a, p}, best_s = t;
   }
   return best;
@@ -159,12 +163,12 @@ LibraryCall library_call(const CommMethod& m, Collective c, const CommTopology& 
   CommTopology as_run = topo;
   as_run.steps_in_flight = m.library == Library::Nccl && m.ring_steps_in_flight;
   LibraryCall k{concrete_algorithm(m, c, topo, bytes), Protocol::Simple, as_run, bytes};
-  if (!topo.nccl_protocols || c != Collective::Allreduce || topo.ranks() <= 1) return k;
-  k.protocol = (m.algorithm == Algorithm::Auto && m.library == Library::Nccl
-                    ? nccl_allreduce_choice(topo, bytes, m.protocol)
-                    : nccl_choice(k.algorithm, topo, bytes, m.protocol)).protocol;
+  if (!topo.nccl_protocols || topo.ranks() <= 1) return k;
+  const bool auto_allreduce = c == Collective::Allreduce && m.algorithm == Algorithm::Auto && m.library == Library::Nccl;
+  k.protocol = (auto_allreduce ? nccl_allreduce_choice(topo, bytes, m.protocol)
+                               : nccl_choice(k.algorithm, topo, bytes, m.protocol, c)).protocol;
   k.topo = protocol_topology(as_run, k.protocol);
-  k.bytes = bytes / protocol_efficiency(k.algorithm, k.protocol, topo);
+  k.bytes = bytes / protocol_efficiency(k.algorithm, k.protocol, topo, c);
   return k;
 }
 

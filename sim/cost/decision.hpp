@@ -35,7 +35,12 @@ Algorithm open_mpi_allreduce(int ranks, Bytes bytes);
 //   time = lat + n / bw; efficiency: cost/protocol.hpp (Simple 1).
 // busBw is the bounding route's bandwidth (inter-node across nodes), the intra-node row NVLink
 // when the intra route is at least 40 GB/s. Ring and dbtree only (no NVLS, CollNet).
-Seconds nccl_model_time_s(Algorithm a, const CommTopology& topo, Bytes bytes, Protocol proto = Protocol::Simple);
+// Other collectives run the ring only, with their own step counts: reduce-scatter and allgather
+// p - 1 steps (N - 1 across nodes), latency as the allreduce's; broadcast and reduce p steps and
+// one hop's latency (hwLat of the ring's hop: NVLink or PCI on one node, else network; tuning.cc
+// with its rings on the same channels), no plateau; bw = busBw x efficiency x p / steps.
+Seconds nccl_model_time_s(Algorithm a, const CommTopology& topo, Bytes bytes, Protocol proto = Protocol::Simple,
+                          Collective c = Collective::Allreduce);
 
 struct NcclChoice {
   Algorithm algorithm;
@@ -44,7 +49,8 @@ struct NcclChoice {
 // The protocol NCCL runs algorithm `a` with: `allowed` where it is not Auto (NCCL_PROTO; Simple
 // where it cannot run), else the fastest by NCCL's model; Simple for algorithms other than ring
 // and dbtree, and wherever NCCL's latencies are off (topo.nccl_protocols false).
-NcclChoice nccl_choice(Algorithm a, const CommTopology& topo, Bytes bytes, Protocol allowed = Protocol::Auto);
+NcclChoice nccl_choice(Algorithm a, const CommTopology& topo, Bytes bytes, Protocol allowed = Protocol::Auto,
+                       Collective c = Collective::Allreduce);
 // `auto`: the algorithm and protocol NCCL runs an allreduce with, among the `allowed` protocols.
 NcclChoice nccl_allreduce_choice(const CommTopology& topo, Bytes bytes, Protocol allowed = Protocol::Auto);
 Algorithm nccl_allreduce(const CommTopology& topo, Bytes bytes, Protocol allowed = Protocol::Auto);
@@ -52,8 +58,8 @@ Algorithm nccl_allreduce(const CommTopology& topo, Bytes bytes, Protocol allowed
 // The algorithm `m` runs for collective `c`: m.algorithm, or the library's choice when it is Auto.
 Algorithm concrete_algorithm(const CommMethod& m, Collective c, const CommTopology& topo, Bytes bytes);
 
-// A call as the library runs it: the algorithm, NCCL's protocol (Simple unless topo.nccl_protocols,
-// allreduce only), and the topology and bytes its rounds run with (cost/protocol.hpp). Both
+// A call as the library runs it: the algorithm, NCCL's protocol (Simple unless topo.nccl_protocols;
+// every collective but all-to-all, which NCCL runs as point-to-point sends), and the topology and bytes its rounds run with (cost/protocol.hpp). Both
 // backends run each bucket's exchange through this.
 struct LibraryCall {
   Algorithm algorithm;

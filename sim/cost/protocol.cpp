@@ -18,14 +18,17 @@ BytesPerSecond ll_max_bus_Bps(const CommTopology& topo) {
   return topo.nodes == 2 ? kLLMaxVolta_Bps : kLLMaxManyNodes_Bps;
 }
 
-double protocol_efficiency(Algorithm a, Protocol p, const CommTopology& topo) {
+double protocol_efficiency(Algorithm a, Protocol p, const CommTopology& topo, Collective c) {
   using namespace nccl_tuning;
   if (p == Protocol::Simple) return 1;
   if (a == Algorithm::DoubleBinaryTree) {
     if (p == Protocol::LL) return std::min(kTreeLL, ll_max_bus_Bps(topo) / nccl_tree_bus_Bps(topo));
     return topo.nodes == 1 ? kTreeLL128OneNode : kTreeLL128;
   }
-  if (p == Protocol::LL) return std::min(kRingLL, ll_max_bus_Bps(topo) / topo.flat_route().bw_Bps);
+  if (p == Protocol::LL) {
+    const bool quarter = topo.nodes > 1 || c == Collective::Allreduce || c == Collective::Reduce;
+    return std::min(quarter ? kRingLL : kRingLLOneNodeGather, ll_max_bus_Bps(topo) / topo.flat_route().bw_Bps);
+  }
   return topo.gpus_per_node < 2 ? kRingLL128OneGpu : kRingLL128;
 }
 

@@ -24,8 +24,10 @@ bool protocol_enabled(Protocol p, const CommTopology& topo);
 // from NVLink 3 (Ampere, Hopper); 2 nodes 39.0; more 20.4 (Intel hosts).
 BytesPerSecond ll_max_bus_Bps(const CommTopology& topo);
 
-// The share of its Simple bandwidth that algorithm `a` (ring or dbtree) keeps under protocol `p`.
-double protocol_efficiency(Algorithm a, Protocol p, const CommTopology& topo);
+// The share of its Simple bandwidth that algorithm `a` (ring or dbtree) keeps under protocol `p`,
+// running collective `c`: the ring's LL moves a quarter (an allreduce or a reduce, or across
+// nodes) or a third (one node's allgather, reduce-scatter, broadcast), as tuning.cc has it.
+double protocol_efficiency(Algorithm a, Protocol p, const CommTopology& topo, Collective c = Collective::Allreduce);
 
 // The topology with each route's per-round overhead raised to the protocol's per-step latency on
 // that hop (LL's intra hops x 1.8 across nodes), in place of Simple's. Unchanged for Simple and

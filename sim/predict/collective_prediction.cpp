@@ -45,7 +45,7 @@ CollectivePrediction predict_collective(const Scenario& sc, Collective op, const
     r.count = (long long)(n / 4);
     const LibraryCall k = library_call(e.comm(), op, topo, n);
     r.algorithm = to_string(k.algorithm);
-    if (topo.nccl_protocols && op == Collective::Allreduce) r.protocol = to_string(k.protocol);
+    if (topo.nccl_protocols && op != Collective::Alltoall) r.protocol = to_string(k.protocol);
     r.time_s = lib.per_call_s + lib.staging_s(n) + collective_s(sc.backend, op, k, sys, sc.simgrid);
     r.algbw_Bps = algbw_Bps(n, r.time_s);
     r.busbw_Bps = busbw_Bps(op, n, r.time_s, out.ranks);

@@ -85,6 +85,7 @@ constexpr double kLLMultiNodeIntra = 1.8;
 // 0.92 (120/128), 0.7 with one GPU per node; tree LL 1/3.8, tree LL128 7/9 on one node, 120/128
 // across nodes.
 constexpr double kRingLL = 1.0 / 4, kRingLL128 = 0.92, kRingLL128OneGpu = 0.7;
+constexpr double kRingLLOneNodeGather = 1.0 / 3;  // one node's allgather, reduce-scatter, broadcast
 constexpr double kTreeLL = 1.0 / 3.8, kTreeLL128OneNode = 7.0 / 9, kTreeLL128 = 120.0 / 128;
 constexpr BytesPerSecond kLLMaxVolta_Bps = 39.0e9, kLLMaxAmpere_Bps = 87.7e9, kLLMaxManyNodes_Bps = 20.4e9;
 
