@@ -254,6 +254,26 @@ TEST(Transformers, LanguageModelsParameterTotals) {
   EXPECT_EQ(text("bert_large").params_trainable(), 336'226'108);
   // GPT2LMHeadModel's parameter tensors: 2 tables, 12 blocks of 12, the final norm's 2: 148.
   EXPECT_EQ(tensors(text("gpt2")), 148);
+  // BertForPreTraining's: 3 tables and a layer norm's 2; 12 blocks of 16 (query, key, value,
+  // output, intermediate and output dense layers' weights and biases, two layer norms'); the
+  // pooler's 2; the masked-LM transform's 2 and layer norm's 2, the decoder's bias (its weights
+  // are the token table's), the next-sentence layer's 2: 5 + 192 + 2 + 5 + 2 = 206.
+  EXPECT_EQ(tensors(text("bert_base")), 206);
+  // The three projections hold the packed one's weights: the totals above are unchanged, and the
+  // block input's gradient sums four branches (q, k, v and the residual).
+  const Model bert = text("bert_base");
+  const auto input_of_block = std::find_if(bert.layers.begin(), bert.layers.end(),
+                                           [](const Layer& l) { return l.name == "layer_0_query"; }) - 1;
+  EXPECT_EQ(input_of_block->consumers, 4);
+  // As a model file, with and without separate_qkv: the same parameters and saved activations
+  // (q, k and v, 3 D a token, for attention), 4 more tensors a block.
+  const std::string head = "input 128 1 1\ntoken_embedding 30522 768 512 segments=2 norm=true\n";
+  const Model packed = parse_model_file(head + "transformer_block 12 3072 post_norm=true\n", "p.model");
+  const Model separate =
+      parse_model_file(head + "transformer_block 12 3072 post_norm=true separate_qkv=true\n", "s.model");
+  EXPECT_EQ(separate.params_trainable(), packed.params_trainable());
+  EXPECT_EQ(saved_elems_per_sample(separate), saved_elems_per_sample(packed));
+  EXPECT_EQ(tensors(separate), tensors(packed) + 4);
   const Model g = text("gpt2");
   EXPECT_EQ(g.input.h, 1024);
   EXPECT_TRUE(g.reads_tokens());
@@ -284,9 +304,10 @@ TEST(Transformers, PostNormAndPreNormBlocks) {
     for (int i = 0; i < n && it != m.layers.end(); ++i, ++it) out += it->name + " ";
     return out;
   };
-  EXPECT_EQ(names_after(text("bert_base"), "layer_0_in_proj", 7),
-            "layer_0_in_proj layer_0_attention layer_0_out_proj layer_0_dropout_1 layer_0_add_1 layer_0_ln_1 "
-            "layer_0_mlp_1 ");
+  // BERT projects q, k and v with three dense layers, which attention reads as they are.
+  EXPECT_EQ(names_after(text("bert_base"), "layer_0_query", 9),
+            "layer_0_query layer_0_key layer_0_value layer_0_attention layer_0_out_proj layer_0_dropout_1 "
+            "layer_0_add_1 layer_0_ln_1 layer_0_mlp_1 ");
   EXPECT_EQ(names_after(text("gpt2"), "h_0_ln_1", 7),
             "h_0_ln_1 h_0_in_proj h_0_attention h_0_out_proj h_0_dropout_1 h_0_add_1 h_0_ln_2 ");
   // ViT's blocks (torchvision: dropout 0) have no dropout layer that runs.

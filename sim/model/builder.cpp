@@ -223,8 +223,9 @@ Shape ModelBuilder::channel_scale(Shape x, const std::string& name) {
   return append(l);
 }
 
-Shape ModelBuilder::concat(const std::vector<Shape>& xs, const std::string& name) {
-  const std::string n = layer_name(name, "concatenate");
+namespace {
+// The shape of xs side by side along the channels.
+Shape concat_shape(const std::vector<Shape>& xs, const std::string& n) {
   if (xs.empty()) throw InputError(fmt::format("layer '{}': concatenate needs inputs", n));
   Shape out{xs.front().h, xs.front().w, 0};
   double channels = 0;
@@ -235,6 +236,13 @@ Shape ModelBuilder::concat(const std::vector<Shape>& xs, const std::string& name
     channels += s.c;
   }
   out.c = dim(channels, n, "output channels");
+  return out;
+}
+}  // namespace
+
+Shape ModelBuilder::concat(const std::vector<Shape>& xs, const std::string& name) {
+  const std::string n = layer_name(name, "concatenate");
+  const Shape out = concat_shape(xs, n);
   Layer l = make_layer(n, LayerKind::Concat, xs.front(), out);
   l.in_elems = out.elems();
   l.inputs = producers(xs);
@@ -418,8 +426,17 @@ Shape ModelBuilder::encoder_block(Shape x, int heads, int mlp, const std::string
     return style.post_norm ? layer_norm(out, p + norm) : out;
   };
   x = sublayer(x, "ln_1", "add_1", [&](Shape y) {
-    y = dense(y, 3 * d, true, p + "in_proj");
-    y = attention(y, heads, style.causal, p + "attention", style.dropout);
+    if (style.separate_qkv) {
+      // Attention reads the three projections as they are (Hugging Face's views, no copy).
+      const Shape q = dense(y, d, true, p + "query"), k = dense(y, d, true, p + "key"), v = dense(y, d, true, p + "value");
+      Layer l = attention_layer(Shape{q.h, 1, 3 * d}, heads, 0, p + "attention");
+      l.inputs = producers({q, k, v});
+      l.causal = style.causal;
+      l.dropout = style.dropout;
+      y = append(l);
+    } else {
+      y = attention(dense(y, 3 * d, true, p + "in_proj"), heads, style.causal, p + "attention", style.dropout);
+    }
     return dropout(dense(y, d, true, p + "out_proj"), p + "dropout_1", style.dropout);
   });
   return sublayer(x, "ln_2", "add_2", [&](Shape y) {

@@ -36,6 +36,7 @@ struct BlockStyle {
   bool causal = false;
   bool post_norm = false;
   double dropout = 0;  // on the attention probabilities and on each sublayer's output (BERT, GPT-2: 0.1)
+  bool separate_qkv = false;  // q, k and v from three dense layers (Hugging Face's BERT), not one packed
 };
 enum class PoolKind { Max, Avg };
 

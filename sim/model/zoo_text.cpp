@@ -7,8 +7,8 @@
 //   the next-sentence head, and the masked-LM head (dense + GELU + layer norm, the output
 //   projection tied to the token embedding with a bias of its own) over every token.
 // Dropout (0.1) after the embeddings, on the attention probabilities and on each sublayer's
-// output, where the two models run it in training. BERT's separate query, key and value projections are one packed projection here (the same
-// weights and operations; 4 fewer tensors a block). The loss is a softmax over each token's
+// output, where the two models run it in training. BERT projects query, key and value with three
+// dense layers, GPT-2 with one packed layer (Conv1D c_attn). The loss is a softmax over each token's
 // logits (log_softmax and NLL read and write them: T x vocabulary values a sample). Parameter
 // counts equal the models' published totals (model_zoo_test; transformer_test).
 #include <fmt/format.h>
@@ -50,7 +50,7 @@ Model build_bert(const TextConfig& c, const ModelOptions& o) {
   ModelBuilder b(c.name);
   Shape x = b.token_embedding(token_ids(b, o), o.classes, c.hidden, c.positions, 2, true, rate(o), "");
   for (int i = 0; i < c.layers; ++i)
-    x = b.encoder_block(x, c.heads, c.mlp, fmt::format("layer_{}_", i), {false, true, rate(o)});
+    x = b.encoder_block(x, c.heads, c.mlp, fmt::format("layer_{}_", i), {false, true, rate(o), true});
   Shape pooled = b.take_token(x, "first_token");
   pooled = b.activation(b.dense(pooled, c.hidden, true, "pooler"), "tanh", "pooler_tanh");
   b.dense(pooled, 2, true, "seq_relationship");
