@@ -578,3 +578,30 @@ TEST(Transformers, StochasticDepthByHand) {
     for (const Layer& l : build_zoo_model(name, none).layers) EXPECT_NE(l.kind, LayerKind::Dropout) << name;
   }
 }
+
+// GPT-2's gelu_new (Hugging Face's NewGELUActivation): eight operations forward (two of them read
+// two tensors), eleven backward (six read two), each a pass at the roofline, by hand on a V100
+// (FP32, batch 4, 512 tokens of 3,072). A model file's transformer_block takes activation=gelu_new.
+TEST(Transformers, GeluNewByHand) {
+  const Model m = text("gpt2", 512);
+  std::size_t i = 0;
+  while (m.layers[i].kind != LayerKind::Activation) ++i;
+  ASSERT_EQ(m.layers[i].fn, "gelu_new");
+  const Device& v100 = find_device("v100", "");
+  const ComputeTuning t;
+  const double n = 4 * 512 * 3072.0, x = 4 * n, peak = 15.7e12;
+  const auto c = compute_profile(m, v100, Precision::FP32, 4, t, Optimizer::Sgd).layers[i];
+  EXPECT_NEAR(c.fwd_s, 6 * kernel_s(n / 8, 2 * x, peak) + 2 * kernel_s(n / 8, 3 * x, peak), 1e-12);
+  EXPECT_NEAR(c.bwd_s, 6 * kernel_s(0, 3 * x, peak) + 5 * kernel_s(0, 2 * x, peak), 1e-12);
+  // torch.nn.GELU is one kernel each way.
+  Model one = m;
+  one.layers[i].fn = "gelu";
+  const auto g = compute_profile(one, v100, Precision::FP32, 4, t, Optimizer::Sgd).layers[i];
+  EXPECT_NEAR(g.fwd_s, kernel_s(n, 2 * x, peak), 1e-12);
+  const Model file = parse_model_file("input 16 1 1\ntoken_embedding 100 64 16\ntransformer_block 4 256 activation=gelu_new\n",
+                                      "g.model");
+  EXPECT_TRUE(std::any_of(file.layers.begin(), file.layers.end(), [](const Layer& l) { return l.fn == "gelu_new"; }));
+  EXPECT_THROW(parse_model_file("input 16 1 1\ntoken_embedding 100 64 16\ntransformer_block 4 256 activation=bogus\n",
+                                "b.model"),
+               InputError);
+}

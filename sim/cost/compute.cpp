@@ -78,7 +78,8 @@ struct Kernels {
 // * batch norm (Normalization.cuh): forward batch_norm_collect_statistics reads x, then
 //   batch_norm_transform_input reads x and writes y; backward batch_norm_backward_reduce reads x
 //   and dy, batch_norm_backward_elemt reads x and dy and writes dx;
-// * activation: forward reads x, writes y; backward reads dy and the saved x (or y), writes dx;
+// * activation: forward reads x, writes y; backward reads dy and the saved x (or y), writes dx
+//   (gelu_new: the operations Hugging Face writes it with, gelu_new_kernels);
 // * add: forward reads every input, writes y; backward hands dy to each branch unchanged;
 // * multiply by a per-channel scale (squeeze-excite): forward reads x and s, writes y; backward
 //   dx = dy s (reads dy, writes dx) and ds = sum over pixels of dy x (reads dy and x);
@@ -165,6 +166,18 @@ Kernels attention_kernels(const Layer& l, bool fused, bool mixed) {
   return ks;
 }
 
+// Hugging Face's gelu_new (transformers/activations.py NewGELUActivation, GPT-2's activation), the
+// tanh approximation written as eight PyTorch operations: 0.5 x, x^3, 0.044715 x^3, x + that,
+// sqrt(2/pi) times it, tanh, 1 + tanh, the product (the first and the last read two tensors).
+// Backward, autograd's eleven: the product's two gradients, tanh's, the two scalings', pow's three
+// (x^2, times 3, times the gradient), 0.5's, and two sums of x's three gradients.
+Kernels gelu_new_kernels() {
+  const double w = 1.0 / 8;
+  return {{{1, 1, w}, {1, 1, w}, {1, 1, w}, {2, 1, w}, {1, 1, w}, {1, 1, w}, {1, 1, w}, {2, 1, w}},
+          {{2, 1, 0}, {2, 1, 0}, {2, 1, 0}, {1, 1, 0}, {1, 1, 0}, {1, 1, 0}, {1, 1, 0}, {2, 1, 0}, {1, 1, 0},
+           {2, 1, 0}, {2, 1, 0}}};
+}
+
 Kernels per_kind_kernels(const Layer& l, bool fork_sums) {
   const double x_over_in = l.in_elems > 0 ? double(l.in.elems()) / double(l.in_elems) : 1;
   switch (l.kind) {
@@ -175,6 +188,7 @@ Kernels per_kind_kernels(const Layer& l, bool fork_sums) {
     case LayerKind::BatchNorm:
       return {{{1, 0, 0.5}, {1, 1, 0.5, true}}, {{1, 1, 0.5, true, true}, {2, 1, 0.5, true}}};
     case LayerKind::Activation:
+      if (l.fn == "gelu_new") return gelu_new_kernels();
       return {{{1, 1, 1}}, {{2, 1, 1}}};
     case LayerKind::Add: {
       Kernels ks{{{1, 1, 1, l.params_trainable > 0}}, {}};

@@ -64,7 +64,7 @@ std::vector<int> producers(const std::vector<Shape>& xs) {
 const std::vector<std::string>& activation_names() {
   static const std::vector<std::string> names = {"relu",    "relu6", "swish", "silu", "sigmoid", "hard_sigmoid",
                                                  "softmax", "tanh",  "gelu",  "elu",  "selu",    "leaky_relu",
-                                                 "softplus", "hard_swish"};
+                                                 "softplus", "hard_swish", "gelu_new"};
   return names;
 }
 
@@ -441,7 +441,7 @@ Shape ModelBuilder::encoder_block(Shape x, int heads, int mlp, const std::string
   });
   return sublayer(x, "ln_2", "add_2", [&](Shape y) {
     y = dense(y, mlp, true, p + "mlp_1");
-    y = activation(y, "gelu", p + "gelu");
+    y = activation(y, style.mlp_activation, p + "gelu");
     return dropout(dense(y, d, true, p + "mlp_2"), p + "dropout_2", style.dropout);
   });
 }

@@ -37,6 +37,7 @@ struct BlockStyle {
   bool post_norm = false;
   double dropout = 0;  // on the attention probabilities and on each sublayer's output (BERT, GPT-2: 0.1)
   bool separate_qkv = false;  // q, k and v from three dense layers (Hugging Face's BERT), not one packed
+  std::string mlp_activation = "gelu";  // GPT-2 in Hugging Face: gelu_new
 };
 enum class PoolKind { Max, Avg };
 

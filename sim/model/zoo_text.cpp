@@ -7,7 +7,8 @@
 //   the next-sentence head, and the masked-LM head (dense + GELU + layer norm, the output
 //   projection tied to the token embedding with a bias of its own) over every token.
 // Dropout (0.1) after the embeddings, on the attention probabilities and on each sublayer's
-// output, where the two models run it in training. BERT projects query, key and value with three
+// output, where the two models run it in training. GPT-2's MLP activation is gelu_new, the tanh
+// approximation Hugging Face writes as eight operations (cost/compute.cpp). BERT projects query, key and value with three
 // dense layers, GPT-2 with one packed layer (Conv1D c_attn). The loss is a softmax over each token's
 // logits (log_softmax and NLL read and write them: T x vocabulary values a sample). Parameter
 // counts equal the models' published totals (model_zoo_test; transformer_test).
@@ -39,7 +40,7 @@ Model build_gpt2(const TextConfig& c, const ModelOptions& o) {
   ModelBuilder b(c.name);
   Shape x = b.token_embedding(token_ids(b, o), o.classes, c.hidden, c.positions, 0, false, rate(o), "");
   for (int i = 0; i < c.layers; ++i)
-    x = b.encoder_block(x, c.heads, c.mlp, fmt::format("h_{}_", i), {true, false, rate(o)});
+    x = b.encoder_block(x, c.heads, c.mlp, fmt::format("h_{}_", i), {true, false, rate(o), false, "gelu_new"});
   x = b.layer_norm(x, "ln_f");
   x = b.tied_dense(x, o.classes, false, "lm_head");
   b.activation(x, "softmax", "loss");
