@@ -605,3 +605,31 @@ TEST(Transformers, GeluNewByHand) {
                                 "b.model"),
                InputError);
 }
+
+// Hugging Face's eager attention (math path): the scores scaled instead of q, and BERT's attention
+// mask added to them: by hand against the same layer without (BERT-base, V100, FP32, batch 8, 128
+// tokens): forward one pass over the scores (read and write) in place of one over q, plus the
+// mask's pass; backward the scaling's gradient over the scores in place of over q.
+TEST(Transformers, HuggingFaceScoresScaledAndMasked) {
+  const Model m = text("bert_base");
+  const std::size_t a = index_of(m, LayerKind::Attention);
+  ASSERT_TRUE(m.layers[a].scale_scores);
+  ASSERT_TRUE(m.layers[a].additive_mask);
+  EXPECT_TRUE(first_of(text("gpt2"), LayerKind::Attention).scale_scores);
+  EXPECT_FALSE(first_of(text("gpt2"), LayerKind::Attention).additive_mask);
+  EXPECT_FALSE(first_of(vit("vit_b_16"), LayerKind::Attention).scale_scores);  // torchvision scales q
+  Model plain = m;
+  plain.layers[a].scale_scores = plain.layers[a].additive_mask = false;
+  const Device& v100 = find_device("v100", "");
+  ComputeTuning t;
+  t.fused_attention = false;
+  const double peak = 15.7e12, scores = 12 * 128 * 128 * 8 * 4.0, q = 768 * 128 * 8 * 4.0;
+  const auto hf = compute_profile(m, v100, Precision::FP32, 8, t, Optimizer::Sgd).layers[a];
+  const auto torch = compute_profile(plain, v100, Precision::FP32, 8, t, Optimizer::Sgd).layers[a];
+  EXPECT_NEAR(hf.fwd_s - torch.fwd_s, 2 * kernel_s(0, 2 * scores, peak) - kernel_s(0, 2 * q, peak), 1e-12);
+  EXPECT_NEAR(hf.bwd_s - torch.bwd_s, kernel_s(0, 2 * scores, peak) - kernel_s(0, 2 * q, peak), 1e-12);
+  // The fused path has no separate scaling or mask pass.
+  t.fused_attention = true;
+  EXPECT_EQ(compute_profile(m, v100, Precision::FP32, 8, t, Optimizer::Sgd).layers[a].fwd_s,
+            compute_profile(plain, v100, Precision::FP32, 8, t, Optimizer::Sgd).layers[a].fwd_s);
+}

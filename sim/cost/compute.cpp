@@ -116,7 +116,9 @@ struct Kernels {
 //   and runs five matrix products where forward ran two (work 2.5), reading q, k, v and dO and
 //   writing dq, dk, dv;
 // * math (PyTorch 1.x _scaled_dot_product_attention, Keras): q scaled by 1/sqrt(d) (reads and
-//   writes q), scores = q k^T, softmax, output = scores v; backward the two products' four
+//   writes q; timm and Hugging Face scale the scores instead, Layer::scale_scores, and Hugging
+//   Face's BERT adds its attention mask to them, Layer::additive_mask: a pass over the scores
+//   each), scores = q k^T, softmax, output = scores v; backward the two products' four
 //   gradients, the softmax's (reads probabilities and their gradient, writes the scores'), the
 //   scaling's. Under autocast (mixed precision) softmax runs in FP32 (PyTorch's autocast op list): it reads
 //   FP16 scores and writes FP32 probabilities, which are cast back to FP16 for the product, and the
@@ -147,9 +149,14 @@ Kernels attention_kernels(const Layer& l, bool fused, bool mixed) {
   const double gemm_flops = 4.0 * double(l.in.h) * attended * l.out.c;
   const double g = l.fwd_flops > 0 ? gemm_flops / l.fwd_flops / 2 : 0.5;  // share of one product
   const double softmax_work = 1 - 2 * g;
-  const Kernel scale = attn(2.0 / 3, 0, 0, 0);
+  // q scaled (PyTorch, Keras), or the scores (timm, Hugging Face); Hugging Face's BERT adds its mask.
+  const Kernel scale = l.scale_scores ? attn(0, 0, 2, 0) : attn(2.0 / 3, 0, 0, 0);
   Kernels ks;
-  ks.fwd = {split, scale, attn(2.0 / 3, 0, 1, g)};
+  ks.fwd = {split};
+  if (!l.scale_scores) ks.fwd.push_back(scale);
+  ks.fwd.push_back(attn(2.0 / 3, 0, 1, g));
+  if (l.scale_scores) ks.fwd.push_back(scale);
+  if (l.additive_mask) ks.fwd.push_back(attn(0, 0, 2, 0));
   if (l.causal) ks.fwd.push_back(attn(0, 0, 2, 0));
   if (bias) ks.fwd.push_back(attn(0, 0, 2, 0));
   if (l.shifted) ks.fwd.push_back(attn(0, 0, 2, 0));

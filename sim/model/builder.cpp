@@ -437,6 +437,9 @@ Shape ModelBuilder::encoder_block(Shape x, int heads, int mlp, const std::string
     } else {
       y = attention(dense(y, 3 * d, true, p + "in_proj"), heads, style.causal, p + "attention", style.dropout);
     }
+    Layer& a = model_.layers.back();
+    a.scale_scores = style.scale_scores;
+    a.additive_mask = style.additive_mask;
     return dropout(dense(y, d, true, p + "out_proj"), p + "dropout_1", style.dropout);
   });
   return sublayer(x, "ln_2", "add_2", [&](Shape y) {

@@ -38,6 +38,10 @@ struct BlockStyle {
   double dropout = 0;  // on the attention probabilities and on each sublayer's output (BERT, GPT-2: 0.1)
   bool separate_qkv = false;  // q, k and v from three dense layers (Hugging Face's BERT), not one packed
   std::string mlp_activation = "gelu";  // GPT-2 in Hugging Face: gelu_new
+  // Eager attention as Hugging Face writes it: the scores scaled (not q); BERT also adds its
+  // attention mask to the scores, even when nothing is padded.
+  bool scale_scores = false;
+  bool additive_mask = false;
 };
 enum class PoolKind { Max, Avg };
 

@@ -68,6 +68,8 @@ struct Layer {
   std::int64_t inner_elems = 0;  // Attention: the score matrices' elements per sample (heads x T x window)
   int window = 0;              // Attention: tokens each token attends to, in windows of as many (Swin); 0: all T
   bool shifted = false;        // Attention: shifted windows, a mask added to the scores (Swin's odd blocks)
+  bool scale_scores = false;   // Attention, math path: the scores scaled by 1/sqrt(d) (timm, Hugging Face), not q
+  bool additive_mask = false;  // Attention, math path: a mask added to the scores (Hugging Face's BERT, always)
 
   std::int64_t params() const { return params_trainable + params_non_trainable; }
   // Trainable tensors the framework holds (and launches optimizer and copy kernels for): a GEMM

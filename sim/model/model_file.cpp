@@ -194,8 +194,13 @@ double opt_rate(const Line& l) {
 
 Shape apply_transformer_block(ModelBuilder& b, Shape x, const Line& l) {
   const auto act = l.opts.find("activation");
-  const BlockStyle style{opt_bool(l, "causal", false), opt_bool(l, "post_norm", false), opt_rate(l),
-                         opt_bool(l, "separate_qkv", false), act == l.opts.end() ? "gelu" : act->second};
+  const BlockStyle style{opt_bool(l, "causal", false),
+                         opt_bool(l, "post_norm", false),
+                         opt_rate(l),
+                         opt_bool(l, "separate_qkv", false),
+                         act == l.opts.end() ? "gelu" : act->second,
+                         opt_bool(l, "scale_scores", false),
+                         opt_bool(l, "attention_mask", false)};
   return b.encoder_block(x, parse_positive(l, l.args.at(0), "head count"), parse_positive(l, l.args.at(1), "MLP width"),
                          {}, style);
 }
@@ -230,8 +235,10 @@ const std::vector<LayerSpec>& layer_specs() {
       {"patch_embedding", "patch_embedding PATCH WIDTH", {}, apply_patch_embedding},
       {"transformer_block",
        "transformer_block HEADS MLP_WIDTH [causal=true|false] [post_norm=true|false] [dropout=RATE] "
-       "[separate_qkv=true|false] [activation=gelu|gelu_new|...]",
-       {"causal", "post_norm", "dropout", "separate_qkv", "activation"}, apply_transformer_block},
+       "[separate_qkv=true|false] [activation=gelu|gelu_new|...] [scale_scores=true|false] "
+       "[attention_mask=true|false]",
+       {"causal", "post_norm", "dropout", "separate_qkv", "activation", "scale_scores", "attention_mask"},
+       apply_transformer_block},
       {"token_embedding", "token_embedding VOCAB WIDTH POSITIONS [segments=N] [norm=true|false] [dropout=RATE]",
        {"segments", "norm", "dropout"}, apply_token_embedding},
       {"layernorm", "layernorm", {}, apply_layernorm},

@@ -3,8 +3,8 @@
 // 1.1: 64 filters 3x3/2) with ReLU; fire modules (a 1x1 squeeze convolution with ReLU, then 1x1 and
 // 3x3 expand convolutions with ReLU, concatenated) between 3x3/2 max poolings in ceil mode (padded
 // here by one row and column at the bottom and right, which gives the same output size); a final
-// 1x1 convolution to the classes with ReLU and global average pooling. Biased convolutions, no
-// batch norm. Parameter counts equal torchvision's (model_zoo_test).
+// 1x1 convolution to the classes with ReLU (after dropout of 0.5, on the 512-channel map) and
+// global average pooling. Biased convolutions, no batch norm. Parameter counts equal torchvision's (model_zoo_test).
 #include <fmt/format.h>
 
 #include "model/zoo_models.hpp"
@@ -43,6 +43,7 @@ Model build_squeezenet(const char* name, int stem, int stem_kernel, const Fire (
   x = pool_ceil(b, x, "stem_pool");
   int i = 0;
   for (const Fire& f : fires) x = fire(b, x, f, fmt::format("fire{}", ++i));
+  x = b.dropout(x, "classifier_dropout", 0.5);  // torchvision's classifier: Dropout(0.5), in training
   x = conv_relu(b, x, o.classes, 1, 1, Padding::Same, "classifier");
   b.global_pool(x, PoolKind::Avg, "avgpool");
   return b.finish(o.classes);
