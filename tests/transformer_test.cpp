@@ -593,9 +593,15 @@ TEST(Transformers, GeluNewByHand) {
   const auto c = compute_profile(m, v100, Precision::FP32, 4, t, Optimizer::Sgd).layers[i];
   EXPECT_NEAR(c.fwd_s, 6 * kernel_s(n / 8, 2 * x, peak) + 2 * kernel_s(n / 8, 3 * x, peak), 1e-12);
   EXPECT_NEAR(c.bwd_s, 6 * kernel_s(0, 3 * x, peak) + 5 * kernel_s(0, 2 * x, peak), 1e-12);
-  // torch.nn.GELU is one kernel each way.
+  // torch.nn.GELU is one kernel each way, and saves nothing of its own but its input; gelu_new's
+  // operations keep three more tensors of 512 x 3,072 a sequence for backward (tanh's result, 1 +
+  // it, 0.5 x), in each of the 12 blocks.
   Model one = m;
   one.layers[i].fn = "gelu";
+  Model all_gelu = m;
+  for (Layer& l : all_gelu.layers)
+    if (l.fn == "gelu_new") l.fn = "gelu";
+  EXPECT_EQ(saved_elems_per_sample(m) - saved_elems_per_sample(all_gelu), 12 * 3 * 512 * 3072);
   const auto g = compute_profile(one, v100, Precision::FP32, 4, t, Optimizer::Sgd).layers[i];
   EXPECT_NEAR(g.fwd_s, kernel_s(n, 2 * x, peak), 1e-12);
   const Model file = parse_model_file("input 16 1 1\ntoken_embedding 100 64 16\ntransformer_block 4 256 activation=gelu_new\n",

@@ -30,6 +30,9 @@ std::int64_t saved_elems_per_sample(const Model& m, bool scores_saved) {
   for (std::size_t i = 0; i < m.layers.size(); ++i) {
     const bool next_needs = i + 1 < m.layers.size() && gradient_needs_input(m.layers[i + 1].kind);
     if (m.layers[i].kind == LayerKind::Activation || next_needs) n += m.layers[i].out_elems;
+    // gelu_new's operations save three more tensors of its size for autograd: tanh's result, 1 + it
+    // and 0.5 x (cost/compute.cpp gelu_new_kernels).
+    if (m.layers[i].fn == "gelu_new") n += 3 * m.layers[i].out_elems;
     if (scores_saved) n += m.layers[i].inner_elems;
   }
   return n;
