@@ -270,6 +270,14 @@ Shape ModelBuilder::dropout(Shape x, const std::string& name, double rate) {
   return append(l);
 }
 
+Shape ModelBuilder::squeeze_excite(Shape x, int squeeze, const std::string& act, const std::string& gate,
+                                   const std::string& prefix) {
+  Shape s = global_pool(x, PoolKind::Avg, prefix + "pool");
+  s = activation(conv2d(s, squeeze, 1, 1, 1, Padding::Same, true, prefix + "fc1"), act, prefix + act);
+  s = activation(conv2d(s, x.c, 1, 1, 1, Padding::Same, true, prefix + "fc2"), gate, prefix + gate);
+  return multiply(x, s, prefix + "scale");
+}
+
 Shape ModelBuilder::stochastic_depth(Shape x, double rate, const std::string& name) {
   Layer l = make_layer(layer_name(name, "stochastic_depth"), rate > 0 ? LayerKind::Dropout : LayerKind::Reshape, x, x);
   l.dropout = rate;

@@ -30,13 +30,6 @@ Shape conv_bn(ModelBuilder& b, Shape x, int filters, int k, int stride, bool act
   return act ? b.activation(x, "silu", name + "_silu") : x;
 }
 
-Shape squeeze_excite(ModelBuilder& b, Shape x, int squeeze, const std::string& name) {
-  Shape se = b.global_pool(x, PoolKind::Avg, name + "_se_pool");
-  se = b.activation(b.conv2d(se, squeeze, 1, 1, 1, Padding::Same, true, name + "_se_fc1"), "silu", name + "_se_silu");
-  se = b.activation(b.conv2d(se, x.c, 1, 1, 1, Padding::Same, true, name + "_se_fc2"), "sigmoid", name + "_se_sigmoid");
-  return b.multiply(x, se, name + "_se_scale");
-}
-
 Shape block(ModelBuilder& b, Shape in, const Stage& s, int stride, double drop_rate, const std::string& name) {
   const int c_in = in.c, wide = c_in * s.expand;
   Shape x = in;
@@ -49,7 +42,7 @@ Shape block(ModelBuilder& b, Shape in, const Stage& s, int stride, double drop_r
     x = conv_bn(b, x, wide, 1, 1, true, name + "_expand");
     x = b.depthwise_conv2d(x, s.kernel, s.kernel, stride, Padding::Same, false, name + "_dwconv");
     x = b.activation(b.batchnorm(x, true, name + "_dw_bn"), "silu", name + "_dw_silu");
-    x = squeeze_excite(b, x, std::max(1, c_in / 4), name);
+    x = b.squeeze_excite(x, std::max(1, c_in / 4), "silu", "sigmoid", name + "_se_");
     x = conv_bn(b, x, s.out, 1, 1, false, name + "_project");
   }
   if (stride != 1 || c_in != s.out) return x;

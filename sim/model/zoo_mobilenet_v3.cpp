@@ -55,14 +55,7 @@ Shape v3_block(ModelBuilder& b, Shape in, const V3Block& s, int id) {
   if (s.expanded != in.c) x = conv_bn_act(b, x, s.expanded, 1, 1, act, name + "_expand");
   x = b.depthwise_conv2d(x, s.kernel, s.kernel, s.stride, Padding::Same, false, name + "_depthwise");
   x = b.activation(b.batchnorm(x, true, name + "_depthwise_bn"), act, name + "_depthwise_act");
-  if (s.se) {
-    Shape z = b.global_pool(x, PoolKind::Avg, name + "_se_pool");
-    z = b.activation(b.conv2d(z, make_divisible(s.expanded / 4.0), 1, 1, 1, Padding::Same, true, name + "_se_fc1"),
-                     "relu", name + "_se_relu");
-    z = b.activation(b.conv2d(z, s.expanded, 1, 1, 1, Padding::Same, true, name + "_se_fc2"), "hard_sigmoid",
-                     name + "_se_gate");
-    x = b.multiply(x, z, name + "_se_scale");
-  }
+  if (s.se) x = b.squeeze_excite(x, make_divisible(s.expanded / 4.0), "relu", "hard_sigmoid", name + "_se_");
   x = conv_bn_act(b, x, s.out, 1, 1, nullptr, name + "_project");
   if (s.stride == 1 && in.c == s.out) x = b.add({in, x}, name + "_add");
   return x;

@@ -53,17 +53,10 @@ Shape conv_bn(ModelBuilder& b, Shape x, int filters, int k, int stride, int grou
   return b.batchnorm(x, true, name + "_bn");
 }
 
-Shape squeeze_excite(ModelBuilder& b, Shape x, int squeeze, const std::string& name) {
-  Shape s = b.global_pool(x, PoolKind::Avg, name + "_pool");
-  s = b.activation(b.conv2d(s, squeeze, 1, 1, 1, Padding::Same, true, name + "_fc1"), "relu", name + "_relu");
-  s = b.activation(b.conv2d(s, x.c, 1, 1, 1, Padding::Same, true, name + "_fc2"), "sigmoid", name + "_gate");
-  return b.multiply(x, s, name + "_scale");
-}
-
 Shape block(ModelBuilder& b, Shape in, const RegNetStage& s, bool se, int stride, const std::string& name) {
   Shape x = b.activation(conv_bn(b, in, s.width, 1, 1, 1, name + "_a"), "relu", name + "_a_relu");
   x = b.activation(conv_bn(b, x, s.width, 3, stride, s.width / s.group_width, name + "_b"), "relu", name + "_b_relu");
-  if (se) x = squeeze_excite(b, x, int(std::lround(0.25 * in.c)), name + "_se");
+  if (se) x = b.squeeze_excite(x, int(std::lround(0.25 * in.c)), "relu", "sigmoid", name + "_se_");
   x = conv_bn(b, x, s.width, 1, 1, 1, name + "_c");
   const Shape shortcut = in.c != s.width || stride != 1 ? conv_bn(b, in, s.width, 1, stride, 1, name + "_proj") : in;
   return b.activation(b.add({shortcut, x}, name + "_add"), "relu", name + "_relu");
