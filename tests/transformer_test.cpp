@@ -367,6 +367,11 @@ TEST(Transformers, ConvNextAndSmallVits) {
   EXPECT_EQ(vit("convnext_large").params_trainable(), 197'767'336);
   EXPECT_EQ(tensors(vit("convnext_tiny")), 182);
   EXPECT_EQ(tensors(vit("convnext_base")), 344);
+  // Every layer norm over a convolution's output copies it to channels-last first: 18 blocks, the
+  // stem and 3 downsamplings (the head's layer norm reads pooled values).
+  const Model cn = vit("convnext_tiny");
+  EXPECT_EQ(std::count_if(cn.layers.begin(), cn.layers.end(), [](const Layer& l) { return l.kind == LayerKind::Permute; }),
+            22);
   EXPECT_EQ(vit("vit_s_16").params_trainable(), 22'050'664);
   EXPECT_EQ(vit("vit_ti_16").params_trainable(), 5'717'416);
   const auto gmacs = [](const char* name) { return vit(name).fwd_flops_per_sample() / 2e9; };

@@ -3,6 +3,7 @@
 // of blocks (7x7 depthwise convolution, layer norm over the channels, dense 4C with GELU, dense C,
 // a learned per-channel layer scale, residual add), each stage after the first opened by a layer
 // norm and a 2x2 stride-2 convolution; global average pooling, a layer norm and the classifier.
+// Each layer norm over a convolution's output copies it to channels-last first (below).
 // Stochastic depth after the layer scale, at torchvision's stochastic_depth_prob (0.1, 0.4, 0.5,
 // 0.5) x block / (blocks - 1): the first block's is 0 and free. Parameter counts equal
 // torchvision's (model_zoo_test).
@@ -21,9 +22,16 @@ struct ConvNextConfig {
   double drop_path;  // torchvision's stochastic_depth_prob
 };
 
+// torchvision permutes the convolution's channels-first output to channels-last before its layer
+// norm, and ATen's layer norm makes a non-contiguous input contiguous first (layer_norm_cuda's
+// expect_contiguous): a copy, forward and (for the gradient) backward.
+Shape layer_norm_of_permuted(ModelBuilder& b, Shape x, const std::string& p) {
+  return b.layer_norm(b.permute(x, x, p + "_permute"), p + "_ln");
+}
+
 Shape block(ModelBuilder& b, Shape x, double drop_rate, const std::string& p) {
   Shape y = b.depthwise_conv2d(x, 7, 7, 1, Padding::Same, true, p + "_dwconv");
-  y = b.layer_norm(y, p + "_ln");
+  y = layer_norm_of_permuted(b, y, p);
   y = b.activation(b.dense(y, 4 * x.c, true, p + "_fc1"), "gelu", p + "_gelu");
   y = b.dense(y, x.c, true, p + "_fc2");
   y = b.channel_scale(y, p + "_layer_scale");
@@ -35,13 +43,13 @@ Model build_convnext(const ConvNextConfig& c, const ModelOptions& o) {
   ModelBuilder b(c.name);
   Shape x = b.input(input_shape(o));
   x = b.conv2d(x, c.dims[0], 4, 4, 4, Padding::Valid, true, "stem_conv");
-  x = b.layer_norm(x, "stem_ln");
+  x = layer_norm_of_permuted(b, x, "stem");
   const double drop_path = o.drop_path >= 0 ? o.drop_path : c.drop_path;
   const int blocks = c.depths[0] + c.depths[1] + c.depths[2] + c.depths[3];
   int id = 0;
   for (int s = 0; s < 4; ++s) {
     if (s > 0) {
-      x = b.layer_norm(x, fmt::format("downsample_{}_ln", s));
+      x = layer_norm_of_permuted(b, x, fmt::format("downsample_{}", s));
       x = b.conv2d(x, c.dims[s], 2, 2, 2, Padding::Valid, true, fmt::format("downsample_{}_conv", s));
     }
     for (int i = 0; i < c.depths[s]; ++i, ++id)
