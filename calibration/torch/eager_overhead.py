@@ -30,6 +30,35 @@ def optimizer_step_s(tensors, foreach):
     return (time.perf_counter() - start) / reps
 
 
+def module_ops_us(blocks=200, reps=20):
+    """Forward: host time a module call (one operator each, autograd recording); backward: a node."""
+    layers = []
+    for _ in range(blocks):
+        layers += [torch.nn.Linear(4, 4), torch.nn.ReLU(), torch.nn.LayerNorm(4)]
+    model = torch.nn.Sequential(*layers)
+    x = torch.randn(2, 4)
+
+    def best(fn):
+        fn()
+        times = []
+        for _ in range(reps):
+            start = time.perf_counter()
+            fn()
+            times.append(time.perf_counter() - start)
+        return min(times)
+
+    def step():
+        model.zero_grad(set_to_none=True)
+        model(x).sum().backward()
+
+    forward = best(lambda: model(x))
+    backward = best(step) - forward
+    with torch.autograd.profiler.profile() as prof:
+        model(x).sum().backward()
+    nodes = sum(1 for e in prof.function_events if "Backward" in e.name and e.cpu_parent is None)
+    return forward / (3 * blocks) * 1e6, backward / max(nodes, 1) * 1e6
+
+
 def loop_us(reps=5000):
     model = torch.nn.Linear(1, 1)
     opt = torch.optim.SGD(model.parameters(), lr=0.1)
@@ -56,6 +85,8 @@ def main():
         per_tensor = (optimizer_step_s(1010, foreach) - optimizer_step_s(10, foreach)) / 1000 * 1e6
         print(f"SGD momentum per parameter tensor (foreach={foreach}): {per_tensor:.2f} us")
     print(f"training loop per iteration, one-parameter model: {loop_us():.1f} us")
+    forward, backward = module_ops_us()
+    print(f"module call forward (autograd recording): {forward:.2f} us; backward node: {backward:.2f} us")
 
 
 if __name__ == "__main__":
