@@ -105,10 +105,13 @@ void memory_layer(const Layer& l, I64 batch, Precision p, std::vector<KernelSpec
     case LayerKind::Activation:
       // gelu_new: Hugging Face's eight operations forward, autograd's eleven backward
       // (cost/compute.cpp gelu_new_kernels), as unary passes.
-      for (int i = 0, n = l.fn == "gelu_new" ? 7 : 0; i < n; ++i) out.push_back(mem("act_fwd_op", F, MemOp::Unary, o, o, 1, p));
+    {
+      const bool gelu_new = l.fn == "gelu_new";
+      for (int i = 0; i < (gelu_new ? 7 : 0); ++i) out.push_back(mem("act_fwd_op", F, MemOp::Unary, o, o, 1, p));
       out.push_back(mem("act_fwd", F, MemOp::Unary, o, o, 1, p));
-      for (int i = 0, n = l.fn == "gelu_new" ? 10 : 0; i < n; ++i) out.push_back(mem("act_bwd_op", B, MemOp::Binary, o, o, 1, p));
+      for (int i = 0; i < (gelu_new ? 10 : 0); ++i) out.push_back(mem("act_bwd_op", B, MemOp::Binary, o, o, 1, p));
       out.push_back(mem("act_bwd", B, MemOp::Binary, o, o, 1, p));
+    }
       break;
     case LayerKind::Pool: {
       const int taps = int(std::max(1.0, l.fwd_flops / double(std::max<I64>(l.out.elems(), 1))));

@@ -164,7 +164,8 @@ LibraryCall library_call(const CommMethod& m, Collective c, const CommTopology& 
   as_run.steps_in_flight = m.library == Library::Nccl && m.ring_steps_in_flight;
   LibraryCall k{concrete_algorithm(m, c, topo, bytes), Protocol::Simple, as_run, bytes};
   if (!topo.nccl_protocols || topo.ranks() <= 1) return k;
-  const bool auto_allreduce = c == Collective::Allreduce && m.algorithm == Algorithm::Auto && m.library == Library::Nccl;
+  const bool auto_allreduce =
+      c == Collective::Allreduce && m.algorithm == Algorithm::Auto && m.library == Library::Nccl;
   k.protocol = (auto_allreduce ? nccl_allreduce_choice(topo, bytes, m.protocol)
                                : nccl_choice(k.algorithm, topo, bytes, m.protocol, c)).protocol;
   k.topo = protocol_topology(as_run, k.protocol);

@@ -59,8 +59,9 @@ Algorithm nccl_allreduce(const CommTopology& topo, Bytes bytes, Protocol allowed
 Algorithm concrete_algorithm(const CommMethod& m, Collective c, const CommTopology& topo, Bytes bytes);
 
 // A call as the library runs it: the algorithm, NCCL's protocol (Simple unless topo.nccl_protocols;
-// every collective but all-to-all, which NCCL runs as point-to-point sends), and the topology and bytes its rounds run with (cost/protocol.hpp). Both
-// backends run each bucket's exchange through this.
+// every collective but all-to-all, which NCCL runs as point-to-point sends), and the topology and
+// bytes its rounds run with (cost/protocol.hpp). Both backends run each bucket's exchange through
+// this.
 struct LibraryCall {
   Algorithm algorithm;
   Protocol protocol;

@@ -436,7 +436,8 @@ Shape ModelBuilder::encoder_block(Shape x, int heads, int mlp, const std::string
   x = sublayer(x, "ln_1", "add_1", [&](Shape y) {
     if (style.separate_qkv) {
       // Attention reads the three projections as they are (Hugging Face's views, no copy).
-      const Shape q = dense(y, d, true, p + "query"), k = dense(y, d, true, p + "key"), v = dense(y, d, true, p + "value");
+      const Shape q = dense(y, d, true, p + "query"), k = dense(y, d, true, p + "key");
+      const Shape v = dense(y, d, true, p + "value");
       Layer l = attention_layer(Shape{q.h, 1, 3 * d}, heads, 0, p + "attention");
       l.inputs = producers({q, k, v});
       l.causal = style.causal;

@@ -79,7 +79,8 @@ class ModelBuilder {
   // Squeeze-excite as torchvision's SqueezeExcitation: global average pooling, a biased 1x1
   // convolution to `squeeze` channels with `act`, one back to x's channels with `gate`, x scaled
   // by it. Layers named prefix + pool, fc1, act, fc2, gate, scale.
-  Shape squeeze_excite(Shape x, int squeeze, const std::string& act, const std::string& gate, const std::string& prefix);
+  Shape squeeze_excite(Shape x, int squeeze, const std::string& act, const std::string& gate,
+                       const std::string& prefix);
   // Stochastic depth (Huang et al. 2016; torchvision's StochasticDepth "row", Keras' Dropout with
   // noise_shape (N, 1, 1, 1)): a residual branch dropped for whole samples; rate 0 is free.
   Shape stochastic_depth(Shape x, double rate, const std::string& name = {});

@@ -9,10 +9,11 @@
 // Dropout (0.1) after the embeddings, on the attention probabilities and on each sublayer's
 // output, where the two models run it in training. GPT-2's MLP activation is gelu_new, the tanh
 // approximation Hugging Face writes as eight operations (cost/compute.cpp). Both scale the scores
-// (not q) in their eager attention, and BERT adds its attention mask to them. BERT projects query, key and value with three
-// dense layers, GPT-2 with one packed layer (Conv1D c_attn). The loss is a softmax over each token's
-// logits (log_softmax and NLL read and write them: T x vocabulary values a sample). Parameter
-// counts equal the models' published totals (model_zoo_test; transformer_test).
+// (not q) in their eager attention, and BERT adds its attention mask to them. BERT projects query,
+// key and value with three dense layers, GPT-2 with one packed layer (Conv1D c_attn). The loss is
+// a softmax over each token's logits (log_softmax and NLL read and write them: T x vocabulary
+// values a sample). Parameter counts equal the models' published totals (model_zoo_test;
+// transformer_test).
 #include <fmt/format.h>
 
 #include "model/zoo_models.hpp"
@@ -52,7 +53,8 @@ Model build_bert(const TextConfig& c, const ModelOptions& o) {
   ModelBuilder b(c.name);
   Shape x = b.token_embedding(token_ids(b, o), o.classes, c.hidden, c.positions, 2, true, rate(o), "");
   for (int i = 0; i < c.layers; ++i)
-    x = b.encoder_block(x, c.heads, c.mlp, fmt::format("layer_{}_", i), {false, true, rate(o), true, "gelu", true, true});
+    x = b.encoder_block(x, c.heads, c.mlp, fmt::format("layer_{}_", i),
+                        {false, true, rate(o), true, "gelu", true, true});
   Shape pooled = b.take_token(x, "first_token");
   pooled = b.activation(b.dense(pooled, c.hidden, true, "pooler"), "tanh", "pooler_tanh");
   b.dense(pooled, 2, true, "seq_relationship");
