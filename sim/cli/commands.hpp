@@ -24,6 +24,7 @@ int cmd_validate(const Args& args);
 int cmd_advise(const Args& args);
 int cmd_map(const Args& args);
 int cmd_report(const Args& args);
+int cmd_profile(const Args& args);
 
 // `report`'s options and the run that `sweep --report` shares (cli/report_cmd.cpp).
 struct StudyOptions;

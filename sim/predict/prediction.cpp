@@ -155,6 +155,11 @@ std::string algorithms_run(const Scenario& sc, const std::vector<Bucket>& bucket
 
 }  // namespace
 
+ComputeProfile device_compute_profile(const Scenario& sc) {
+  const Execution& e = sc.execution;
+  return compute_profile(sc.model, sc.system.device, e.precision, e.batch_per_gpu, sc.system.compute, e.optimizer, e.fw);
+}
+
 Prediction predict(const Scenario& sc) {
   const Execution& e = sc.execution;
   const System& sys = sc.system;

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "cost/compute.hpp"
 #include "schedule/step_timing.hpp"
 #include "scenario/scenario.hpp"
 
@@ -66,5 +67,10 @@ EpochShape epoch_shape(long long samples, int batch, int ranks, int sync_period)
 
 // The prediction with the scenario's backend (the one-GPU reference for speed-up uses it too).
 Prediction predict(const Scenario& sc);
+
+// The compute profile of one micro-batch on the scenario's device (a mixed cluster: its first
+// group's), before contention and stragglers: what `simulate` composes its step from
+// (`ddlsim profile` prints it layer by layer).
+ComputeProfile device_compute_profile(const Scenario& sc);
 
 }  // namespace ddlsim

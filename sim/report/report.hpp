@@ -19,6 +19,16 @@ std::string render_prediction(const Prediction& p, Format f);
 std::string csv_cell(const nlohmann::ordered_json& v);
 std::string csv_escape(const std::string& s);
 
+// `ddlsim profile`: one micro-batch's compute layer by layer (model order, or the `top` slowest
+// when top > 0), with the step's totals; shares are of forward + backward + optimizer + framework.
+struct ProfileContext {
+  std::string device, precision;
+  int batch = 0;
+  bool calibrated = false;  // per-layer times from a calibration file
+};
+std::string render_compute_profile(const Model& m, const ComputeProfile& p, const ProfileContext& c, Format f,
+                                   int top = 0);
+
 // `ddlsim models NAME`: per-layer table and totals.
 std::string render_model(const Model& m, Format f);
 std::string render_model_list(Format f);

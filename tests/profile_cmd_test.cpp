@@ -1,0 +1,72 @@
+// `ddlsim profile`: one micro-batch's compute layer by layer. The layers add up to the totals it
+// prints, --top keeps the slowest in order, and bad arguments exit 2 with the reason.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <string>
+
+#include "test_util.hpp"
+
+namespace {
+
+nlohmann::json profile_json(const std::string& extra) {
+  const auto r = testutil::run_ddlsim("profile " + testutil::source_dir() + "/scenarios/default.ini --format json " +
+                                      extra);
+  EXPECT_EQ(r.code, 0) << r.out;
+  return nlohmann::json::parse(r.out);
+}
+
+}  // namespace
+
+TEST(Profile, LayersAddUpToTheTotals) {
+  const auto j = profile_json("");
+  double fwd = 0, bwd = 0, share = 0;
+  for (const auto& l : j["per_layer"]) {
+    fwd += l["forward_s"].get<double>();
+    bwd += l["backward_s"].get<double>();
+    share += l["share"].get<double>();
+  }
+  EXPECT_NEAR(fwd, j["forward_s"].get<double>(), 1e-12);
+  EXPECT_NEAR(bwd, j["backward_s"].get<double>(), 1e-12);
+  const double step = j["step_s"].get<double>();
+  EXPECT_NEAR(step, fwd + bwd + j["optimizer_s"].get<double>() + j["framework_s"].get<double>(), 1e-12);
+  // The layers' shares leave out the optimizer's and the framework's.
+  EXPECT_NEAR(share, (fwd + bwd) / step, 1e-9);
+  EXPECT_EQ(j["source"], "roofline");
+  // Every layer of the model, as `ddlsim models` lists them.
+  const auto m = testutil::run_ddlsim("models resnet50 --format json");
+  ASSERT_EQ(m.code, 0);
+  EXPECT_EQ(j["per_layer"].size(), nlohmann::json::parse(m.out)["layers"].get<std::size_t>());
+}
+
+TEST(Profile, TopKeepsTheSlowestInOrder) {
+  const auto all = profile_json("");
+  const auto top = profile_json("--top 5");
+  ASSERT_EQ(top["per_layer"].size(), 5u);
+  double slowest = 0;
+  for (const auto& l : all["per_layer"])
+    slowest = std::max(slowest, l["forward_s"].get<double>() + l["backward_s"].get<double>());
+  double last = slowest;
+  for (const auto& l : top["per_layer"]) {
+    const double t = l["forward_s"].get<double>() + l["backward_s"].get<double>();
+    EXPECT_LE(t, last);
+    last = t;
+  }
+  EXPECT_DOUBLE_EQ(top["per_layer"][0]["forward_s"].get<double>() + top["per_layer"][0]["backward_s"].get<double>(),
+                   slowest);
+  // A measured throughput scales every layer; the profile says so.
+  EXPECT_EQ(profile_json("--compute.throughput=500")["source"], "roofline scaled to the measured throughput");
+}
+
+TEST(Profile, BadArgumentsExit2) {
+  const auto top = testutil::run_ddlsim("profile --top -2");
+  EXPECT_EQ(top.code, 2);
+  EXPECT_NE(top.out.find("--top -2: expected a count >= 0"), std::string::npos) << top.out;
+  const auto key = testutil::run_ddlsim("profile --training.batch_per_gpu=0");
+  EXPECT_EQ(key.code, 2);
+  EXPECT_NE(key.out.find("training.batch_per_gpu"), std::string::npos) << key.out;
+  const auto two = testutil::run_ddlsim("profile a.ini b.ini");
+  EXPECT_EQ(two.code, 2);
+}
