@@ -99,6 +99,11 @@ TEST(Cli, ModelsListsTheZoo) {
   ASSERT_EQ(j.code, 0);
   EXPECT_EQ(nlohmann::json::parse(j.out)["params_total"], 25636712);
   EXPECT_EQ(run_ddlsim("models nosuchnet").code, 2);
+  // The list as CSV: a header and one row of six cells a model.
+  const auto csv = run_ddlsim("models --format csv");
+  ASSERT_EQ(csv.code, 0);
+  EXPECT_EQ(csv.out.substr(0, csv.out.find('\n')), "name,input,classes,params_total,params_trainable,fwd_gflops");
+  EXPECT_NE(csv.out.find("\nresnet50,224x224x3,1000,25636712,25583592,"), std::string::npos) << csv.out;
 }
 
 TEST(Cli, UnknownCommand) { EXPECT_EQ(run_ddlsim("frobnicate").code, 2); }

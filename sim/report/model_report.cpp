@@ -83,6 +83,15 @@ std::string render_model_list(Format f) {
     list.push_back(j);
   }
   if (f == Format::Json) return list.dump(2) + "\n";
+  if (f == Format::Csv) {
+    std::string out = "name,input,classes,params_total,params_trainable,fwd_gflops\n";
+    for (const auto& j : list) {
+      std::string row;
+      for (const auto& [k, v] : j.items()) row += (row.empty() ? "" : ",") + csv_cell(v);
+      out += row + "\n";
+    }
+    return out;
+  }
   std::string out = fmt::format("{:<18} {:>11} {:>8} {:>14} {:>14} {:>10}\n", "model", "input", "classes",
                                 "params", "trainable", "fwd GFLOP");
   for (const auto& j : list)
