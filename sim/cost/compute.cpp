@@ -6,6 +6,7 @@
 #include "core/text.hpp"
 #include "cost/autocast.hpp"
 #include "cost/framework_costs.hpp"
+#include "cost/fusion.hpp"
 
 namespace ddlsim {
 
@@ -311,18 +312,81 @@ double ComputeProfile::gradient_elems() const {
 }
 
 namespace {
+// compute.fusion = pointwise (cost/fusion.hpp): each chain of pointwise layers runs as one kernel
+// each way, charged to its last layer (the others cost nothing). A fused kernel moves what the
+// chain's own kernels moved, less the tensors they handed on to each other: forward a member's
+// output is neither written nor read again, backward the gradient between two members likewise
+// (what backward needs of the forward is recomputed from the chain's inputs, as both compilers do
+// with pointwise work). The tail keeps autograd's sums where its output forks.
+struct Traffic {
+  double fwd_bytes = 0, bwd_bytes = 0, work = 0;
+  bool fwd = false, bwd = false;  // whether the layer runs a kernel that way
+};
+
+Traffic eager_traffic(const Layer& l, const ComputeTuning& t, Precision p, int batch, const ActivationBytes& ab) {
+  Traffic tr;
+  const double in = double(l.in_elems) * batch * ab.in, out = double(l.out_elems) * batch * ab.out;
+  const double mask = double(l.out_elems) * batch;
+  const auto bytes = [&](const Kernel& k) { return k.in * in + k.out * out + k.mask * mask; };
+  const Kernels ks = layer_kernels(l, t, p);
+  double masks = 0;
+  for (const Kernel& k : ks.fwd) tr.fwd_bytes += bytes(k), tr.work += k.work * l.fwd_flops * batch, tr.fwd = true;
+  for (const Kernel& k : ks.bwd)
+    if (!k.fork_sum) tr.bwd_bytes += bytes(k), tr.bwd = true, masks += k.mask * mask;
+  // A layer of several operations (gelu_new) fused: its inputs read and its output written once
+  // forward; backward the output's gradient and the inputs read, the inputs' gradient written.
+  tr.fwd_bytes = std::min(tr.fwd_bytes, in + out + masks);
+  tr.bwd_bytes = std::min(tr.bwd_bytes, out + 2 * in + masks);
+  return tr;
+}
+
+void fuse_pointwise_chains(const Model& m, const Device& d, Precision p, int batch, const ComputeTuning& t,
+                           const std::vector<ActivationBytes>& ab, std::size_t first_trainable,
+                           ComputeProfile& prof) {
+  const Roofline simt{d.peak_fp32, d.mem_bw_Bps * t.memory_efficiency, t};
+  for (const std::vector<std::size_t>& chain : pointwise_chains(m)) {
+    Traffic sum;
+    for (std::size_t k = 0; k < chain.size(); ++k) {
+      const std::size_t i = chain[k];
+      const Traffic tr = eager_traffic(m.layers[i], t, p, batch, ab[i]);
+      sum.fwd_bytes += tr.fwd_bytes, sum.bwd_bytes += tr.bwd_bytes, sum.work += tr.work;
+      sum.fwd = sum.fwd || tr.fwd, sum.bwd = sum.bwd || tr.bwd;
+      if (k > 0) {
+        // The tensor handed on from the previous member: one write and one read each way saved,
+        // where both ran a kernel that way.
+        const std::size_t j = chain[k - 1];
+        const Traffic before = eager_traffic(m.layers[j], t, p, batch, ab[j]);
+        const double handed = 2 * double(m.layers[j].out_elems) * batch * ab[j].out;
+        if (before.fwd && tr.fwd) sum.fwd_bytes -= handed;
+        if (before.bwd && tr.bwd) sum.bwd_bytes -= handed;
+      }
+      prof.layers[i].fwd_s = prof.layers[i].bwd_s = 0;
+    }
+    const std::size_t tail = chain.back();
+    LayerCost& c = prof.layers[tail];
+    if (sum.fwd) c.fwd_s = simt.kernel_s(sum.work, std::max(0.0, sum.fwd_bytes));
+    if (sum.bwd && chain.front() > first_trainable) c.bwd_s = simt.kernel_s(0, std::max(0.0, sum.bwd_bytes));
+    const double y = double(m.layers[tail].out_elems) * batch * ab[tail].out;
+    for (int i = 1; t.fork_sums && i < m.layers[tail].consumers; ++i) c.bwd_s += simt.kernel_s(0, 3 * y);
+  }
+}
+
 ComputeProfile roofline_profile(const Model& model, const Device& device, Precision precision,
                                 int batch, const ComputeTuning& tuning, Optimizer optimizer, FrameworkMode mode) {
   ComputeProfile prof;
   int tensors = 0;
   bool needs_input_gradient = false;  // some earlier layer has trainable weights
   const std::vector<ActivationBytes> bytes = activation_bytes(model, precision, tuning.autocast);
+  std::size_t first_trainable = model.layers.size();
   for (std::size_t i = 0; i < model.layers.size(); ++i) {
     const Layer& l = model.layers[i];
     prof.layers.push_back(layer_cost(l, device, precision, batch, tuning, needs_input_gradient, bytes[i]));
     tensors += prof.layers.back().grad_tensors;
+    if (l.params_trainable > 0 && !needs_input_gradient) first_trainable = i;
     needs_input_gradient = needs_input_gradient || l.params_trainable > 0;
   }
+  if (tuning.pointwise_fusion && tuning.per_kind_traffic)
+    fuse_pointwise_chains(model, device, precision, batch, tuning, bytes, first_trainable, prof);
   // The optimizer on FP32 master weights (spec/optimizer.hpp: 20 bytes a parameter for SGD with
   // momentum), its kernels per trainable tensor as the framework runs them (cost/framework_costs.hpp).
   // Accumulation: read two, write one, one kernel per tensor (autograd's AccumulateGrad; a graph's

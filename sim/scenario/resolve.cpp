@@ -320,6 +320,7 @@ ComputeTuning resolve_compute(const Reader& r, int batch) {
   t.per_kind_traffic = traffic > 0;
   t.fork_sums = traffic == 2;
   t.fused_attention = r.choice<bool>("compute.attention", {{"fused", true}, {"math", false}});
+  t.pointwise_fusion = r.choice<bool>("compute.fusion", {{"none", false}, {"pointwise", true}});
   t.autocast = r.choice<bool>("compute.mixed_activations", {{"autocast", true}, {"fp16", false}});
   t.jitter_cv = r.real("compute.jitter_cv", 0, true, 1);
   if (r.given("compute.device_spread")) t.device_spread = r.real("compute.device_spread", 0, true, 1);

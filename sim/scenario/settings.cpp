@@ -105,6 +105,9 @@ const std::vector<KeySpec>& scenario_keys() {
                                      "scaled_dot_product_attention runs it: FlashAttention or memory-efficient "
                                      "attention; the scores are never stored) or math (two matrix products and a "
                                      "softmax over the stored scores: PyTorch 1.x, Keras' MultiHeadAttention)"},
+      {"compute.fusion", "none", "roofline: none (every operation its own kernel: eager PyTorch, TensorFlow "
+                                 "without XLA) or pointwise (each chain of elementwise operations one kernel each "
+                                 "way: torch.compile, XLA)"},
       {"compute.mixed_activations", "autocast", "roofline, mixed precision: autocast (PyTorch AMP's op lists: layer "
                                                "norms, softmax and embeddings produce FP32, a residual add of FP16 and "
                                                "FP32 is FP32, an FP16 op fed FP32 casts it first) or fp16 (every "

@@ -33,6 +33,8 @@ struct ComputeTuning {
                                       // lists (cost/autocast.hpp), not FP16 throughout
   bool fused_attention = true;        // attention as one fused kernel each way (FlashAttention), not
                                       // matrix products and a softmax over stored scores
+  bool pointwise_fusion = false;      // chains of pointwise layers as one kernel each way
+                                      // (torch.compile, XLA: cost/fusion.hpp)
   double jitter_cv = 0;               // per-rank compute variation (cost/stragglers.hpp); 0: none
   double device_spread = -1;          // speed spread between devices (cost/stragglers.hpp); < 0: default
   int threads_per_rank = 1;           // CPU ranks: compute threads each (as calibrated)
