@@ -166,3 +166,14 @@ TEST(Scenario, ModelDropPathOnlyWithStochasticDepth) {
                 .find("no model.drop_path with a model file"),
             std::string::npos);
 }
+
+// model.precision = bf16: costed as mixed (the same tensor-core rate, autocast's same lists) on GPUs
+// that have BF16 (Ampere and later); refused with the reason on the others.
+TEST(Scenario, Bf16OnAmpereAndLater) {
+  EXPECT_EQ(error_of("[model]\nprecision = bf16\n[compute]\ndevice = a100\n"), "");
+  EXPECT_EQ(error_of("[model]\nprecision = bf16\n[compute]\ndevice = rtx4090\n"), "");
+  const std::string v100 = error_of("[model]\nprecision = bf16\n[compute]\ndevice = v100\n");
+  EXPECT_NE(v100.find("s.ini:2: model.precision"), std::string::npos) << v100;
+  EXPECT_NE(v100.find("BF16 needs an Ampere or later GPU"), std::string::npos) << v100;
+  EXPECT_NE(error_of("[model]\nprecision = bf16\n[compute]\ndevice = t4\n"), "");
+}

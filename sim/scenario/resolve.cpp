@@ -427,6 +427,15 @@ Scenario resolve_scenario(const Settings& settings, const std::string& base_dir,
   sc.system.device = sc.system.groups.empty() ? find_device(device, r.where("compute.device"))
                                               : sc.system.groups.front().device;
   sc.execution = resolve_execution(r, sc.system.nodes);
+  // bf16 is costed as mixed (the same tensor-core rate and autocast lists) where the GPU has it.
+  if (to_lower(r.text("model.precision")) == "bf16") {
+    std::vector<Device> devices{sc.system.device};
+    for (const NodeGroup& g : sc.system.groups) devices.push_back(g.device);
+    for (const Device& d : devices)
+      if (!d.bf16)
+        r.fail("model.precision", "fp32, tf32 or mixed on " + d.name + ": BF16 needs an Ampere or later GPU (A100, "
+                                  "A10, L40S, H100, RTX 30/40/50 series); mixed is FP16");
+  }
   const std::string misfit = algorithm_misfit(sc.execution.algorithm, sc.system);
   if (!misfit.empty()) r.fail("comm.algorithm", "an algorithm this cluster runs: " + misfit);
   if (sc.execution.protocol == Protocol::LL128 && !nccl_tuning::nvlink_hop(sc.system.cluster.intra.bw_Bps))

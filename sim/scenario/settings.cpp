@@ -27,7 +27,8 @@ const std::vector<KeySpec>& scenario_keys() {
                               "Swins (any rate > 0 costs the same: one multiply a residual branch); default: the "
                               "layout's own (Keras and torchvision 0.2, ConvNeXt 0.1 to 0.5, Swin 0.2 to 0.5); "
                               "0 as timm's create_model"},
-      {"model.precision", "fp32", "fp32, tf32 or mixed (FP16 tensor cores and FP16 gradients)"},
+      {"model.precision", "fp32", "fp32, tf32 or mixed (FP16 tensor cores, FP32 master weights; fp16 and amp "
+                                  "are other names for it); bf16 is costed as mixed, on Ampere and later GPUs"},
       {"training.framework", "horovod",
        "preset: horovod, pytorch_ddp, tf_mirrored, tf_custom_accum, tf_ps, lbann, tarantella, tf1_ps, "
        "tf1_replicated, tf1_distributed_replicated"},

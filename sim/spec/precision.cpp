@@ -10,8 +10,8 @@ namespace ddlsim {
 Precision parse_precision(const std::string& text, const std::string& key) {
   static const std::vector<std::pair<std::string, Precision>> names = {
       {"fp32", Precision::FP32}, {"tf32", Precision::TF32}, {"mixed", Precision::Mixed},
-      {"fp16", Precision::Mixed}, {"amp", Precision::Mixed}};
-  return lookup(names, text, key, "", "fp32, tf32, mixed");
+      {"fp16", Precision::Mixed}, {"amp", Precision::Mixed}, {"bf16", Precision::Mixed}};
+  return lookup(names, text, key, "", "fp32, tf32, mixed, bf16");
 }
 
 const char* to_string(Precision p) {

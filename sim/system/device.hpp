@@ -18,6 +18,7 @@ struct Device {
   std::string source;             // where the figures come from
   int pcie_gen = 3;               // the host interface (PCIe generation, x16), same datasheets
   bool tensor_cores = true;       // Volta and later; K80 and P100 have none
+  bool bf16 = false;              // BF16 tensor math: Ampere and later
 
   FlopsPerSecond peak(Precision p) const;
 };
