@@ -60,6 +60,17 @@ TEST(Profile, TopKeepsTheSlowestInOrder) {
   EXPECT_EQ(profile_json("--compute.throughput=500")["source"], "roofline scaled to the measured throughput");
 }
 
+// A calibration file's per-layer times, of the device it measured (here this machine's CPU).
+TEST(Profile, CalibratedLayersNameTheirDevice) {
+  testutil::TempFile cal("small_cnn.cal");
+  const auto c = testutil::run_ddlsim("calibrate --device cpu --model small_cnn --batch 4 --out " + cal.path());
+  ASSERT_EQ(c.code, 0) << c.out;
+  const auto j = profile_json("--model.name=small_cnn --model.input_size=32 --model.classes=10 "
+                              "--training.batch_per_gpu=4 --compute.calibration=" + cal.path());
+  EXPECT_EQ(j["source"], "calibration");
+  EXPECT_EQ(j["device"].get<std::string>().rfind("cpu", 0), 0u) << j["device"];
+}
+
 TEST(Profile, BadArgumentsExit2) {
   const auto top = testutil::run_ddlsim("profile --top -2");
   EXPECT_EQ(top.code, 2);

@@ -28,8 +28,10 @@ int cmd_profile(const Args& args) {
   const std::string file = pa.positional.empty() ? "" : pa.positional.front();
   const ScenarioInput in = read_scenario(file, {}, pa.overrides);
   const Scenario sc = resolve_scenario(in.settings, dir_of(file), read_platform_file);
-  const ProfileContext c{sc.system.device.name, to_string(sc.execution.precision), sc.execution.batch_per_gpu,
-                         sc.system.compute.calibration != nullptr};
+  // A calibration's times are of the device it measured, whatever the platform's GPU.
+  const auto& cal = sc.system.compute.calibration;
+  const ProfileContext c{cal ? cal->device : sc.system.device.name, to_string(sc.execution.precision),
+                         sc.execution.batch_per_gpu, cal != nullptr};
   OutputSet out;
   out.add(pa.vm["output"].as<std::string>(),
           render_compute_profile(sc.model, device_compute_profile(sc), c, format, top));
