@@ -345,7 +345,7 @@ void fuse_pointwise_chains(const Model& m, const Device& d, Precision p, int bat
                            ComputeProfile& prof) {
   const Roofline simt{d.peak_fp32, d.mem_bw_Bps * t.memory_efficiency, t};
   for (const std::vector<std::size_t>& chain : pointwise_chains(m)) {
-    Traffic sum;
+    Traffic sum, before;
     for (std::size_t k = 0; k < chain.size(); ++k) {
       const std::size_t i = chain[k];
       const Traffic tr = eager_traffic(m.layers[i], t, p, batch, ab[i]);
@@ -355,11 +355,11 @@ void fuse_pointwise_chains(const Model& m, const Device& d, Precision p, int bat
         // The tensor handed on from the previous member: one write and one read each way saved,
         // where both ran a kernel that way.
         const std::size_t j = chain[k - 1];
-        const Traffic before = eager_traffic(m.layers[j], t, p, batch, ab[j]);
         const double handed = 2 * double(m.layers[j].out_elems) * batch * ab[j].out;
         if (before.fwd && tr.fwd) sum.fwd_bytes -= handed;
         if (before.bwd && tr.bwd) sum.bwd_bytes -= handed;
       }
+      before = tr;
       prof.layers[i].fwd_s = prof.layers[i].bwd_s = 0;
     }
     const std::size_t tail = chain.back();

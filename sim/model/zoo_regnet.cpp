@@ -63,8 +63,10 @@ Shape block(ModelBuilder& b, Shape in, const RegNetStage& s, bool se, int stride
 }
 
 Model build_regnet(const char* name, const ModelOptions& o) {
-  const RegNetConfig& c = *std::find_if(std::begin(kRegNets), std::end(kRegNets),
-                                        [&](const RegNetConfig& r) { return std::string(r.name) == name; });
+  const auto it = std::find_if(std::begin(kRegNets), std::end(kRegNets),
+                               [&](const RegNetConfig& r) { return std::string(r.name) == name; });
+  if (it == std::end(kRegNets)) throw InputError(fmt::format("no RegNet named '{}'", name));
+  const RegNetConfig& c = *it;
   ModelBuilder b(c.name);
   Shape x = b.input(input_shape(o));
   x = b.activation(conv_bn(b, x, 32, 3, 2, 1, "stem"), "relu", "stem_relu");
