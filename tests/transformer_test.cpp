@@ -617,6 +617,42 @@ TEST(Transformers, GeluNewByHand) {
                InputError);
 }
 
+// gelu_new under autocast (mixed precision, GPT-2's linear layer hands it FP16): pow is on
+// autocast's FP32 list, so x is cast to FP32 for it and type promotion makes everything after it
+// FP32, the output included; by hand on a V100 (batch 4, 512 tokens of 3,072: N values, an FP16
+// tensor 2N bytes, an FP32 one 4N). Forward nine kernels: 0.5 x (FP16 read and written: 4N), the
+// cast (2N + 4N), pow, the scaling, sqrt(2/pi)'s, tanh and 1 + tanh (8N each), the add and the
+// product (an FP16 and an FP32 read, an FP32 write: 10N), the eight operations' work N/8 each.
+// Backward fourteen: 12N for the product's FP32 gradient to 0.5 x, tanh's and pow's last; 6N for
+// the three casts of a gradient to FP16 and the two FP16 sums; 10N the product's other gradient;
+// 8N the two scalings' and pow's first two; 4N 0.5's. The output is FP32, so the next linear layer
+// casts it to FP16 (autocast), and without autocast (compute.mixed_activations = fp16) the eight
+// operations run in FP16.
+TEST(Transformers, GeluNewUnderAutocastByHand) {
+  const Model m = text("gpt2", 512);
+  std::size_t i = 0;
+  while (m.layers[i].kind != LayerKind::Activation) ++i;
+  ASSERT_EQ(m.layers[i].fn, "gelu_new");
+  const auto ab = activation_bytes(m, Precision::Mixed, true);
+  EXPECT_EQ(ab[i].in, 2);
+  EXPECT_EQ(ab[i].out, 4);
+  EXPECT_EQ(ab[i].cast_from, 0);
+  EXPECT_EQ(ab[i + 1].cast_from, 4);  // c_proj casts it back to FP16
+  const Device& v100 = find_device("v100", "");
+  const ComputeTuning t;
+  const double n = 4 * 512 * 3072.0, peak = 15.7e12;
+  const auto k = [&](double flops, double bytes) { return kernel_s(flops, bytes, peak); };
+  const auto c = compute_profile(m, v100, Precision::Mixed, 4, t, Optimizer::Sgd).layers[i];
+  EXPECT_NEAR(c.fwd_s, k(n / 8, 4 * n) + k(0, 6 * n) + 5 * k(n / 8, 8 * n) + 2 * k(n / 8, 10 * n), 1e-12);
+  EXPECT_NEAR(c.bwd_s, 3 * k(0, 12 * n) + 5 * k(0, 6 * n) + k(0, 10 * n) + 4 * k(0, 8 * n) + k(0, 4 * n), 1e-12);
+  ComputeTuning fp16 = t;
+  fp16.autocast = false;
+  const auto h = compute_profile(m, v100, Precision::Mixed, 4, fp16, Optimizer::Sgd).layers[i];
+  const double x = 2 * n;
+  EXPECT_NEAR(h.fwd_s, 6 * k(n / 8, 2 * x) + 2 * k(n / 8, 3 * x), 1e-12);
+  EXPECT_NEAR(h.bwd_s, 6 * k(0, 3 * x) + 5 * k(0, 2 * x), 1e-12);
+}
+
 // Hugging Face's eager attention (math path): the scores scaled instead of q, and BERT's attention
 // mask added to them: by hand against the same layer without (BERT-base, V100, FP32, batch 8, 128
 // tokens): forward one pass over the scores (read and write) in place of one over q, plus the

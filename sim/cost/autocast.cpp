@@ -4,7 +4,7 @@ namespace ddlsim {
 
 namespace {
 
-enum class Cast { ToHalf, ToFloat, Keep, Promote, Float };
+enum class Cast { ToHalf, ToFloat, Keep, Promote, Float, FloatInside };
 
 // What autocast does with a layer's input (autocast.hpp).
 Cast rule(const Layer& l) {
@@ -14,7 +14,9 @@ Cast rule(const Layer& l) {
     case LayerKind::Dense:
     case LayerKind::Attention: return Cast::ToHalf;
     case LayerKind::LayerNorm: return Cast::ToFloat;
-    case LayerKind::Activation: return l.fn == "softmax" || l.fn == "softplus" ? Cast::ToFloat : Cast::Keep;
+    case LayerKind::Activation:
+      if (l.fn == "gelu_new") return Cast::FloatInside;  // its pow autocasts to FP32 (cost/compute.cpp)
+      return l.fn == "softmax" || l.fn == "softplus" ? Cast::ToFloat : Cast::Keep;
     case LayerKind::Embedding: return Cast::Float;
     case LayerKind::Add:
     case LayerKind::Multiply:
@@ -56,7 +58,8 @@ std::vector<ActivationBytes> activation_bytes(const Model& m, Precision p, bool 
         if (rule(l) == Cast::ToHalf) a.cast_weights = cast_weights(l);
         break;
       }
-      case Cast::Float: a.out = 4; break;
+      case Cast::Float:
+      case Cast::FloatInside: a.out = 4; break;
       case Cast::Promote: a.out = in > 2 || l.params_trainable > 0 ? 4 : 2; break;  // FP32 parameter operand
       case Cast::Keep: a.out = in; break;
     }

@@ -1,7 +1,8 @@
 // What each activation's elements weigh in mixed precision, under PyTorch's autocast (torch.amp
 // "Autocast Op Reference", CUDA): convolutions, linear layers, matrix products and
 // scaled_dot_product_attention run in FP16; layer_norm, softmax and log_softmax (the loss) run in
-// FP32; an embedding returns its FP32 table's rows; every other op runs in its inputs' type, and
+// FP32; an embedding returns its FP32 table's rows; Hugging Face's gelu_new returns FP32 (its pow
+// autocasts to FP32 and type promotion carries it to the output: cost/compute.cpp); every other op runs in its inputs' type, and
 // an op of two types (a residual add of FP16 and FP32, a concatenation with an FP32 parameter, a
 // multiply by an FP32 layer scale) promotes to FP32. An op that autocasts an input of the other
 // type first casts it (a kernel reading it and writing the copy), and backward casts the gradient

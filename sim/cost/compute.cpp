@@ -179,14 +179,32 @@ Kernels attention_kernels(const Layer& l, bool fused, bool mixed) {
 // sqrt(2/pi) times it, tanh, 1 + tanh, the product (the first and the last read two tensors).
 // Backward, autograd's eleven: the product's two gradients, tanh's, the two scalings', pow's three
 // (x^2, times 3, times the gradient), 0.5's, and two sums of x's three gradients.
-Kernels gelu_new_kernels() {
+// Under autocast with an FP16 input (the linear layer before it), `pow` is on autocast's FP32 list
+// (torch.amp "Autocast Op Reference", CUDA ops that autocast to float32): x is cast to FP32 first,
+// and type promotion carries FP32 through x + 0.044715 x^3 and every operation after it, so the
+// output is FP32 (cost/autocast.cpp). Passes: `in` an FP16 tensor of x's size, `out` an FP32 one.
+// Forward nine kernels: 0.5 x (FP16 in and out), the cast, pow, the scaling, the add (reads x and
+// an FP32 tensor), the scaling, tanh, 1 + tanh, the product (reads 0.5 x and an FP32 tensor).
+// Backward fourteen: the product's gradient to 0.5 x computed in FP32 and cast back to its FP16
+// type (autograd casts a gradient to its input's type: engine.cpp validate_outputs), to the FP32
+// factor; tanh's; the scaling's; the add's gradient to x cast to FP16; the scaling's; pow's three
+// and the cast's gradient back to FP16; 0.5's (FP16); the two FP16 sums of x's three gradients.
+Kernels gelu_new_kernels(bool autocast_half_input) {
   const double w = 1.0 / 8;
+  if (autocast_half_input)
+    return {{{2, 0, w}, {1, 1, 0}, {0, 2, w}, {0, 2, w}, {1, 2, w}, {0, 2, w}, {0, 2, w}, {0, 2, w}, {1, 2, w}},
+            {{0, 3, 0}, {1, 1, 0}, {1, 2, 0}, {0, 3, 0}, {0, 2, 0}, {1, 1, 0}, {0, 2, 0}, {0, 2, 0}, {0, 2, 0},
+             {0, 3, 0}, {1, 1, 0}, {2, 0, 0}, {3, 0, 0}, {3, 0, 0}}};
   return {{{1, 1, w}, {1, 1, w}, {1, 1, w}, {2, 1, w}, {1, 1, w}, {1, 1, w}, {1, 1, w}, {2, 1, w}},
           {{2, 1, 0}, {2, 1, 0}, {2, 1, 0}, {1, 1, 0}, {1, 1, 0}, {1, 1, 0}, {1, 1, 0}, {2, 1, 0}, {1, 1, 0},
            {2, 1, 0}, {2, 1, 0}}};
 }
 
-Kernels per_kind_kernels(const Layer& l, bool fork_sums) {
+// Whether a layer's kernels read an FP16 input and write an FP32 output under autocast (gelu_new's
+// promoted operations, above).
+bool promotes_to_float(const ActivationBytes& ab) { return ab.in == 2 && ab.out == 4; }
+
+Kernels per_kind_kernels(const Layer& l, bool fork_sums, bool promoted) {
   const double x_over_in = l.in_elems > 0 ? double(l.in.elems()) / double(l.in_elems) : 1;
   switch (l.kind) {
     case LayerKind::Conv2D:
@@ -196,7 +214,7 @@ Kernels per_kind_kernels(const Layer& l, bool fork_sums) {
     case LayerKind::BatchNorm:
       return {{{1, 0, 0.5}, {1, 1, 0.5, true}}, {{1, 1, 0.5, true, true}, {2, 1, 0.5, true}}};
     case LayerKind::Activation:
-      if (l.fn == "gelu_new") return gelu_new_kernels();
+      if (l.fn == "gelu_new") return gelu_new_kernels(promoted);
       return {{{1, 1, 1}}, {{2, 1, 1}}};
     case LayerKind::Add: {
       Kernels ks{{{1, 1, 1, l.params_trainable > 0}}, {}};
@@ -231,12 +249,12 @@ Kernels per_kind_kernels(const Layer& l, bool fork_sums) {
 }
 
 // The kernels of one layer under the tuning's traffic rule.
-Kernels layer_kernels(const Layer& l, const ComputeTuning& t, Precision p) {
+Kernels layer_kernels(const Layer& l, const ComputeTuning& t, Precision p, const ActivationBytes& ab) {
   if (t.per_kind_traffic) {
     // Attention's softmax runs in FP32 only under autocast (cost/autocast.hpp).
     Kernels ks = l.kind == LayerKind::Attention
                      ? attention_kernels(l, t.fused_attention, p == Precision::Mixed && t.autocast)
-                     : per_kind_kernels(l, t.fork_sums);
+                     : per_kind_kernels(l, t.fork_sums, promotes_to_float(ab));
     for (int i = 1; t.fork_sums && i < l.consumers; ++i) ks.bwd.push_back({0, 3, 0, false, false, true});
     return ks;
   }
@@ -271,7 +289,7 @@ LayerCost layer_cost(const Layer& l, const Device& d, Precision p, int batch, co
                                              k.mask * mask_bytes + (k.weights ? weights : 0)) +
            (k.fork_sum ? 0 : transpose_s);
   };
-  const Kernels ks = layer_kernels(l, t, p);
+  const Kernels ks = layer_kernels(l, t, p, ab);
   for (const Kernel& k : ks.fwd) c.fwd_s += run(k);
   // No layer before the first one with trainable weights needs a gradient; that layer computes
   // only its weights' gradient (autograd skips inputs that do not require one).
@@ -328,7 +346,7 @@ Traffic eager_traffic(const Layer& l, const ComputeTuning& t, Precision p, int b
   const double in = double(l.in_elems) * batch * ab.in, out = double(l.out_elems) * batch * ab.out;
   const double mask = double(l.out_elems) * batch;
   const auto bytes = [&](const Kernel& k) { return k.in * in + k.out * out + k.mask * mask; };
-  const Kernels ks = layer_kernels(l, t, p);
+  const Kernels ks = layer_kernels(l, t, p, ab);
   double masks = 0;
   for (const Kernel& k : ks.fwd) tr.fwd_bytes += bytes(k), tr.work += k.work * l.fwd_flops * batch, tr.fwd = true;
   for (const Kernel& k : ks.bwd)
