@@ -210,3 +210,34 @@ TEST(Roofline, UniformTrafficIsTheEarlierRule) {
   EXPECT_NEAR(p.layers[1].bwd_s, 2 * ((2 * kPass + 8) / kV100 + kLaunch), 1e-12);
   EXPECT_NEAR(p.layers[2].bwd_s, 3 * kPass / kV100 + kLaunch, 1e-12);
 }
+
+// PyTorch's in-place activations whose gradient reads their input (SiLU, Hardswish, ReLU6,
+// Hardsigmoid) make autograd copy the input first: one more kernel forward (read x, write the
+// copy), in eager PyTorch only. A convolution, then an in-place SiLU, an in-place ReLU (its
+// gradient reads the result: no copy) and an out-of-place SiLU.
+TEST(Roofline, InPlaceActivationsCopyTheirInputInEagerPyTorch) {
+  const Device& v100 = find_device("v100", "");
+  Model m = conv_model(1, 1);
+  for (const char* fn : {"silu", "relu", "silu"}) {
+    m.layers.push_back(memory_layer(LayerKind::Activation, 0));
+    m.layers.back().fn = fn;
+  }
+  m.layers[1].inplace = m.layers[2].inplace = true;
+  ComputeTuning t;
+  FrameworkSpec eager, graph;
+  eager.mode = FrameworkMode::Eager;
+  graph.mode = FrameworkMode::Graph;
+  const auto e = compute_profile(m, v100, Precision::FP32, 32, t, Optimizer::Sgd, eager);
+  const auto g = compute_profile(m, v100, Precision::FP32, 32, t, Optimizer::Sgd, graph);
+  const double act = 2 * kPass / kV100 + kLaunch;  // read x, write y
+  EXPECT_NEAR(e.layers[1].fwd_s, 2 * act, 1e-12);  // the copy (read x, write it) and the activation
+  EXPECT_NEAR(g.layers[1].fwd_s, act, 1e-12);
+  EXPECT_NEAR(e.layers[1].bwd_s, g.layers[1].bwd_s, 1e-15);  // backward reads the copy instead of x
+  EXPECT_NEAR(e.layers[2].fwd_s, act, 1e-12);
+  EXPECT_NEAR(e.layers[3].fwd_s, act, 1e-12);
+  // Compiled (compute.fusion = pointwise): functionalised, no copy.
+  t.pointwise_fusion = true;
+  const auto f = compute_profile(m, v100, Precision::FP32, 32, t, Optimizer::Sgd, eager);
+  const auto fg = compute_profile(m, v100, Precision::FP32, 32, t, Optimizer::Sgd, graph);
+  for (std::size_t i = 1; i < m.layers.size(); ++i) EXPECT_NEAR(f.layers[i].fwd_s, fg.layers[i].fwd_s, 1e-15);
+}

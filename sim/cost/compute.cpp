@@ -204,7 +204,22 @@ Kernels gelu_new_kernels(bool autocast_half_input) {
 // promoted operations, above).
 bool promotes_to_float(const ActivationBytes& ab) { return ab.in == 2 && ab.out == 4; }
 
-Kernels per_kind_kernels(const Layer& l, bool fork_sums, bool promoted) {
+// PyTorch's autograd and an in-place activation (Layer::inplace) whose derivative formula reads its
+// input (tools/autograd/derivatives.yaml: silu_, hardswish_, hardtanh_ (ReLU6) and hardsigmoid_ read
+// `self`; relu_, elu_, leaky_relu_, sigmoid_ and tanh_ read `result`): the in-place kernel first
+// saves a copy of the input for backward (its generated VariableType kernel clones `self`), one more
+// kernel reading x and writing the copy. Seen with torch 1.13's profiler on this machine
+// (calibration/torch/op_census.py): EfficientNet-B0 49 copies under silu_, MobileNetV2 35 under
+// hardtanh_, MobileNetV3-Large 21 under hardswish_, ResNet-50 none. Eager PyTorch only: a graph
+// framework runs no in-place ops, and compilers (compute.fusion = pointwise) functionalise them.
+bool inplace_needs_copy(const Layer& l) {
+  if (l.kind != LayerKind::Activation || !l.inplace) return false;
+  for (const char* fn : {"swish", "silu", "hard_swish", "relu6", "hard_sigmoid"})
+    if (l.fn == fn) return true;
+  return false;
+}
+
+Kernels per_kind_kernels(const Layer& l, bool fork_sums, bool promoted, bool inplace_copy) {
   const double x_over_in = l.in_elems > 0 ? double(l.in.elems()) / double(l.in_elems) : 1;
   switch (l.kind) {
     case LayerKind::Conv2D:
@@ -215,6 +230,7 @@ Kernels per_kind_kernels(const Layer& l, bool fork_sums, bool promoted) {
       return {{{1, 0, 0.5}, {1, 1, 0.5, true}}, {{1, 1, 0.5, true, true}, {2, 1, 0.5, true}}};
     case LayerKind::Activation:
       if (l.fn == "gelu_new") return gelu_new_kernels(promoted);
+      if (inplace_copy) return {{{1, 1, 0}, {1, 1, 1}}, {{2, 1, 1}}};
       return {{{1, 1, 1}}, {{2, 1, 1}}};
     case LayerKind::Add: {
       Kernels ks{{{1, 1, 1, l.params_trainable > 0}}, {}};
@@ -249,12 +265,14 @@ Kernels per_kind_kernels(const Layer& l, bool fork_sums, bool promoted) {
 }
 
 // The kernels of one layer under the tuning's traffic rule.
-Kernels layer_kernels(const Layer& l, const ComputeTuning& t, Precision p, const ActivationBytes& ab) {
+// eager_inplace: PyTorch eager, whose in-place activations copy their input first (inplace_needs_copy).
+Kernels layer_kernels(const Layer& l, const ComputeTuning& t, Precision p, const ActivationBytes& ab,
+                      bool eager_inplace) {
   if (t.per_kind_traffic) {
     // Attention's softmax runs in FP32 only under autocast (cost/autocast.hpp).
     Kernels ks = l.kind == LayerKind::Attention
                      ? attention_kernels(l, t.fused_attention, p == Precision::Mixed && t.autocast)
-                     : per_kind_kernels(l, t.fork_sums, promotes_to_float(ab));
+                     : per_kind_kernels(l, t.fork_sums, promotes_to_float(ab), eager_inplace && inplace_needs_copy(l));
     for (int i = 1; t.fork_sums && i < l.consumers; ++i) ks.bwd.push_back({0, 3, 0, false, false, true});
     return ks;
   }
@@ -263,7 +281,7 @@ Kernels layer_kernels(const Layer& l, const ComputeTuning& t, Precision p, const
 }
 
 LayerCost layer_cost(const Layer& l, const Device& d, Precision p, int batch, const ComputeTuning& t,
-                     bool needs_input_gradient, const ActivationBytes& ab) {
+                     bool needs_input_gradient, const ActivationBytes& ab, bool eager_inplace) {
   LayerCost c;
   c.grad_elems = double(l.params_trainable);
   c.grad_tensors = l.trainable_tensors();
@@ -289,7 +307,7 @@ LayerCost layer_cost(const Layer& l, const Device& d, Precision p, int batch, co
                                              k.mask * mask_bytes + (k.weights ? weights : 0)) +
            (k.fork_sum ? 0 : transpose_s);
   };
-  const Kernels ks = layer_kernels(l, t, p, ab);
+  const Kernels ks = layer_kernels(l, t, p, ab, eager_inplace);
   for (const Kernel& k : ks.fwd) c.fwd_s += run(k);
   // No layer before the first one with trainable weights needs a gradient; that layer computes
   // only its weights' gradient (autograd skips inputs that do not require one).
@@ -346,7 +364,7 @@ Traffic eager_traffic(const Layer& l, const ComputeTuning& t, Precision p, int b
   const double in = double(l.in_elems) * batch * ab.in, out = double(l.out_elems) * batch * ab.out;
   const double mask = double(l.out_elems) * batch;
   const auto bytes = [&](const Kernel& k) { return k.in * in + k.out * out + k.mask * mask; };
-  const Kernels ks = layer_kernels(l, t, p, ab);
+  const Kernels ks = layer_kernels(l, t, p, ab, false);  // compilers functionalise in-place ops
   double masks = 0;
   for (const Kernel& k : ks.fwd) tr.fwd_bytes += bytes(k), tr.work += k.work * l.fwd_flops * batch, tr.fwd = true;
   for (const Kernel& k : ks.bwd)
@@ -395,10 +413,12 @@ ComputeProfile roofline_profile(const Model& model, const Device& device, Precis
   int tensors = 0;
   bool needs_input_gradient = false;  // some earlier layer has trainable weights
   const std::vector<ActivationBytes> bytes = activation_bytes(model, precision, tuning.autocast);
+  const bool eager_inplace = mode == FrameworkMode::Eager && !tuning.pointwise_fusion;
   std::size_t first_trainable = model.layers.size();
   for (std::size_t i = 0; i < model.layers.size(); ++i) {
     const Layer& l = model.layers[i];
-    prof.layers.push_back(layer_cost(l, device, precision, batch, tuning, needs_input_gradient, bytes[i]));
+    prof.layers.push_back(layer_cost(l, device, precision, batch, tuning, needs_input_gradient, bytes[i],
+                                     eager_inplace));
     tensors += prof.layers.back().grad_tensors;
     if (l.params_trainable > 0 && !needs_input_gradient) first_trainable = i;
     needs_input_gradient = needs_input_gradient || l.params_trainable > 0;

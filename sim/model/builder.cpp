@@ -158,7 +158,7 @@ Shape ModelBuilder::batchnorm(Shape x, bool scale, const std::string& name) {
   return append(l);
 }
 
-Shape ModelBuilder::activation(Shape x, const std::string& fn, const std::string& name) {
+Shape ModelBuilder::activation(Shape x, const std::string& fn, const std::string& name, bool inplace) {
   const auto& known = activation_names();
   const std::string n = layer_name(name, fn.empty() ? "activation" : fn);
   if (std::find(known.begin(), known.end(), fn) == known.end())
@@ -166,6 +166,7 @@ Shape ModelBuilder::activation(Shape x, const std::string& fn, const std::string
                                  fmt::join(known, ", ")));
   Layer l = make_layer(n, LayerKind::Activation, x, x);
   l.fn = fn;
+  l.inplace = inplace;
   l.fwd_flops = double(x.elems());
   return append(l);
 }
@@ -273,7 +274,9 @@ Shape ModelBuilder::dropout(Shape x, const std::string& name, double rate) {
 Shape ModelBuilder::squeeze_excite(Shape x, int squeeze, const std::string& act, const std::string& gate,
                                    const std::string& prefix) {
   Shape s = global_pool(x, PoolKind::Avg, prefix + "pool");
-  s = activation(conv2d(s, squeeze, 1, 1, 1, Padding::Same, true, prefix + "fc1"), act, prefix + act);
+  // torchvision's EfficientNets pass SqueezeExcitation an in-place SiLU (partial(nn.SiLU, inplace=True));
+  // its other users' ReLU needs no copy in place or not (cost/compute.cpp inplace_needs_copy).
+  s = activation(conv2d(s, squeeze, 1, 1, 1, Padding::Same, true, prefix + "fc1"), act, prefix + act, true);
   s = activation(conv2d(s, x.c, 1, 1, 1, Padding::Same, true, prefix + "fc2"), gate, prefix + gate);
   return multiply(x, s, prefix + "scale");
 }

@@ -70,6 +70,10 @@ struct Layer {
   bool shifted = false;        // Attention: shifted windows, a mask added to the scores (Swin's odd blocks)
   bool scale_scores = false;   // Attention, math path: the scores scaled by 1/sqrt(d) (timm, Hugging Face), not q
   bool additive_mask = false;  // Attention, math path: a mask added to the scores (Hugging Face's BERT, always)
+  // Activation: PyTorch's implementations of the model run it in place (torchvision's and timm's
+  // conv-norm-activation blocks: nn.SiLU(inplace=True) ...); cost/compute.cpp charges autograd's
+  // copy of the input where the gradient needs it (inplace_needs_copy).
+  bool inplace = false;
 
   std::int64_t params() const { return params_trainable + params_non_trainable; }
   // Trainable tensors the framework holds (and launches optimizer and copy kernels for): a GEMM

@@ -32,7 +32,7 @@ Shape squeeze_excite(ModelBuilder& b, Shape x, int filters_in, const std::string
   const int filters_se = std::max(1, int(filters_in * kSeRatio));
   Shape se = b.global_pool(x, PoolKind::Avg, name + "se_squeeze");
   se = b.conv2d(se, filters_se, 1, 1, 1, Padding::Same, true, name + "se_reduce");
-  se = b.activation(se, "swish", name + "se_reduce_swish");
+  se = b.activation(se, "swish", name + "se_reduce_swish", true);
   se = b.conv2d(se, x.c, 1, 1, 1, Padding::Same, true, name + "se_expand");
   se = b.activation(se, "sigmoid", name + "se_expand_sigmoid");
   return b.multiply(x, se, name + "se_excite");
@@ -45,7 +45,7 @@ Shape mbconv(ModelBuilder& b, Shape in, const BlockArgs& a, int filters_in, int 
   if (a.expand_ratio != 1) {
     x = b.conv2d(x, filters_in * a.expand_ratio, 1, 1, 1, Padding::Same, false, name + "expand_conv");
     x = b.batchnorm(x, true, name + "expand_bn");
-    x = b.activation(x, "swish", name + "expand_activation");
+    x = b.activation(x, "swish", name + "expand_activation", true);
   }
   Padding pad = Padding::Same;
   if (stride == 2) {
@@ -54,7 +54,7 @@ Shape mbconv(ModelBuilder& b, Shape in, const BlockArgs& a, int filters_in, int 
   }
   x = b.depthwise_conv2d(x, a.kernel, a.kernel, stride, pad, false, name + "dwconv");
   x = b.batchnorm(x, true, name + "bn");
-  x = b.activation(x, "swish", name + "activation");
+  x = b.activation(x, "swish", name + "activation", true);
   x = squeeze_excite(b, x, filters_in, name);
   x = b.conv2d(x, a.filters_out, 1, 1, 1, Padding::Same, false, name + "project_conv");
   x = b.batchnorm(x, true, name + "project_bn");
@@ -88,7 +88,7 @@ Model build_efficientnet(const ModelOptions& o, const char* name, double width, 
   x = correct_pad(b, x, 3, "stem_conv_pad");
   x = b.conv2d(x, round_filters(32, width), 3, 3, 2, Padding::Valid, false, "stem_conv");
   x = b.batchnorm(x, true, "stem_bn");
-  x = b.activation(x, "swish", "stem_activation");
+  x = b.activation(x, "swish", "stem_activation", true);
   // Stochastic depth: Keras' drop_connect_rate (0.2) x block / blocks, blocks counted from 0.
   const double drop_connect = o.drop_path >= 0 ? o.drop_path : 0.2;
   int blocks = 0, block = 0, block_no = 0;
@@ -106,7 +106,7 @@ Model build_efficientnet(const ModelOptions& o, const char* name, double width, 
   }
   x = b.conv2d(x, round_filters(1280, width), 1, 1, 1, Padding::Same, false, "top_conv");
   x = b.batchnorm(x, true, "top_bn");
-  x = b.activation(x, "swish", "top_activation");
+  x = b.activation(x, "swish", "top_activation", true);
   x = b.global_pool(x, PoolKind::Avg, "avg_pool");
   x = b.dropout(x, "top_dropout");
   x = b.dense(x, o.classes, true, "predictions");

@@ -27,7 +27,7 @@ struct Stage {
 Shape conv_bn(ModelBuilder& b, Shape x, int filters, int k, int stride, bool act, const std::string& name) {
   x = b.conv2d(x, filters, k, k, stride, Padding::Same, false, name + "_conv");
   x = b.batchnorm(x, true, name + "_bn");
-  return act ? b.activation(x, "silu", name + "_silu") : x;
+  return act ? b.activation(x, "silu", name + "_silu", true) : x;
 }
 
 Shape block(ModelBuilder& b, Shape in, const Stage& s, int stride, double drop_rate, const std::string& name) {
@@ -41,7 +41,7 @@ Shape block(ModelBuilder& b, Shape in, const Stage& s, int stride, double drop_r
   } else {
     x = conv_bn(b, x, wide, 1, 1, true, name + "_expand");
     x = b.depthwise_conv2d(x, s.kernel, s.kernel, stride, Padding::Same, false, name + "_dwconv");
-    x = b.activation(b.batchnorm(x, true, name + "_dw_bn"), "silu", name + "_dw_silu");
+    x = b.activation(b.batchnorm(x, true, name + "_dw_bn"), "silu", name + "_dw_silu", true);
     x = b.squeeze_excite(x, std::max(1, c_in / 4), "silu", "sigmoid", name + "_se_");
     x = conv_bn(b, x, s.out, 1, 1, false, name + "_project");
   }

@@ -23,7 +23,7 @@ constexpr BlockSpec kBlocks[] = {
 
 Shape bn_relu6(ModelBuilder& b, Shape x, const std::string& prefix) {
   x = b.batchnorm(x, true, prefix + "BN");
-  return b.activation(x, "relu6", prefix + "relu");
+  return b.activation(x, "relu6", prefix + "relu", true);
 }
 
 Shape inverted_residual(ModelBuilder& b, Shape in, const BlockSpec& s, int block_id) {

@@ -45,7 +45,7 @@ int make_divisible(double v) {
 Shape conv_bn_act(ModelBuilder& b, Shape x, int filters, int k, int stride, const char* act, const std::string& name) {
   x = b.conv2d(x, filters, k, k, stride, Padding::Same, false, name + "_conv");
   x = b.batchnorm(x, true, name + "_bn");
-  return act ? b.activation(x, act, name + "_act") : x;
+  return act ? b.activation(x, act, name + "_act", true) : x;
 }
 
 Shape v3_block(ModelBuilder& b, Shape in, const V3Block& s, int id) {
@@ -54,7 +54,7 @@ Shape v3_block(ModelBuilder& b, Shape in, const V3Block& s, int id) {
   Shape x = in;
   if (s.expanded != in.c) x = conv_bn_act(b, x, s.expanded, 1, 1, act, name + "_expand");
   x = b.depthwise_conv2d(x, s.kernel, s.kernel, s.stride, Padding::Same, false, name + "_depthwise");
-  x = b.activation(b.batchnorm(x, true, name + "_depthwise_bn"), act, name + "_depthwise_act");
+  x = b.activation(b.batchnorm(x, true, name + "_depthwise_bn"), act, name + "_depthwise_act", true);
   if (s.se) x = b.squeeze_excite(x, make_divisible(s.expanded / 4.0), "relu", "hard_sigmoid", name + "_se_");
   x = conv_bn_act(b, x, s.out, 1, 1, nullptr, name + "_project");
   if (s.stride == 1 && in.c == s.out) x = b.add({in, x}, name + "_add");
@@ -70,7 +70,7 @@ Model build_mobilenet_v3(const char* name, const V3Block (&blocks)[N], int last,
   for (const V3Block& s : blocks) x = v3_block(b, x, s, ++id);
   x = conv_bn_act(b, x, last, 1, 1, "hard_swish", "last");
   x = b.global_pool(x, PoolKind::Avg, "avgpool");
-  x = b.activation(b.dense(x, hidden, true, "classifier_hidden"), "hard_swish", "classifier_act");
+  x = b.activation(b.dense(x, hidden, true, "classifier_hidden"), "hard_swish", "classifier_act", true);
   x = b.dense(x, o.classes, true, "predictions");
   b.activation(x, "softmax", "predictions_softmax");
   return b.finish(o.classes);
