@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 
 #include "core/error.hpp"
@@ -679,4 +680,30 @@ TEST(Transformers, HuggingFaceScoresScaledAndMasked) {
   t.fused_attention = true;
   EXPECT_EQ(compute_profile(m, v100, Precision::FP32, 8, t, Optimizer::Sgd).layers[a].fwd_s,
             compute_profile(plain, v100, Precision::FP32, 8, t, Optimizer::Sgd).layers[a].fwd_s);
+}
+
+// Swin's padding to whole windows, by hand on a V100 (FP32, batch 32): F.pad copies the block's
+// normed input each way (read and write N = tokens x channels); the crop back is a view forward when
+// nothing was padded (224: 56 x 56 tokens) and copies the real tokens where it drops padding (256:
+// 64 x 64 tokens padded to 70 x 70); backward, two slice gradients, each a zero-fill of the padded
+// size and a copy of the real one (read and write).
+TEST(Transformers, SwinPadsToWholeWindowsByHand) {
+  const Device& v100 = find_device("v100", "");
+  const ComputeTuning t;
+  const double peak = 15.7e12, batch = 32;
+  for (const int size : {224, 256}) {
+    const Model m = vit("swin_t", size);
+    std::size_t pad = 0, crop = 0;
+    while (m.layers[pad].name != "stage_0_block_0_pad") ++pad;
+    while (m.layers[crop].name != "stage_0_block_0_crop") ++crop;
+    const double side = size / 4, padded = std::ceil(side / 7) * 7;
+    const double real = side * side * 96 * 4 * batch, whole = padded * padded * 96 * 4 * batch;
+    EXPECT_EQ(m.layers[pad].out_elems, padded * padded * 96);
+    EXPECT_EQ(m.layers[crop].slice_grads, 2);
+    const auto p = compute_profile(m, v100, Precision::FP32, 32, t, Optimizer::Sgd);
+    EXPECT_NEAR(p.layers[pad].fwd_s, kernel_s(0, real + whole, peak), 1e-12) << size;
+    EXPECT_NEAR(p.layers[pad].bwd_s, kernel_s(0, real + whole, peak), 1e-12) << size;
+    EXPECT_NEAR(p.layers[crop].fwd_s, size == 224 ? 0 : kernel_s(0, 2 * real, peak), 1e-12) << size;
+    EXPECT_NEAR(p.layers[crop].bwd_s, 2 * (kernel_s(0, whole, peak) + kernel_s(0, 2 * real, peak)), 1e-12) << size;
+  }
 }

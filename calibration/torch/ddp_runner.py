@@ -53,8 +53,8 @@ MODELS.update({f"efficientnet_v2_{size}": (f"efficientnet_v2_{size}", res, 1000)
 MODELS.update({name: (name, 224, 1000) for name in ("resnext50_32x4d", "resnext101_32x8d", "resnext101_64x4d")})
 # RegNets, Swin, MobileNetV3-Small, MNASNet, SqueezeNet, DenseNet-161, Wide ResNet-101-2, the
 # batch-normed VGGs and ViT-H/14: torchvision's layouts are the zoo's (sim/model/zoo_regnet.cpp,
-# zoo_swin.cpp, ...); RegNetY-128GF at its weights' 384. Swin pads other sizes to whole windows,
-# which the zoo does not model: give it multiples of 224.
+# zoo_swin.cpp, ...); RegNetY-128GF at its weights' 384. Swin pads other sizes to whole windows, as
+# the zoo does.
 MODELS.update({f"regnet_{kind}_{size}": (f"regnet_{kind}_{size}", 224, 1000)
                for kind, sizes in (("x", ("400mf", "800mf", "1_6gf", "3_2gf", "8gf", "16gf", "32gf")),
                                    ("y", ("400mf", "800mf", "1_6gf", "3_2gf", "8gf", "16gf", "32gf")))

@@ -376,6 +376,22 @@ Shape ModelBuilder::permute(Shape x, Shape out, const std::string& name) {
   return append(make_layer(n, LayerKind::Permute, x, out));
 }
 
+Shape ModelBuilder::pad(Shape x, Shape out, const std::string& name) {
+  const std::string n = layer_name(name, "pad");
+  if (out.elems() < x.elems())
+    throw InputError(fmt::format("layer '{}': cannot pad {} into the smaller {}", n, shape_text(x), shape_text(out)));
+  return append(make_layer(n, LayerKind::Permute, x, out));
+}
+
+Shape ModelBuilder::crop(Shape x, Shape out, int slices, const std::string& name) {
+  const std::string n = layer_name(name, "crop");
+  if (out.elems() > x.elems())
+    throw InputError(fmt::format("layer '{}': cannot crop {} to the larger {}", n, shape_text(x), shape_text(out)));
+  Layer l = make_layer(n, LayerKind::Reshape, x, out);
+  l.slice_grads = slices;
+  return append(l);
+}
+
 Shape ModelBuilder::embedding(Shape ids, int vocab, int dim, const std::string& name) {
   const std::string n = layer_name(name, "embedding");
   require_positive(vocab, n, "vocabulary size");

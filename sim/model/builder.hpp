@@ -109,6 +109,12 @@ class ModelBuilder {
   Shape window_attention(Shape qkv, int heads, int window, int bias_table, bool shifted, const std::string& name = {});
   // A copy of x into another layout, `out` of as many elements (torch.roll, a window partition).
   Shape permute(Shape x, Shape out, const std::string& name = {});
+  // F.pad: a copy of x into a zero-padded tensor `out` at least as large (a Permute layer; ATen's
+  // constant_pad_nd copies even when nothing is padded).
+  Shape pad(Shape x, Shape out, const std::string& name = {});
+  // x[:, :H, :W] of a padded x: a view, copied where it drops anything (.contiguous()); backward,
+  // `slices` sliced dimensions (Layer::slice_grads).
+  Shape crop(Shape x, Shape out, int slices, const std::string& name = {});
   // Token ids {T, 1, 1} -> {T, 1, dim}: rows of a vocab x dim table (a position embedding is a
   // lookup of the positions 0..T-1: the same shapes).
   Shape embedding(Shape ids, int vocab, int dim, const std::string& name = {});

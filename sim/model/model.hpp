@@ -74,6 +74,9 @@ struct Layer {
   // conv-norm-activation blocks: nn.SiLU(inplace=True) ...); cost/compute.cpp charges autograd's
   // copy of the input where the gradient needs it (inplace_needs_copy).
   bool inplace = false;
+  // Reshape: a crop of a padded tensor (torchvision's Swin, x[:, :H, :W]): autograd's gradient of each
+  // of these sliced dimensions zero-fills the input's size and copies into it (ATen slice_backward).
+  int slice_grads = 0;
 
   std::int64_t params() const { return params_trainable + params_non_trainable; }
   // Trainable tensors the framework holds (and launches optimizer and copy kernels for): a GEMM

@@ -94,10 +94,11 @@ constexpr ZooEntry kZoo[] = {
     {"vit_l_16", build_vit_l_16, 224, 1000, 16, false},
     {"vit_l_32", build_vit_l_32, 224, 1000, 32, false},
     {"vit_h_14", build_vit_h_14, 224, 1000, 14, false},
-    // Swin Transformers at 224 (the windows must tile every stage: multiples of 224).
-    {"swin_t", build_swin_t, 224, 1000, 224, false},
-    {"swin_s", build_swin_s, 224, 1000, 224, false},
-    {"swin_b", build_swin_b, 224, 1000, 224, false},
+    // Swin Transformers at 224; any input from the patch convolution's 4 x 4 up (torchvision pads each
+    // stage to whole windows).
+    {"swin_t", build_swin_t, 224, 1000, 4, false},
+    {"swin_s", build_swin_s, 224, 1000, 4, false},
+    {"swin_b", build_swin_b, 224, 1000, 4, false},
     // SqueezeNet's stem and three ceil-mode poolings need 3 x 3 at the last fire module.
     {"squeezenet1_0", build_squeezenet1_0, 224, 1000, 48, false},
     {"squeezenet1_1", build_squeezenet1_1, 224, 1000, 48, false},

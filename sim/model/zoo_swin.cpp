@@ -5,13 +5,17 @@
 // learned relative-position bias of 13 x 13 entries a head; patch merging between stages (2x2
 // neighbouring tokens concatenated, a layer norm, a bias-free linear map to twice the width); a
 // final layer norm, global average pooling and the classifier. The copies torchvision makes are
-// layers of their own: the roll of a shifted block and its inverse, the window partition and its
-// inverse, the merge's concatenation (ModelBuilder::permute). Stochastic depth on both residual
-// branches at torchvision's stochastic_depth_prob (0.2, 0.3, 0.5) x block / (blocks - 1).
-// Parameter counts equal torchvision's (model_zoo_test).
+// layers of their own: each block pads its input to whole windows (F.pad, a copy even where nothing
+// is padded: ATen's constant_pad_nd clones) and crops the result back (x[:, :H, :W]: a view, copied
+// where it drops padding; backward two zero-filled slice gradients), the roll of a shifted block and
+// its inverse, the window partition and its inverse, the merge's padding to an even grid and its
+// concatenation (one copy: torchvision's four strided slices are not itemised). The projections and
+// the attention run over the padded tokens, the MLP over the real ones; a dimension that one window
+// covers after padding is not shifted. Stochastic depth on both residual branches at torchvision's
+// stochastic_depth_prob (0.2, 0.3, 0.5) x block / (blocks - 1). Parameter counts equal
+// torchvision's (model_zoo_test); multiply-adds at 224, 256 and 300 pixels too.
 #include <fmt/format.h>
 
-#include "core/error.hpp"
 #include "model/zoo_models.hpp"
 
 namespace ddlsim {
@@ -33,11 +37,15 @@ struct Grid {
   int h, w;
 };
 
+int whole_windows(int n) { return (n + kWindow - 1) / kWindow * kWindow; }
+
 Shape block(ModelBuilder& b, Shape x, Grid g, int heads, bool shifted, double drop_rate, const std::string& p) {
   const int d = x.c;
-  // torchvision turns the shift off where one window covers the whole stage.
-  shifted = shifted && (g.h > kWindow || g.w > kWindow);
+  const Grid padded{whole_windows(g.h), whole_windows(g.w)};
+  // torchvision turns the shift off in a dimension one window covers (after padding).
+  shifted = shifted && (padded.h > kWindow || padded.w > kWindow);
   Shape y = b.layer_norm(x, p + "norm1");
+  y = b.pad(y, Shape{padded.h * padded.w, 1, d}, p + "pad");
   if (shifted) y = b.permute(y, y, p + "roll");
   y = b.permute(y, y, p + "window_partition");
   y = b.dense(y, 3 * d, true, p + "qkv");
@@ -45,6 +53,7 @@ Shape block(ModelBuilder& b, Shape x, Grid g, int heads, bool shifted, double dr
   y = b.dense(y, d, true, p + "proj");
   y = b.permute(y, y, p + "window_reverse");
   if (shifted) y = b.permute(y, y, p + "roll_back");
+  y = b.crop(y, x, 2, p + "crop");
   x = b.add({b.stochastic_depth(y, drop_rate, p + "stochastic_depth_1"), x}, p + "add_1");
   y = b.layer_norm(x, p + "norm2");
   y = b.activation(b.dense(y, 4 * d, true, p + "mlp_1"), "gelu", p + "gelu");
@@ -52,8 +61,10 @@ Shape block(ModelBuilder& b, Shape x, Grid g, int heads, bool shifted, double dr
   return b.add({b.stochastic_depth(y, drop_rate, p + "stochastic_depth_2"), x}, p + "add_2");
 }
 
-Shape patch_merging(ModelBuilder& b, Shape x, const std::string& p) {
-  x = b.permute(x, Shape{x.h / 4, 1, 4 * x.c}, p + "concat");
+// Pads an odd grid to even (F.pad), takes each 2x2 neighbourhood's four tokens side by side.
+Shape patch_merging(ModelBuilder& b, Shape x, Grid g, const std::string& p) {
+  const Grid half{(g.h + 1) / 2, (g.w + 1) / 2};
+  x = b.pad(x, Shape{half.h * half.w, 1, 4 * x.c}, p + "concat");
   x = b.layer_norm(x, p + "norm");
   return b.dense(x, x.c / 2, false, p + "reduction");
 }
@@ -63,18 +74,14 @@ Model build_swin(const SwinConfig& c, const ModelOptions& o) {
   Shape x = b.input(input_shape(o));
   x = b.conv2d(x, c.dim, 4, 4, 4, Padding::Valid, true, "patch_conv");
   Grid g{x.h, x.w};
-  if (g.h % (8 * kWindow) != 0 || g.w % (8 * kWindow) != 0)
-    throw InputError(fmt::format("{}: input {}x{} must be a multiple of 224 on each side, so that the 7x7 windows tile "
-                                 "every stage (torchvision's padding to whole windows is not modelled)",
-                                 c.name, o.input_h, o.input_w));
   x = b.layer_norm(b.tokens(x, "patch_tokens"), "patch_norm");
   const double drop_path = o.drop_path >= 0 ? o.drop_path : c.drop_path;
   const int blocks = c.depths[0] + c.depths[1] + c.depths[2] + c.depths[3];
   int id = 0;
   for (int s = 0; s < 4; ++s) {
     if (s > 0) {
-      x = patch_merging(b, x, fmt::format("merge_{}_", s));
-      g = {g.h / 2, g.w / 2};
+      x = patch_merging(b, x, g, fmt::format("merge_{}_", s));
+      g = {(g.h + 1) / 2, (g.w + 1) / 2};
     }
     for (int i = 0; i < c.depths[s]; ++i, ++id)
       x = block(b, x, g, c.heads[s], i % 2 == 1, drop_path * id / (blocks - 1.0),
