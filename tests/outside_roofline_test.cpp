@@ -122,6 +122,7 @@ TEST(OutsideRoofline, SuperBenchA100Transformers) {
   std::printf("MAPE %.1f %%\n", 100 * mape);
   // 42.4 % when it was added; 37.4 % once BERT projected q, k and v separately, 25.7 % once GPT-2
   // ran gelu_new as its eight operations, 23.5 % once the scores were scaled and BERT's mask added
-  // as Hugging Face does: every row too fast (docs/design.md).
-  EXPECT_LE(mape, 0.236);
+  // as Hugging Face does, 23.1 % once the causal mask's gradient was charged: every row too fast
+  // (docs/design.md).
+  EXPECT_LE(mape, 0.232);
 }

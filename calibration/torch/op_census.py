@@ -7,7 +7,9 @@ device (autograd's and ATen's device-independent code): the copy an in-place act
 for its gradient (clone under silu_, hardswish_, hardtanh_ ...), the copies reshape and
 contiguous make of strided views, F.pad's copy, the zero-fill and copy of slice and select
 gradients, concatenations and rolls. Copies ATen's CPU kernels make for themselves (clone under
-mm, convolution_backward) are listed apart: a GPU does not run them.
+mm, convolution_backward) are listed apart: a GPU does not run them. The CPU's convolutions may also
+return channels-last tensors (oneDNN), which makes some permuted views contiguous and hides copies
+a GPU makes (ConvNeXt's layer-norm inputs): read the counts as a lower bound where that applies.
 
 ddlsim's roofline charges these where its zoo models have them (cost/compute.cpp); the counts it
 was checked against are in tests/model_zoo_test.cpp. Needs Debian's python3-torch and
@@ -57,7 +59,11 @@ def main(argv):
         if not hasattr(torchvision.models, name):
             print(f"op_census.py: unknown torchvision model '{name}'", file=sys.stderr)
             return 2
-        device, cpu = census(name, args.batch, args.size)
+        try:
+            device, cpu = census(name, args.batch, args.size)
+        except RuntimeError as e:
+            print(f"op_census.py: {name} at {args.size} x {args.size}: {e}", file=sys.stderr)
+            return 2
         print(name)
         for k, v in sorted(device.items()):
             print(f"  {v:5d}  {k}")

@@ -125,7 +125,9 @@ struct Kernels {
 //   FP16 scores and writes FP32 probabilities, which are cast back to FP16 for the product, and the
 //   gradients go the same way back; passes count FP16 elements (an FP32 one is two).
 // Causal attention (GPT): the fused kernels skip the blocks above the diagonal (half the work);
-// math computes every score and masks them (a read and a write of the scores). Dropout on the
+// math computes every score and masks them (a read and a write of the scores), and backward masks
+// their gradient likewise (the gradient of Hugging Face's torch.where and of nanoGPT's masked_fill:
+// where(mask, dy, 0), a read and a write). Dropout on the
 // probabilities (BERT, GPT-2): the fused kernels apply it in place (FlashAttention regenerates the
 // mask in backward); math runs ATen's fused_dropout (reads P, writes P' and a one-byte mask) and
 // backward masked_scale (reads the gradient and the mask, writes the gradient).
@@ -167,6 +169,7 @@ Kernels attention_kernels(const Layer& l, bool fused, bool mixed) {
   ks.fwd.insert(ks.fwd.end(), {attn(1.0 / 3, 1, 1, g), merge});
   ks.bwd = {merge, attn(1.0 / 3, 1, 1, g), attn(1.0 / 3, 1, 1, g)};
   if (l.dropout > 0) ks.bwd.push_back(attn(0, 0, 2, 0, 1));
+  if (l.causal) ks.bwd.push_back(attn(0, 0, 2, 0));  // the mask's gradient: where(mask, dy, 0)
   if (mixed) ks.bwd.insert(ks.bwd.end(), {attn(0, 0, 3, 0), attn(0, 0, 6, softmax_work), attn(0, 0, 3, 0)});
   else ks.bwd.push_back(attn(0, 0, 3, softmax_work));
   if (bias) ks.bwd.push_back(bias_gradient(1));
