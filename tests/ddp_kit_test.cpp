@@ -4,8 +4,11 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
+#include "model/model.hpp"
 #include "test_util.hpp"
 
 namespace {
@@ -75,4 +78,55 @@ TEST(DdpKit, OneRankCsvIsWhatCompareReads) {
   const auto m = python("-c 'import sys; sys.path.insert(0, \"" + kDir + "\"); import ddp_runner as d; "
                         "m = d.build_model(\"mobilenet_v2\", 10, 32); print(sum(p.numel() for p in m.parameters()))'");
   EXPECT_EQ(m.out, "2236682\n");
+}
+
+// calibration/torch/op_census.py against the zoo, at 64 x 64 and batch 2 (about 15 s): the copies
+// autograd makes of torchvision's in-place activations' inputs are the zoo's in-place layers that
+// need them (cost/compute.cpp inplace_needs_copy), and Swin-T's F.pad calls, a copy each way, are
+// the zoo's pad layers (every block and every merge); a model torchvision lacks, or one that the
+// size does not fit, exits with code 2.
+TEST(DdpKit, OpCensusAgreesWithTheZoo) {
+  if (!have_torch()) GTEST_SKIP() << "skipped: no torch for " << kPython << " (Debian: python3-torch)";
+  const auto r = python(kDir + "/op_census.py --size 64 mobilenet_v2 efficientnet_b0 swin_t");
+  ASSERT_EQ(r.code, 0) << r.out;
+  // "model" lines, then "  count  what" lines.
+  std::map<std::string, std::map<std::string, int>> census;
+  std::string model;
+  std::istringstream lines(r.out);
+  for (std::string line; std::getline(lines, line);) {
+    if (!line.empty() && line[0] != ' ') {
+      model = line;
+      continue;
+    }
+    std::istringstream fields(line);
+    int count = 0;
+    std::string what;
+    fields >> count >> std::ws;
+    std::getline(fields, what);
+    census[model][what] = count;
+  }
+  // The zoo at 64 x 64: its in-place activations that copy their input, and its F.pad layers (each
+  // block's pad, each merge's padding concatenation).
+  const auto zoo = [](const std::string& name) {
+    ddlsim::ModelOptions o = ddlsim::default_model_options(name);
+    o.input_h = o.input_w = 64;
+    const auto ends_with = [](const std::string& s, const std::string& tail) {
+      return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+    };
+    std::pair<int, int> n{0, 0};
+    for (const ddlsim::Layer& l : ddlsim::build_zoo_model(name, o).layers) {
+      n.first += l.kind == ddlsim::LayerKind::Activation && l.inplace && l.fn != "relu";
+      n.second += l.kind == ddlsim::LayerKind::Permute && (ends_with(l.name, "_pad") || ends_with(l.name, "_concat"));
+    }
+    return n;
+  };
+  EXPECT_EQ(census["mobilenet_v2"]["clone < hardtanh_"], zoo("mobilenet_v2").first) << r.out;
+  EXPECT_EQ(census["efficientnet_b0"]["clone < silu_"], zoo("efficientnet_b0").first) << r.out;
+  EXPECT_EQ(census["swin_t"]["constant_pad_nd"], 2 * zoo("swin_t").second) << r.out;
+  const auto bad = python(kDir + "/op_census.py resnet9");
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_NE(bad.out.find("unknown torchvision model 'resnet9'"), std::string::npos) << bad.out;
+  const auto small = python(kDir + "/op_census.py --size 64 inception_v3");
+  EXPECT_EQ(small.code, 2) << small.out;
+  EXPECT_NE(small.out.find("inception_v3 at 64 x 64"), std::string::npos) << small.out;
 }
