@@ -393,6 +393,15 @@ TEST(Transformers, ConvNextAndSmallVits) {
   ASSERT_NE(grad, ks.end());
   EXPECT_EQ(grad->out_elems, 96);
   EXPECT_EQ(grad->in_elems, 8 * 56 * 56 * 96);
+  // Each block permutes fc2's output back to channels-first (a view) for the layer scale; backward
+  // its gradient is copied (op_census.py on a CNBlock: a clone under UnsafeViewBackward0): on a
+  // V100, FP32, batch 32, read and write of 56 x 56 x 96 values a sample, nothing forward.
+  const auto back = std::find_if(c.layers.begin(), c.layers.end(), [](const Layer& l) { return l.name == "stage_0_block_0_permute_back"; });
+  ASSERT_NE(back, c.layers.end());
+  const std::size_t b = std::size_t(back - c.layers.begin());
+  const auto p = compute_profile(c, find_device("v100", ""), Precision::FP32, 32, ComputeTuning{}, Optimizer::Sgd);
+  EXPECT_EQ(p.layers[b].fwd_s, 0);
+  EXPECT_NEAR(p.layers[b].bwd_s, kernel_s(0, 2 * 56 * 56 * 96 * 4 * 32.0, 15.7e12), 1e-12);
 }
 
 // PyTorch's autocast in mixed precision (cost/autocast.hpp): which activations are FP32.

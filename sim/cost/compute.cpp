@@ -266,7 +266,9 @@ Kernels per_kind_kernels(const Layer& l, bool fork_sums, bool promoted, bool inp
       // A view; a crop (Layer::slice_grads) is copied forward where it drops anything
       // (.contiguous()), and backward each sliced dimension's slice_backward zero-fills the input's
       // size and copies the gradient into it (read and write of the output's size).
+      // A permuted view whose gradient is reshaped (Layer::grad_copy): one copy backward.
       Kernels ks;
+      if (l.grad_copy) ks.bwd.push_back({1, 1, 0});
       if (l.slice_grads == 0) return ks;
       if (l.in_elems != l.out_elems) ks.fwd.push_back({0, 2, 0});
       for (int i = 0; i < l.slice_grads; ++i) ks.bwd.insert(ks.bwd.end(), {{1, 0, 0}, {0, 2, 0}});
@@ -299,9 +301,10 @@ LayerCost layer_cost(const Layer& l, const Device& d, Precision p, int batch, co
   c.grad_tensors = l.trainable_tensors();
   // A free layer (a reshape, a dropout of rate 0) passes its input on as its output; when that output
   // forks, autograd still sums its gradients (layer_kernels' fork sums, charged below).
-  // A crop's slice gradients are per-kind kernels (uniform traffic keeps it free, the earlier rule).
-  const bool crop = l.slice_grads > 0 && t.per_kind_traffic;
-  if (is_free(l.kind) && !crop &&
+  // A crop's slice gradients and a permuted view's gradient copy are per-kind kernels (uniform
+  // traffic keeps them free, the earlier rule).
+  const bool view_kernels = (l.slice_grads > 0 || l.grad_copy) && t.per_kind_traffic;
+  if (is_free(l.kind) && !view_kernels &&
       (l.kind == LayerKind::Input || l.consumers < 2 || !t.fork_sums || !t.per_kind_traffic))
     return c;
   const double act_bytes = p == Precision::Mixed ? 2.0 : 4.0;  // weights' copies, attention's scores

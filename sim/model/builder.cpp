@@ -392,6 +392,12 @@ Shape ModelBuilder::crop(Shape x, Shape out, int slices, const std::string& name
   return append(l);
 }
 
+Shape ModelBuilder::permuted_view(Shape x, const std::string& name) {
+  Layer l = make_layer(layer_name(name, "permuted_view"), LayerKind::Reshape, x, x);
+  l.grad_copy = true;
+  return append(l);
+}
+
 Shape ModelBuilder::embedding(Shape ids, int vocab, int dim, const std::string& name) {
   const std::string n = layer_name(name, "embedding");
   require_positive(vocab, n, "vocabulary size");

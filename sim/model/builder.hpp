@@ -115,6 +115,8 @@ class ModelBuilder {
   // x[:, :H, :W] of a padded x: a view, copied where it drops anything (.contiguous()); backward,
   // `slices` sliced dimensions (Layer::slice_grads).
   Shape crop(Shape x, Shape out, int slices, const std::string& name = {});
+  // A permuted view (no copy forward) whose gradient is copied backward (Layer::grad_copy).
+  Shape permuted_view(Shape x, const std::string& name = {});
   // Token ids {T, 1, 1} -> {T, 1, dim}: rows of a vocab x dim table (a position embedding is a
   // lookup of the positions 0..T-1: the same shapes).
   Shape embedding(Shape ids, int vocab, int dim, const std::string& name = {});

@@ -77,6 +77,9 @@ struct Layer {
   // Reshape: a crop of a padded tensor (torchvision's Swin, x[:, :H, :W]): autograd's gradient of each
   // of these sliced dimensions zero-fills the input's size and copies into it (ATen slice_backward).
   int slice_grads = 0;
+  // Reshape: a permuted view whose gradient arrives as a view the next backward reshapes, so autograd
+  // copies it (ConvNeXt's permute back to channels-first before the layer scale).
+  bool grad_copy = false;
 
   std::int64_t params() const { return params_trainable + params_non_trainable; }
   // Trainable tensors the framework holds (and launches optimizer and copy kernels for): a GEMM

@@ -3,7 +3,8 @@
 // of blocks (7x7 depthwise convolution, layer norm over the channels, dense 4C with GELU, dense C,
 // a learned per-channel layer scale, residual add), each stage after the first opened by a layer
 // norm and a 2x2 stride-2 convolution; global average pooling, a layer norm and the classifier.
-// Each layer norm over a convolution's output copies it to channels-last first (below).
+// Each layer norm over a convolution's output copies it to channels-last first (below); each block's
+// gradient is copied once more where it is permuted back to the second dense layer.
 // Stochastic depth after the layer scale, at torchvision's stochastic_depth_prob (0.1, 0.4, 0.5,
 // 0.5) x block / (blocks - 1): the first block's is 0 and free. Parameter counts equal
 // torchvision's (model_zoo_test).
@@ -34,6 +35,9 @@ Shape block(ModelBuilder& b, Shape x, double drop_rate, const std::string& p) {
   y = layer_norm_of_permuted(b, y, p);
   y = b.activation(b.dense(y, 4 * x.c, true, p + "_fc1"), "gelu", p + "_gelu");
   y = b.dense(y, x.c, true, p + "_fc2");
+  // Permuted back to channels-first (a view) for the layer scale: backward, the scale's gradient
+  // reaches fc2 as a permuted view that its gradient reshapes, a copy (op_census.py on CNBlock).
+  y = b.permuted_view(y, p + "_permute_back");
   y = b.channel_scale(y, p + "_layer_scale");
   y = b.stochastic_depth(y, drop_rate, p + "_stochastic_depth");
   return b.add({y, x}, p + "_add");
