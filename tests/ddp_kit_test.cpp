@@ -82,7 +82,7 @@ TEST(DdpKit, OneRankCsvIsWhatCompareReads) {
 
 // calibration/torch/op_census.py against the zoo, at 64 x 64 and batch 2 (about 15 s): the copies
 // autograd makes of torchvision's in-place activations' inputs are the zoo's in-place layers that
-// need them (cost/compute.cpp inplace_needs_copy), and Swin-T's F.pad calls, a copy each way, are
+// need them (Layer::inplace_copies_input), and Swin-T's F.pad calls, a copy each way, are
 // the zoo's pad layers (every block and every merge); a model torchvision lacks, or one that the
 // size does not fit, exits with code 2.
 TEST(DdpKit, OpCensusAgreesWithTheZoo) {
@@ -115,7 +115,7 @@ TEST(DdpKit, OpCensusAgreesWithTheZoo) {
     };
     std::pair<int, int> n{0, 0};
     for (const ddlsim::Layer& l : ddlsim::build_zoo_model(name, o).layers) {
-      n.first += l.kind == ddlsim::LayerKind::Activation && l.inplace && l.fn != "relu";
+      n.first += l.inplace_copies_input();
       n.second += l.kind == ddlsim::LayerKind::Permute && (ends_with(l.name, "_pad") || ends_with(l.name, "_concat"));
     }
     return n;
@@ -126,6 +126,9 @@ TEST(DdpKit, OpCensusAgreesWithTheZoo) {
   const auto bad = python(kDir + "/op_census.py resnet9");
   EXPECT_EQ(bad.code, 2);
   EXPECT_NE(bad.out.find("unknown torchvision model 'resnet9'"), std::string::npos) << bad.out;
+  const auto zero = python(kDir + "/op_census.py --batch 0 resnet50");
+  EXPECT_EQ(zero.code, 2);
+  EXPECT_NE(zero.out.find("--batch: '0': expected a positive integer"), std::string::npos) << zero.out;
   const auto small = python(kDir + "/op_census.py --size 64 inception_v3");
   EXPECT_EQ(small.code, 2) << small.out;
   EXPECT_NE(small.out.find("inception_v3 at 64 x 64"), std::string::npos) << small.out;

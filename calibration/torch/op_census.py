@@ -49,11 +49,21 @@ def census(name, batch, size):
     return device, cpu
 
 
+def positive(text):
+    try:
+        n = int(text)
+    except ValueError:
+        n = 0
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"'{text}': expected a positive integer")
+    return n
+
+
 def main(argv):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("models", nargs="+", help="torchvision.models names (resnet50, efficientnet_b0, ...)")
-    ap.add_argument("--batch", type=int, default=2, help="samples (default 2: batch norm needs 2)")
-    ap.add_argument("--size", type=int, default=224, help="input pixels a side (default 224)")
+    ap.add_argument("--batch", type=positive, default=2, help="samples (default 2: batch norm needs 2)")
+    ap.add_argument("--size", type=positive, default=224, help="input pixels a side (default 224)")
     args = ap.parse_args(argv)
     for name in args.models:
         if not hasattr(torchvision.models, name):

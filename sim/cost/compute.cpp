@@ -207,21 +207,13 @@ Kernels gelu_new_kernels(bool autocast_half_input) {
 // promoted operations, above).
 bool promotes_to_float(const ActivationBytes& ab) { return ab.in == 2 && ab.out == 4; }
 
-// PyTorch's autograd and an in-place activation (Layer::inplace) whose derivative formula reads its
-// input (tools/autograd/derivatives.yaml: silu_, hardswish_, hardtanh_ (ReLU6) and hardsigmoid_ read
-// `self`; relu_, elu_, leaky_relu_, sigmoid_ and tanh_ read `result`): the in-place kernel first
-// saves a copy of the input for backward (its generated VariableType kernel clones `self`), one more
-// kernel reading x and writing the copy. Seen with torch 1.13's profiler on this machine
-// (calibration/torch/op_census.py): EfficientNet-B0 49 copies under silu_, MobileNetV2 35 under
-// hardtanh_, MobileNetV3-Large 21 under hardswish_, ResNet-50 none. Eager PyTorch only: a graph
-// framework runs no in-place ops, and compilers (compute.fusion = pointwise) functionalise them.
-bool inplace_needs_copy(const Layer& l) {
-  if (l.kind != LayerKind::Activation || !l.inplace) return false;
-  for (const char* fn : {"swish", "silu", "hard_swish", "relu6", "hard_sigmoid"})
-    if (l.fn == fn) return true;
-  return false;
-}
-
+// PyTorch's autograd and an in-place activation whose derivative reads its input
+// (Layer::inplace_copies_input): the in-place kernel first saves a copy of the input for backward
+// (its generated VariableType kernel clones `self`), one more kernel reading x and writing the copy.
+// Seen with torch 1.13's profiler on this machine (calibration/torch/op_census.py): EfficientNet-B0
+// 49 copies under silu_, MobileNetV2 35 under hardtanh_, MobileNetV3-Large 21 under hardswish_,
+// ResNet-50 none. Eager PyTorch only: a graph framework runs no in-place ops, and compilers
+// (compute.fusion = pointwise) functionalise them.
 Kernels per_kind_kernels(const Layer& l, bool fork_sums, bool promoted, bool inplace_copy) {
   const double x_over_in = l.in_elems > 0 ? double(l.in.elems()) / double(l.in_elems) : 1;
   switch (l.kind) {
@@ -279,14 +271,14 @@ Kernels per_kind_kernels(const Layer& l, bool fork_sums, bool promoted, bool inp
 }
 
 // The kernels of one layer under the tuning's traffic rule.
-// eager_inplace: PyTorch eager, whose in-place activations copy their input first (inplace_needs_copy).
+// eager_inplace: PyTorch eager, whose in-place activations copy their input first.
 Kernels layer_kernels(const Layer& l, const ComputeTuning& t, Precision p, const ActivationBytes& ab,
                       bool eager_inplace) {
   if (t.per_kind_traffic) {
     // Attention's softmax runs in FP32 only under autocast (cost/autocast.hpp).
     Kernels ks = l.kind == LayerKind::Attention
                      ? attention_kernels(l, t.fused_attention, p == Precision::Mixed && t.autocast)
-                     : per_kind_kernels(l, t.fork_sums, promotes_to_float(ab), eager_inplace && inplace_needs_copy(l));
+                     : per_kind_kernels(l, t.fork_sums, promotes_to_float(ab), eager_inplace && l.inplace_copies_input());
     for (int i = 1; t.fork_sums && i < l.consumers; ++i) ks.bwd.push_back({0, 3, 0, false, false, true});
     return ks;
   }

@@ -275,7 +275,7 @@ Shape ModelBuilder::squeeze_excite(Shape x, int squeeze, const std::string& act,
                                    const std::string& prefix) {
   Shape s = global_pool(x, PoolKind::Avg, prefix + "pool");
   // torchvision's EfficientNets pass SqueezeExcitation an in-place SiLU (partial(nn.SiLU, inplace=True));
-  // its other users' ReLU needs no copy in place or not (cost/compute.cpp inplace_needs_copy).
+  // its other users' ReLU needs no copy in place or not (Layer::inplace_copies_input).
   s = activation(conv2d(s, squeeze, 1, 1, 1, Padding::Same, true, prefix + "fc1"), act, prefix + act, true);
   s = activation(conv2d(s, x.c, 1, 1, 1, Padding::Same, true, prefix + "fc2"), gate, prefix + gate);
   return multiply(x, s, prefix + "scale");

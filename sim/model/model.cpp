@@ -42,6 +42,13 @@ double Layer::weight_elems() const {
   }
 }
 
+bool Layer::inplace_copies_input() const {
+  if (kind != LayerKind::Activation || !inplace) return false;
+  for (const char* f : {"swish", "silu", "hard_swish", "relu6", "hard_sigmoid"})
+    if (fn == f) return true;
+  return false;
+}
+
 int Layer::trainable_tensors() const {
   if (params_trainable <= 0) return 0;
   switch (kind) {

@@ -72,7 +72,7 @@ struct Layer {
   bool additive_mask = false;  // Attention, math path: a mask added to the scores (Hugging Face's BERT, always)
   // Activation: PyTorch's implementations of the model run it in place (torchvision's and timm's
   // conv-norm-activation blocks: nn.SiLU(inplace=True) ...); cost/compute.cpp charges autograd's
-  // copy of the input where the gradient needs it (inplace_needs_copy).
+  // copy of the input where the gradient needs it (inplace_copies_input).
   bool inplace = false;
   // Reshape: a crop of a padded tensor (torchvision's Swin, x[:, :H, :W]): autograd's gradient of each
   // of these sliced dimensions zero-fills the input's size and copies into it (ATen slice_backward).
@@ -86,6 +86,10 @@ struct Layer {
   // layer's weight and its bias if it has one, a batch norm's gamma and beta; 1 for any other
   // layer with trainable parameters, 0 without.
   int trainable_tensors() const;
+  // An in-place activation (inplace) whose derivative reads its input, so that PyTorch's autograd
+  // copies the input first (tools/autograd/derivatives.yaml: silu_, hardswish_, hardtanh_ (ReLU6)
+  // and hardsigmoid_ read `self`; relu_, elu_, leaky_relu_, sigmoid_ and tanh_ read `result`).
+  bool inplace_copies_input() const;
   // The weights a convolution or dense layer multiplies by (its own, or a tied layer's), bias
   // apart; 0 for other kinds.
   double weight_elems() const;
