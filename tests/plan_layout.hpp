@@ -10,6 +10,9 @@ inline ddlsim::CommTopology topology(int nodes, int gpus, ddlsim::Route intra, d
   t.gpus_per_node = gpus;
   t.intra = intra;
   t.inter = inter;
+  // The tests describe a node's link by its figure alone, as a platform file does: NVLink from
+  // nccl_tuning::kNvlinkMin_Bps (ClusterDescription::intra_nvlink).
+  t.intra_nvlink = intra.bw_Bps >= ddlsim::nccl_tuning::kNvlinkMin_Bps;
   return t;
 }
 

@@ -33,6 +33,9 @@ int generate(const Args& args) {
       "intra", po::value<std::string>()->default_value("pcie4"), "GPU-node link kind")(
       "inter", po::value<std::string>()->default_value("1gbe"), "node-switch link kind")(
       "nics", po::value<int>()->default_value(1), "inter-node NICs per node (rails), aggregated")(
+      "cpu", po::value<std::string>()->default_value(""), "host CPU family (PCIe nodes: root complex, socket link)")(
+      "gpus-per-socket", po::value<int>()->default_value(0), "GPUs per CPU socket (0: all on one)")(
+      "gpus-per-switch", po::value<int>()->default_value(1), "GPUs behind one PCIe switch")(
       "device", po::value<std::string>()->default_value("v100"), "GPU model")(
       "name", po::value<std::string>()->default_value("cluster"), "zone name")(
       "from", po::value<std::string>()->default_value(""), "start from a built-in platform (its links, device, GPUs)")(
@@ -50,6 +53,15 @@ int generate(const Args& args) {
   if (from.empty() || !vm["intra"].defaulted()) c.intra = find_link_kind(vm["intra"].as<std::string>(), "--intra", LinkPlace::Intra);
   if (from.empty() || !vm["inter"].defaulted()) c.inter = find_link_kind(vm["inter"].as<std::string>(), "--inter", LinkPlace::Inter);
   if (from.empty() || !vm["nics"].defaulted()) c.nics = bounded(vm, "nics", 64);
+  if (from.empty() || !vm["cpu"].defaulted()) {
+    const std::string cpu = vm["cpu"].as<std::string>();
+    c.cpu = cpu.empty() ? "" : find_cpu_kind(cpu, "--cpu").name;
+  }
+  if (from.empty() || !vm["gpus-per-socket"].defaulted())
+    c.gpus_per_socket = vm["gpus-per-socket"].as<int>() == 0 ? 0 : bounded(vm, "gpus-per-socket", kMaxGpusPerNode);
+  if (from.empty() || !vm["gpus-per-switch"].defaulted()) c.gpus_per_switch = bounded(vm, "gpus-per-switch", kMaxGpusPerNode);
+  if (c.cpu.empty() && (c.gpus_per_socket > 0 || c.gpus_per_switch > 1))
+    throw InputError("ddlsim platform generate: --gpus-per-socket and --gpus-per-switch need --cpu (the CPU family)");
   if (from.empty()) c.note = "Generated two-level cluster";
   const int nodes = bounded(vm, "nodes", kMaxGeneratedNodes);
   static_assert(long(kMaxGeneratedNodes) * kMaxGpusPerNode <= kMaxRanks, "a generated platform fits kMaxRanks");
@@ -71,11 +83,15 @@ int show(const Args& args) {
 std::string usage_text() {
   std::string kinds;
   for (const auto& k : link_kinds()) kinds += " " + k.name;
+  std::string cpus;
+  for (const auto& k : cpu_kinds()) cpus += " " + k.name;
   return "usage: ddlsim platform generate [--nodes N] [--gpus-per-node G] [--intra KIND] [--inter KIND] [--nics N]\n"
+         "                                [--cpu FAMILY] [--gpus-per-socket S] [--gpus-per-switch W]\n"
          "                                [--device GPU] [--name NAME] [--from BUILTIN] [--output FILE.xml]\n"
          "       ddlsim platform show FILE.xml [--from RANK] [--to RANK]\n"
          "       ddlsim platform list      built-in platforms and link kinds, with their sources\n"
          "link kinds:" + kinds + "\n"
+         "CPU families:" + cpus + "\n"
          "limits: --nodes 1..512, --gpus-per-node 1..64, --nics 1..64. The file routes every pair of nodes\n"
          "(nodes^2 lines): for more nodes simulate the built-in name with --cluster.nodes instead (built in memory).\n";
 }
@@ -90,6 +106,11 @@ std::string list_text() {
   out += "link kinds (cluster.intra, cluster.inter): effective bandwidth per direction, one-hop latency\n";
   for (const auto& k : link_kinds())
     out += fmt::format("  {:<14} {:>8.3f} GB/s {:>5.1f} us  {}\n", k.name, k.bw_Bps / 1e9, k.latency_s * 1e6, k.note);
+  out += "CPU families (cluster.cpu): socket link per direction; Intel root complexes carry GPU peer-to-peer\n"
+         "traffic at 5/6 of the PCIe rate\n";
+  for (const auto& k : cpu_kinds())
+    out += fmt::format("  {:<16} {:>6.1f} GB/s {:<5}  {}\n", k.name, k.socket_link_Bps / 1e9,
+                       k.intel_root_complex ? "intel" : "", k.note);
   return out;
 }
 }  // namespace

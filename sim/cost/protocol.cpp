@@ -9,7 +9,7 @@ BytesPerSecond nccl_tree_bus_Bps(const CommTopology& t) {
 }
 
 bool protocol_enabled(Protocol p, const CommTopology& topo) {
-  return p != Protocol::LL128 || nccl_tuning::nvlink_hop(topo.intra.bw_Bps);
+  return p != Protocol::LL128 || topo.intra_nvlink;
 }
 
 BytesPerSecond ll_max_bus_Bps(const CommTopology& topo) {
@@ -37,7 +37,7 @@ CommTopology protocol_topology(const CommTopology& topo, Protocol p) {
   const nccl_tuning::Latencies& lat = nccl_tuning::kRing[int(p)];
   const double intra_factor = p == Protocol::LL && topo.nodes > 1 ? nccl_tuning::kLLMultiNodeIntra : 1;
   CommTopology t = topo;
-  const Seconds intra_floor = nccl_tuning::intra_step_s(lat, topo.intra.bw_Bps) * intra_factor;
+  const Seconds intra_floor = nccl_tuning::intra_step_s(lat, topo.intra_nvlink) * intra_factor;
   t.intra.step_overhead_s = std::max(0.0, intra_floor - t.intra.latency_s);
   t.inter.step_overhead_s = std::max(0.0, lat.net - t.inter.latency_s);
   return t;

@@ -29,6 +29,12 @@ std::vector<std::string> preset_names() {
   return out;
 }
 
+std::vector<std::string> cpu_names() {
+  std::vector<std::string> out;
+  for (const auto& k : cpu_kinds()) out.push_back(k.name);
+  return out;
+}
+
 std::vector<std::string> link_names(bool intra) {
   std::vector<std::string> out;
   for (const auto& k : link_kinds()) {
@@ -56,6 +62,9 @@ std::vector<PlanKey> plan_keys() {
       integer("cluster.nics", 1, 16),
       choice("cluster.inter", link_names(false)),
       choice("cluster.intra", link_names(true)),
+      choice("cluster.cpu", cpu_names()),
+      integer("cluster.gpus_per_socket", 1, 64),
+      integer("cluster.gpus_per_switch", 1, 64),
       real("cluster.inter_bw_GBps", 0.01, 1000, true, "GB/s"),
       real("cluster.inter_latency_us", 0.1, 100000, true, "us"),
       real("cluster.intra_bw_GBps", 0.1, 10000, true, "GB/s"),

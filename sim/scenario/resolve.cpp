@@ -214,6 +214,13 @@ LinkKind slower_link(const LinkKind& a, const LinkKind& b) {
   return out;
 }
 
+// A node's GPU link as its ring through the node sees it (ClusterDescription::gpu_path_Bps).
+LinkKind gpu_link(const ClusterDescription& c) {
+  LinkKind k = c.intra;
+  k.bw_Bps = c.gpu_path_Bps();
+  return k;
+}
+
 // A mixed cluster's description: the first group's, with each link the slowest of the groups' (a
 // ring through every node runs at its slowest hop) and the fewest NICs. The groups' nodes must have
 // as many GPUs each unless cluster.gpus_per_node says how many to use.
@@ -226,12 +233,15 @@ ClusterDescription mixed_cluster(const Reader& r, const std::vector<NodeGroup>& 
       r.fail("cluster.nodes", "groups whose nodes have as many GPUs (" + c.name + ": " + std::to_string(c.gpus_per_node) +
                                   ", " + other.name + ": " + std::to_string(other.gpus_per_node) +
                                   "), or cluster.gpus_per_node to use as many of each");
-    c.intra = slower_link(c.intra, other.intra);
+    c.intra = slower_link(gpu_link(c), gpu_link(other));
     c.inter = slower_link(c.inter, other.inter);
     c.nics = std::min(c.nics, other.nics);
     name += (name.empty() ? "" : ",") + g.cluster + ":" + std::to_string(g.nodes);
   }
   c.name = name;
+  c.cpu.clear();  // the groups' GPU routes are in c.intra now
+  c.gpus_per_socket = 0;
+  c.gpus_per_switch = 1;
   c.max_nodes = 0;  // each group was checked against its own
   c.note = "mixed cluster " + name + ": links are the slowest of the groups'";
   return c;
@@ -262,13 +272,22 @@ ClusterDescription resolve_cluster(const Reader& r, const std::string& base_dir,
   if (r.given("cluster.intra_bw_GBps")) c.intra.bw_Bps = r.real("cluster.intra_bw_GBps", 1e-6, true, 1e6) * kGB;
   if (r.given("cluster.intra_latency_us"))
     c.intra.latency_s = r.real("cluster.intra_latency_us", 0, true, 1e9) * 1e-6;
+  if (r.given("cluster.cpu")) c.cpu = find_cpu_kind(r.text("cluster.cpu"), r.where("cluster.cpu")).name;
+  for (const char* key : {"cluster.gpus_per_socket", "cluster.gpus_per_switch"}) {
+    if (!r.given(key)) continue;
+    if (c.cpu.empty())
+      r.fail(key, "a CPU family in cluster.cpu as well (its root complex and socket link bound the GPUs' routes)");
+    const int v = r.small_int(key, 1, kMaxGpusPerNode);
+    (std::string(key) == "cluster.gpus_per_socket" ? c.gpus_per_socket : c.gpus_per_switch) = v;
+  }
   return c;
 }
 
 // SimGrid simulates a platform file's own links, so link overrides would be silently ignored there.
 void check_no_link_overrides(const Reader& r, const ClusterDescription& c) {
   for (const char* key : {"cluster.nics", "cluster.intra", "cluster.inter", "cluster.inter_bw_GBps", "cluster.inter_latency_us",
-                          "cluster.intra_bw_GBps", "cluster.intra_latency_us"})
+                          "cluster.intra_bw_GBps", "cluster.intra_latency_us", "cluster.cpu", "cluster.gpus_per_socket",
+                          "cluster.gpus_per_switch"})
     if (r.given(key))
       throw InputError(r.where(key) + ": cannot override the links of platform file " + c.xml_path +
                        " with simulation.backend = simgrid, which simulates the file's own links; edit the file "
@@ -438,7 +457,7 @@ Scenario resolve_scenario(const Settings& settings, const std::string& base_dir,
   }
   const std::string misfit = algorithm_misfit(sc.execution.algorithm, sc.system);
   if (!misfit.empty()) r.fail("comm.algorithm", "an algorithm this cluster runs: " + misfit);
-  if (sc.execution.protocol == Protocol::LL128 && !nccl_tuning::nvlink_hop(sc.system.cluster.intra.bw_Bps))
+  if (sc.execution.protocol == Protocol::LL128 && !sc.system.cluster.intra_nvlink())
     r.fail("comm.nccl_protocol", "auto, ll or simple: NCCL runs LL128 over NVLink only, and this cluster's GPUs talk "
                                  "over " + (sc.system.cluster.intra.name.empty() ? std::string("PCIe") : sc.system.cluster.intra.name));
   use_library_factors(sc.system.cluster, to_string(sc.execution.library),

@@ -45,6 +45,13 @@ const std::vector<KeySpec>& scenario_keys() {
       {"cluster.gpus_per_node", "", "GPUs used per node; default: all of the platform's"},
       {"cluster.nics", "", "inter-node NICs (rails) per node, aggregated into its uplink; platform"},
       {"cluster.intra", "", "intra-node link kind override (pcie3..5, nvlink1..4, nvlink-bridge)"},
+      {"cluster.cpu", "", "host CPU family of a PCIe node (broadwell, skylake, ..., sapphire-rapids, epyc-rome, ..., "
+                          "epyc-turin; `ddlsim platform list`): its root complex and socket link bound the GPUs' ring; "
+                          "default: not described (the intra link alone); platform"},
+      {"cluster.gpus_per_socket", "", "GPUs attached to each CPU socket (local ranks fill socket 0 first); needs "
+                                      "cluster.cpu; default: all on one socket; platform"},
+      {"cluster.gpus_per_switch", "", "GPUs behind one PCIe switch (peer-to-peer without the root complex); needs "
+                                      "cluster.cpu; default 1 (each GPU on a root port); platform"},
       {"cluster.inter", "", "inter-node link kind override (1gbe .. 400gbe, 100gbe-tcp, ib-fdr .. ib-ndr)"},
       {"cluster.inter_bw_GBps", "", "inter-node effective bandwidth per direction, GB/s (decimal)"},
       {"cluster.inter_latency_us", "", "inter-node one-hop latency, microseconds"},

@@ -50,7 +50,7 @@ void build_node(sg4::NetZone* top, const ClusterDescription& c, int n) {
   for (int k = 0; k < c.gpus_per_node; ++k) {
     const std::string host = gpu_host_name(n, k);
     gpus.push_back(top->create_host(host, 1e12));
-    links.push_back(top->create_split_duplex_link(host + "-link", c.intra.bw_Bps)->set_latency(c.intra.latency_s));
+    links.push_back(top->create_split_duplex_link(host + "-link", c.gpu_path_Bps())->set_latency(c.intra.latency_s));
     top->add_route(gpus.back()->get_netpoint(), nullptr, nullptr, nullptr,
                    {sg4::LinkInRoute(links.back(), Dir::UP), sg4::LinkInRoute(up, Dir::UP)}, true);
   }

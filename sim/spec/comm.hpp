@@ -57,8 +57,8 @@ Protocol parse_protocol(const std::string& text, const std::string& key);
 const char* to_string(Protocol p);
 
 // NCCL's own cost model (NVIDIA/nccl src/graph/tuning.cc, NCCL 2.7-2.8; us there): baseLat[algo]
-// [proto] once per call, hwLat[hop][algo][proto] per step on each kind of hop. A hop counts as
-// NVLink at 40 GB/s and more (the intra route). The Simple ring's figures are also the floors of
+// [proto] once per call, hwLat[hop][algo][proto] per step on each kind of hop. A hop inside a node
+// counts as NVLink when its link kind is NVLink (a platform file's: at kNvlinkMin_Bps and more). The Simple ring's figures are also the floors of
 // every round's latency with NCCL (comm.round_latency = library).
 namespace nccl_tuning {
 constexpr Seconds kRingBaseLatency_s = 8.4e-6;
@@ -89,9 +89,8 @@ constexpr double kRingLLOneNodeGather = 1.0 / 3;  // one node's allgather, reduc
 constexpr double kTreeLL = 1.0 / 3.8, kTreeLL128OneNode = 7.0 / 9, kTreeLL128 = 120.0 / 128;
 constexpr BytesPerSecond kLLMaxVolta_Bps = 39.0e9, kLLMaxAmpere_Bps = 87.7e9, kLLMaxManyNodes_Bps = 20.4e9;
 
-// Whether NCCL counts a hop of this bandwidth as NVLink (else PCI), and its per-step latency there.
-constexpr bool nvlink_hop(BytesPerSecond bw) { return bw >= kNvlinkMin_Bps; }
-constexpr Seconds intra_step_s(const Latencies& l, BytesPerSecond intra_bw) { return nvlink_hop(intra_bw) ? l.nvlink : l.pci; }
+// The per-step latency on a hop inside a node: NVLink's or PCI's (NCCL: the path's type).
+constexpr Seconds intra_step_s(const Latencies& l, bool nvlink) { return nvlink ? l.nvlink : l.pci; }
 }  // namespace nccl_tuning
 
 // A library and the algorithm asked of it.
@@ -135,6 +134,8 @@ struct CommTopology {
   // The intra-node switch reduces (NVLink SHARP: NVSwitch with NVLink 4); NCCL's nvls then runs
   // on one node.
   bool switch_reduction = false;
+  // The GPUs of a node talk over NVLink (NCCL's NVLink latencies and LL128), else over PCIe.
+  bool intra_nvlink = false;
   // NCCL's protocols and their per-step latencies apply (the library is NCCL, its own latencies
   // are on and no measured per-round overhead replaces them): cost/protocol.hpp.
   bool nccl_protocols = false;

@@ -78,6 +78,82 @@ const LinkKind& find_link_kind(const std::string& name, const std::string& key, 
   return *std::find_if(link_kinds().begin(), link_kinds().end(), [&](const LinkKind& x) { return x.name == k.name; });
 }
 
+// The CPU families NCCL's topology model tells apart (NVIDIA/nccl src/graph/topo.cc: an Intel
+// CPU of family 6 is Emerald Rapids from model 0xCF, Sapphire Rapids from 0x8F, Skylake from 0x55,
+// else Broadwell; AMD's by Zen generation) with the inter-socket bandwidth NCCL gives each (src/
+// graph/topo.h, GB/s in one direction, the figure its ring search fits channels into).
+const std::vector<CpuKind>& cpu_kinds() {
+  static const std::vector<CpuKind> kinds = {
+      {"haswell", 6e9, true, "Intel Xeon E5 v3: QPI, NCCL's BDW_QPI_BW 6 GB/s"},
+      {"broadwell", 6e9, true, "Intel Xeon E5 v4: QPI, NCCL's BDW_QPI_BW 6 GB/s"},
+      {"skylake", 10e9, true, "Intel Xeon Scalable 1st gen: UPI, NCCL's SKL_QPI_BW 10 GB/s"},
+      {"cascadelake", 10e9, true, "Intel Xeon Scalable 2nd gen: UPI, NCCL's SKL_QPI_BW 10 GB/s"},
+      {"icelake", 10e9, true, "Intel Xeon Scalable 3rd gen: UPI, NCCL's SKL_QPI_BW 10 GB/s"},
+      {"sapphire-rapids", 22e9, true, "Intel Xeon Scalable 4th gen: UPI, NCCL's SRP_QPI_BW 22 GB/s"},
+      {"emerald-rapids", 40e9, true, "Intel Xeon Scalable 5th gen: UPI, NCCL's ERP_QPI_BW 40 GB/s"},
+      {"epyc-naples", 16e9, false, "AMD EPYC 7001 (Zen): Infinity Fabric, NCCL's AMD_ZEN12_BW 16 GB/s"},
+      {"epyc-rome", 16e9, false, "AMD EPYC 7002 (Zen 2): Infinity Fabric, NCCL's AMD_ZEN12_BW 16 GB/s"},
+      {"epyc-milan", 24e9, false, "AMD EPYC 7003 (Zen 3): Infinity Fabric, NCCL's AMD_ZEN34_BW 24 GB/s"},
+      {"epyc-genoa", 24e9, false, "AMD EPYC 9004 (Zen 4): Infinity Fabric, NCCL's AMD_ZEN34_BW 24 GB/s"},
+      {"epyc-turin", 32e9, false, "AMD EPYC 9005 (Zen 5): Infinity Fabric, NCCL's AMD_ZEN5_BW 32 GB/s"},
+      {"power9", 32e9, false, "IBM POWER9: NCCL's P9_BW 32 GB/s"},
+      {"arm", 6e9, false, "Arm server CPUs: NCCL's ARM_BW 6 GB/s"},
+  };
+  return kinds;
+}
+
+const CpuKind& find_cpu_kind(const std::string& name, const std::string& key) {
+  return find_by_name(cpu_kinds(), name, key, "CPU family");
+}
+
+namespace {
+bool is_pcie(const LinkKind& k) { return k.name.rfind("pcie", 0) == 0; }
+
+// Where a ring through a node's GPUs crosses the CPU (NCCL's path types, src/graph/paths.cc): a hop
+// between GPUs of one socket that no PCIe switch joins goes through the root complex (PHB), a hop
+// between sockets over the socket link (SYS). Local ranks fill socket 0's GPUs first.
+struct NodePaths {
+  bool through_root_complex = false;
+  bool across_sockets = false;
+};
+NodePaths node_paths(const ClusterDescription& c) {
+  const int per_socket = c.gpus_per_socket > 0 ? std::min(c.gpus_per_socket, c.gpus_per_node) : c.gpus_per_node;
+  return {per_socket > 1 && c.gpus_per_switch < per_socket, c.gpus_per_node > per_socket};
+}
+
+// Intel's root complex: peer-to-peer traffic costs 6/5 of its bandwidth (topo.h INTEL_P2P_OVERHEAD,
+// applied by search.cc to PHB paths only).
+constexpr double kIntelP2pShare = 5.0 / 6.0;
+}  // namespace
+
+bool ClusterDescription::intra_nvlink() const {
+  if (intra.name.rfind("nvlink", 0) == 0) return true;
+  return !is_intra_kind(intra) && intra.bw_Bps >= nccl_tuning::kNvlinkMin_Bps;
+}
+
+BytesPerSecond ClusterDescription::gpu_path_Bps() const {
+  if (cpu.empty() || !is_pcie(intra)) return intra.bw_Bps;
+  const CpuKind& k = find_cpu_kind(cpu, "cluster.cpu");
+  const NodePaths p = node_paths(*this);
+  BytesPerSecond bw = intra.bw_Bps;
+  if (p.through_root_complex && k.intel_root_complex) bw *= kIntelP2pShare;
+  if (p.across_sockets) bw = std::min(bw, k.socket_link_Bps);
+  return bw;
+}
+
+std::string ClusterDescription::gpu_path_note() const {
+  if (cpu.empty() || !is_pcie(intra)) return "";
+  const CpuKind& k = find_cpu_kind(cpu, "cluster.cpu");
+  const NodePaths p = node_paths(*this);
+  std::string out;
+  if (p.through_root_complex && k.intel_root_complex)
+    out = "peer-to-peer through an Intel root complex at 5/6 of the PCIe rate (NCCL's INTEL_P2P_OVERHEAD)";
+  if (p.across_sockets)
+    out += std::string(out.empty() ? "" : "; ") + "the ring crosses the " + k.name + " socket link (" +
+           k.note + ")";
+  return out;
+}
+
 namespace {
 // The software overhead per round that makes a round of a route with network latency `latency`
 // last at least `floor`.
@@ -88,13 +164,13 @@ Seconds overhead_for(Seconds measured, Seconds floor, Seconds latency) {
 
 Route ClusterDescription::intra_route() const {
   const Seconds latency = 2 * intra.latency_s;
-  return {latency, intra.bw_Bps, intra.exchange_factor, intra.duplex_factor,
+  return {latency, gpu_path_Bps(), intra.exchange_factor, intra.duplex_factor,
           overhead_for(step_overhead_s, intra_round_floor_s, latency)};
 }
 
 Route ClusterDescription::inter_route() const {
   const Seconds latency = 2 * intra.latency_s + 2 * inter.latency_s;
-  return {latency, std::min(intra.bw_Bps, uplink_Bps()),
+  return {latency, std::min(gpu_path_Bps(), uplink_Bps()),
           std::min(intra.exchange_factor, inter.exchange_factor), std::min(intra.duplex_factor, inter.duplex_factor),
           overhead_for(step_overhead_s, inter_round_floor_s, latency)};
 }
@@ -103,7 +179,7 @@ void use_library_factors(ClusterDescription& c, const std::string& library, bool
   c.intra_round_floor_s = c.inter_round_floor_s = 0;
   if (library == "nccl" && !network_latency_only) {
     using namespace nccl_tuning;
-    c.intra_round_floor_s = intra_step_s(kRing[int(Protocol::Simple)], c.intra.bw_Bps);
+    c.intra_round_floor_s = intra_step_s(kRing[int(Protocol::Simple)], c.intra_nvlink());
     c.inter_round_floor_s = kRingStepNet_s;
   }
   if (c.xml_path.empty()) return;

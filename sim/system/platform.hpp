@@ -37,6 +37,20 @@ enum class LinkPlace { Intra, Inter };
 // Throws InputError naming `key` for an unknown name or a kind of the other place.
 const LinkKind& find_link_kind(const std::string& name, const std::string& key, LinkPlace place);
 
+// A host CPU family as NCCL's topology model knows it (NVIDIA/nccl src/graph/topo.h, topo.cc
+// ncclTopoGetInterCpuBw): the bandwidth NCCL's ring search assumes one direction of the link
+// between two sockets carries, and whether its PCIe root complex splits GPU peer-to-peer traffic
+// into 64-byte packets (Intel: the traffic takes 6/5 of the PCIe bandwidth, INTEL_P2P_OVERHEAD).
+struct CpuKind {
+  std::string name;
+  BytesPerSecond socket_link_Bps = 0;
+  bool intel_root_complex = false;
+  std::string note;
+};
+const std::vector<CpuKind>& cpu_kinds();
+// Throws InputError naming `key` for an unknown name.
+const CpuKind& find_cpu_kind(const std::string& name, const std::string& key);
+
 // The signalling (line) rate per direction of a link kind, bytes/s, from its standard or
 // datasheet: what no measurement can exceed. 0 for a name without one (a platform file's links).
 BytesPerSecond line_rate_Bps(const std::string& kind);
@@ -68,7 +82,20 @@ struct ClusterDescription {
   // software overhead per round is raised so that it pays at least this. 0: none.
   Seconds intra_round_floor_s = 0;
   Seconds inter_round_floor_s = 0;
+  // Inside a PCIe node (docs/design.md "CPU sockets and PCIe switches"): the host CPU family
+  // (cpu_kinds(); "" = not described, GPU routes are the intra link's alone), the GPUs attached to
+  // each socket (0 = all on one; local ranks fill socket 0 first) and the GPUs behind one PCIe
+  // switch (1 = each GPU on its own root port). NVLink nodes ignore them.
+  std::string cpu;
+  int gpus_per_socket = 0;
+  int gpus_per_switch = 1;
 
+  // The bandwidth of a ring through the node's GPUs, per direction: the intra link's, bounded as
+  // NCCL's topology search bounds it where the ring crosses the CPU (the root complex's peer-to-
+  // peer overhead, the socket link). Every GPU's link (analytic routes, SimGrid) carries it.
+  BytesPerSecond gpu_path_Bps() const;
+  // What bounds gpu_path_Bps, in words ("" when nothing does).
+  std::string gpu_path_note() const;
   // GPU to GPU inside a node: two intra hops.
   Route intra_route() const;
   // GPU to GPU across nodes: intra, uplink, uplink, intra; limited by the slowest hop.
@@ -77,6 +104,9 @@ struct ClusterDescription {
   // Whether the GPUs' switch reduces in the network (NVLink SHARP, for NCCL's nvls): the NVSwitch
   // of NVLink 4 (HGX/DGX H100 and later) has it; earlier NVSwitches and PCIe do not.
   bool switch_reduction() const { return intra.name == "nvlink4"; }
+  // Whether the GPUs of a node talk over NVLink: an nvlink kind (a platform file's route, whose
+  // kind is unknown: at nccl_tuning::kNvlinkMin_Bps and more).
+  bool intra_nvlink() const;
 };
 
 // The inter-node factors for a scenario communicating with `library`: its own when the platform

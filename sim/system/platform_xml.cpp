@@ -35,6 +35,12 @@ std::string header(const ClusterDescription& c, int nodes) {
       "     * the property `device` names the GPU model for ddlsim. -->\n",
       c.name, nodes, c.gpus_per_node, c.device, xml_escape_comment(c.note), c.intra.name,
       xml_escape_comment(c.intra.note), c.inter.name, xml_escape_comment(c.inter.note), c.nics);
+  const std::string path = c.gpu_path_note();
+  if (!path.empty())
+    out += fmt::format("<!-- CPU {}, {} GPU(s) per socket, {} per PCIe switch: each GPU's link carries {:.12g} GB/s,\n"
+                       "     the ring through the node's bound ({}). -->\n",
+                       c.cpu, c.gpus_per_socket > 0 ? std::to_string(c.gpus_per_socket) : std::string("all"),
+                       c.gpus_per_switch, c.gpu_path_Bps() / 1e9, xml_escape_comment(path));
   return out;
 }
 }  // namespace
@@ -49,7 +55,7 @@ std::string platform_xml(const ClusterDescription& c, int nodes) {
     out += fmt::format(
         "  <cluster id=\"node{0}\" prefix=\"gpu-{0}-\" suffix=\"\" radical=\"0-{1}\" speed=\"1Tf\" "
         "bw=\"{2}\" lat=\"{3}\" sharing_policy=\"SPLITDUPLEX\" router_id=\"node{0}-router\"/>\n",
-        n, c.gpus_per_node - 1, bw(c.intra.bw_Bps), lat(c.intra.latency_s));
+        n, c.gpus_per_node - 1, bw(c.gpu_path_Bps()), lat(c.intra.latency_s));
   for (int n = 0; n < nodes; ++n)
     out += fmt::format(
         "  <link id=\"node{}-uplink\" bandwidth=\"{}\" latency=\"{}\" sharing_policy=\"SPLITDUPLEX\"/>\n", n,
