@@ -139,3 +139,20 @@ TEST(NodeTopology, BadInputsExit2NamingTheKey) {
   EXPECT_EQ(r.code, 2) << r.out;
   EXPECT_NE(r.out.find("cluster.cpu"), std::string::npos) << r.out;
 }
+
+// NCCL takes NVLink's per-step latencies and LL128 on NVLink paths, whatever their bandwidth: PCIe
+// 5 (48 GB/s) stays PCI, NVLink 1 (36 GB/s) is NVLink; a platform file's route, of unknown kind,
+// is NVLink from 40 GB/s.
+TEST(NodeTopology, NvlinkHopsGoByKind) {
+  EXPECT_FALSE(node("pcie5", 8, "", 0, 1).intra_nvlink());
+  EXPECT_TRUE(node("nvlink1", 8, "", 0, 1).intra_nvlink());
+  ClusterDescription file = node("pcie3", 8, "", 0, 1);
+  file.intra = {"file", 50e9, 1e-6, ""};
+  EXPECT_TRUE(file.intra_nvlink());
+  file.intra.bw_Bps = 30e9;
+  EXPECT_FALSE(file.intra_nvlink());
+  const std::string ws = "collective --cluster.platform=workstation-4x3090 --comm.nccl_protocol=ll128 ";
+  const auto pcie5 = run_ddlsim(ws + "--cluster.intra=pcie5");
+  EXPECT_EQ(pcie5.code, 2) << pcie5.out;
+  EXPECT_EQ(run_ddlsim(ws + "--cluster.intra=nvlink1").code, 0);
+}
