@@ -55,6 +55,8 @@ TEST(NodeTopology, GpuPathFollowsNcclsTopologyModel) {
       {"pcie4", 2, "broadwell", 1, 1, 6.0},            // one GPU a socket: only the socket link
       {"pcie4", 1, "broadwell", 1, 1, 24.0},           // one GPU: no ring inside the node
       {"nvlink3", 8, "broadwell", 4, 1, 230.0},        // NVLink carries the GPUs' traffic
+      {"pcie4", 4, "intel-core", 0, 1, 20.0},          // an Intel workstation: 24 x 5/6
+      {"pcie4", 4, "amd-ryzen", 0, 1, 24.0},           // an AMD one: the link
   };
   for (const auto& c : cases) {
     const ClusterDescription d = node(c.intra, c.gpus, c.cpu, c.per_socket, c.per_switch);
@@ -69,6 +71,7 @@ TEST(NodeTopology, MoreSocketBandwidthIsNeverSlower) {
   for (const CpuKind& a : cpu_kinds())
     for (const CpuKind& b : cpu_kinds()) {
       if (a.intel_root_complex != b.intel_root_complex || a.socket_link_Bps > b.socket_link_Bps) continue;
+      if (a.socket_link_Bps == 0) continue;  // one socket: refused where GPUs span sockets
       for (const char* intra : {"pcie3", "pcie4", "pcie5"})
         EXPECT_LE(node(intra, 8, a.name.c_str(), 4, 1).gpu_path_Bps(), node(intra, 8, b.name.c_str(), 4, 1).gpu_path_Bps())
             << a.name << " " << b.name;
@@ -126,6 +129,9 @@ TEST(NodeTopology, BadInputsExit2NamingTheKey) {
       {"collective --cluster.cpu=skylake --cluster.gpus_per_switch=0", "cluster.gpus_per_switch = '0': expected a positive"},
       {"platform generate --gpus-per-switch 2", "need --cpu"},
       {"platform generate --cpu z80", "--cpu = 'z80': unknown CPU family"},
+      {"collective --cluster.platform=workstation-4x3090 --cluster.cpu=intel-core --cluster.gpus_per_socket=2",
+       "cluster.gpus_per_socket"},
+      {"platform generate --gpus-per-node 4 --cpu amd-ryzen --gpus-per-socket 2", "has one socket"},
   };
   for (const auto& c : cases) {
     const auto r = run_ddlsim(c.args);

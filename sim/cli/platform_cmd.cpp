@@ -62,6 +62,7 @@ int generate(const Args& args) {
   if (from.empty() || !vm["gpus-per-switch"].defaulted()) c.gpus_per_switch = bounded(vm, "gpus-per-switch", kMaxGpusPerNode);
   if (c.cpu.empty() && (c.gpus_per_socket > 0 || c.gpus_per_switch > 1))
     throw InputError("ddlsim platform generate: --gpus-per-socket and --gpus-per-switch need --cpu (the CPU family)");
+  c.check_node_topology("ddlsim platform generate: --gpus-per-socket");
   if (from.empty()) c.note = "Generated two-level cluster";
   const int nodes = bounded(vm, "nodes", kMaxGeneratedNodes);
   static_assert(long(kMaxGeneratedNodes) * kMaxGpusPerNode <= kMaxRanks, "a generated platform fits kMaxRanks");

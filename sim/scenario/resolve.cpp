@@ -280,6 +280,7 @@ ClusterDescription resolve_cluster(const Reader& r, const std::string& base_dir,
     const int v = r.small_int(key, 1, kMaxGpusPerNode);
     (std::string(key) == "cluster.gpus_per_socket" ? c.gpus_per_socket : c.gpus_per_switch) = v;
   }
+  c.check_node_topology(r.where(r.given("cluster.gpus_per_socket") ? "cluster.gpus_per_socket" : "cluster.cpu"));
   return c;
 }
 

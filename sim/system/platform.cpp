@@ -97,6 +97,9 @@ const std::vector<CpuKind>& cpu_kinds() {
       {"epyc-genoa", 24e9, false, "AMD EPYC 9004 (Zen 4): Infinity Fabric, NCCL's AMD_ZEN34_BW 24 GB/s"},
       {"epyc-turin", 32e9, false, "AMD EPYC 9005 (Zen 5): Infinity Fabric, NCCL's AMD_ZEN5_BW 32 GB/s"},
       {"power9", 32e9, false, "IBM POWER9: NCCL's P9_BW 32 GB/s"},
+      // Desktop and workstation CPUs have one socket (no socket link: 0).
+      {"intel-core", 0, true, "Intel Core / Xeon W workstations: one socket, Intel root complex"},
+      {"amd-ryzen", 0, false, "AMD Ryzen / Threadripper workstations: one socket"},
       {"arm", 6e9, false, "Arm server CPUs: NCCL's ARM_BW 6 GB/s"},
   };
   return kinds;
@@ -137,8 +140,16 @@ BytesPerSecond ClusterDescription::gpu_path_Bps() const {
   const NodePaths p = node_paths(*this);
   BytesPerSecond bw = intra.bw_Bps;
   if (p.through_root_complex && k.intel_root_complex) bw *= kIntelP2pShare;
-  if (p.across_sockets) bw = std::min(bw, k.socket_link_Bps);
+  if (p.across_sockets && k.socket_link_Bps > 0) bw = std::min(bw, k.socket_link_Bps);  // else refused
   return bw;
+}
+
+void ClusterDescription::check_node_topology(const std::string& key) const {
+  if (cpu.empty() || !node_paths(*this).across_sockets) return;
+  const CpuKind& k = find_cpu_kind(cpu, key);
+  if (k.socket_link_Bps <= 0)
+    throw InputError(key + ": " + std::to_string(gpus_per_node) + " GPUs at " + std::to_string(gpus_per_socket) +
+                     " a socket span sockets, but " + k.name + " has one socket");
 }
 
 std::string ClusterDescription::gpu_path_note() const {

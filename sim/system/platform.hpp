@@ -43,7 +43,7 @@ const LinkKind& find_link_kind(const std::string& name, const std::string& key, 
 // into 64-byte packets (Intel: the traffic takes 6/5 of the PCIe bandwidth, INTEL_P2P_OVERHEAD).
 struct CpuKind {
   std::string name;
-  BytesPerSecond socket_link_Bps = 0;
+  BytesPerSecond socket_link_Bps = 0;  // 0: a one-socket CPU
   bool intel_root_complex = false;
   std::string note;
 };
@@ -96,6 +96,8 @@ struct ClusterDescription {
   BytesPerSecond gpu_path_Bps() const;
   // What bounds gpu_path_Bps, in words ("" when nothing does).
   std::string gpu_path_note() const;
+  // Throws InputError naming `key` where the GPUs span sockets of a one-socket CPU.
+  void check_node_topology(const std::string& key) const;
   // GPU to GPU inside a node: two intra hops.
   Route intra_route() const;
   // GPU to GPU across nodes: intra, uplink, uplink, intra; limited by the slowest hop.
