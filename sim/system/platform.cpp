@@ -227,49 +227,65 @@ const LinkKind& intra_kind(const char* name) { return find_link_kind(name, "", L
 const LinkKind& inter_kind(const char* name) { return find_link_kind(name, "", LinkPlace::Inter); }
 }  // namespace
 
+namespace {
+// A built-in platform: what its source gives; every other field at its default.
+ClusterDescription builtin(const char* name, const char* device, int max_nodes, int gpus, const char* intra,
+                           const char* inter, const char* note, int nics = 1) {
+  ClusterDescription c;
+  c.name = name;
+  c.device = device;
+  c.max_nodes = max_nodes;
+  c.gpus_per_node = gpus;
+  c.intra = intra_kind(intra);
+  c.inter = inter_kind(inter);
+  c.note = note;
+  c.nics = nics;
+  return c;
+}
+}  // namespace
+
 const std::vector<ClusterDescription>& builtin_clusters() {
   static const std::vector<ClusterDescription> clusters = {
-      {"tupi", "rtx4090", 6, 1, intra_kind("pcie4"), inter_kind("1gbe"),
-       "UFRGS PCAD Tupi: nodes with one RTX 4090 (i9-14900KF), commodity 1 GbE to one switch; "
-       "node count assumed", ""},
-      {"poti", "rtx4070", 6, 1, intra_kind("pcie4"), inter_kind("1gbe"),
-       "UFRGS PCAD Poti: nodes with one RTX 4070 (i7-14700KF), commodity 1 GbE to one switch; "
-       "node count assumed", ""},
+      builtin("tupi", "rtx4090", 6, 1, "pcie4", "1gbe",
+              "UFRGS PCAD Tupi: nodes with one RTX 4090 (i9-14900KF), commodity 1 GbE to one switch; "
+              "node count assumed"),
+      builtin("poti", "rtx4070", 6, 1, "pcie4", "1gbe",
+              "UFRGS PCAD Poti: nodes with one RTX 4070 (i7-14700KF), commodity 1 GbE to one switch; "
+              "node count assumed"),
       // NVIDIA DGX-1 datasheets (P100 and V100): 8 GPUs in an NVLink hybrid cube mesh, "4X IB EDR"
       // (four 100 Gb/s InfiniBand ports) for the cluster network.
-      {"dgx1", "v100", 0, 8, intra_kind("nvlink2"), inter_kind("ib-edr"),
-       "DGX-1 V100: 8 GPUs joined by NVLink 2, 4 EDR InfiniBand 100 Gb/s ports (rails) aggregated into the "
-       "node's uplink", "", 4},
-      {"dgx1-p100", "p100", 0, 8, intra_kind("nvlink1"), inter_kind("ib-edr"),
-       "DGX-1 P100: 8 GPUs joined by NVLink 1, 4 EDR InfiniBand 100 Gb/s ports (rails) aggregated", "", 4},
-      {"k80-pcie", "k80", 0, 8, intra_kind("pcie3"), inter_kind("10gbe"),
-       "Cloud servers with 4 K80 boards (8 dies) on PCIe 3, 10 GbE between servers", ""},
-      {"cluster4x25g", "v100", 0, 4, intra_kind("pcie3"), inter_kind("25gbe"),
-       "Nodes with 4 V100 PCIe GPUs, 25 GbE to one switch", ""},
+      builtin("dgx1", "v100", 0, 8, "nvlink2", "ib-edr",
+              "DGX-1 V100: 8 GPUs joined by NVLink 2, 4 EDR InfiniBand 100 Gb/s ports (rails) aggregated into the "
+              "node's uplink", 4),
+      builtin("dgx1-p100", "p100", 0, 8, "nvlink1", "ib-edr",
+              "DGX-1 P100: 8 GPUs joined by NVLink 1, 4 EDR InfiniBand 100 Gb/s ports (rails) aggregated", 4),
+      builtin("k80-pcie", "k80", 0, 8, "pcie3", "10gbe",
+              "Cloud servers with 4 K80 boards (8 dies) on PCIe 3, 10 GbE between servers"),
+      builtin("cluster4x25g", "v100", 0, 4, "pcie3", "25gbe",
+              "Nodes with 4 V100 PCIe GPUs, 25 GbE to one switch"),
       // NVIDIA DGX A100 datasheet: 8 A100 SXM4 40 GB, NVSwitch (600 GB/s GPU-GPU both ways),
       // 8 single-port ConnectX-6 HDR 200 Gb/s compute NICs (one per GPU, "rails").
-      {"dgx-a100", "a100", 0, 8, intra_kind("nvlink3"), inter_kind("ib-hdr"),
-       "DGX A100: 8 A100 SXM4 on NVSwitch (NVLink 3), 8 HDR 200 Gb/s NICs (rails) aggregated into the node's "
-       "uplink", "", 8},
+      builtin("dgx-a100", "a100", 0, 8, "nvlink3", "ib-hdr",
+              "DGX A100: 8 A100 SXM4 on NVSwitch (NVLink 3), 8 HDR 200 Gb/s NICs (rails) aggregated into the node's "
+              "uplink", 8),
       // NVIDIA DGX-2 datasheet: 16 V100 SXM3 32 GB on 12 NVSwitches (NVLink 2 between every pair),
       // 8 EDR InfiniBand 100 Gb/s ports.
-      {"dgx2", "v100-32gb", 0, 16, intra_kind("nvlink2"), inter_kind("ib-edr"),
-       "DGX-2: 16 V100 32 GB on NVSwitch (NVLink 2), 8 EDR 100 Gb/s NICs (rails) aggregated into the node's uplink",
-       "", 8},
+      builtin("dgx2", "v100-32gb", 0, 16, "nvlink2", "ib-edr",
+              "DGX-2: 16 V100 32 GB on NVSwitch (NVLink 2), 8 EDR 100 Gb/s NICs (rails) aggregated into the node's uplink", 8),
       // NVIDIA DGX H100 datasheet: 8 H100 SXM5 80 GB, NVLink 4 through NVSwitch (900 GB/s GPU-GPU
       // both ways), 8 ConnectX-7 NDR 400 Gb/s compute ports.
-      {"dgx-h100", "h100", 0, 8, intra_kind("nvlink4"), inter_kind("ib-ndr"),
-       "DGX H100: 8 H100 SXM5 on NVSwitch (NVLink 4), 8 NDR 400 Gb/s NICs (rails) aggregated into the node's "
-       "uplink; NVLink SHARP inside a node (nvls), not across nodes", "", 8},
+      builtin("dgx-h100", "h100", 0, 8, "nvlink4", "ib-ndr",
+              "DGX H100: 8 H100 SXM5 on NVSwitch (NVLink 4), 8 NDR 400 Gb/s NICs (rails) aggregated into the node's "
+              "uplink; NVLink SHARP inside a node (nvls), not across nodes", 8),
       // AWS p3.16xlarge (instance type page): 8 V100 16 GB with NVLink, 25 Gbps networking (TCP, ENA).
-      {"aws-p3-16xlarge", "v100", 0, 8, intra_kind("nvlink2"), inter_kind("25gbe"),
-       "AWS p3.16xlarge: 8 V100 16 GB on NVLink 2 (hybrid cube mesh), 25 Gb/s ENA networking (TCP)", ""},
+      builtin("aws-p3-16xlarge", "v100", 0, 8, "nvlink2", "25gbe",
+              "AWS p3.16xlarge: 8 V100 16 GB on NVLink 2 (hybrid cube mesh), 25 Gb/s ENA networking (TCP)"),
       // AWS p4d.24xlarge (instance type page): 8 A100 40 GB on NVSwitch, 400 Gbps EFA (4 x 100 Gb/s).
-      {"aws-p4d-24xlarge", "a100", 0, 8, intra_kind("nvlink3"), inter_kind("100gbe"),
-       "AWS p4d.24xlarge: 8 A100 40 GB on NVSwitch (NVLink 3), 4 x 100 Gb/s EFA (RDMA, SRD) aggregated", "", 4},
+      builtin("aws-p4d-24xlarge", "a100", 0, 8, "nvlink3", "100gbe",
+              "AWS p4d.24xlarge: 8 A100 40 GB on NVSwitch (NVLink 3), 4 x 100 Gb/s EFA (RDMA, SRD) aggregated", 4),
       // A 4-GPU PCIe 4.0 workstation (e.g. 4 RTX 3090 on x16 slots, no NVLink bridge): one node.
-      {"workstation-4x3090", "rtx3090", 1, 4, intra_kind("pcie4"), inter_kind("10gbe"),
-       "Workstation with 4 RTX 3090 on PCIe 4.0 x16, no NVLink bridges; one node", ""},
+      builtin("workstation-4x3090", "rtx3090", 1, 4, "pcie4", "10gbe",
+              "Workstation with 4 RTX 3090 on PCIe 4.0 x16, no NVLink bridges; one node"),
   };
   return clusters;
 }
