@@ -32,6 +32,14 @@ CommTopology flat(int p, Route r) {
 
 using testutil::layout_of;
 
+// The layout an algorithm runs on in these tests: p ranks one a node, or (nvls_tree, which needs
+// nodes of several GPUs on a reducing switch) p nodes of 4 GPUs.
+Layout layout_for(Algorithm a, int p) {
+  Layout l = layout_of(flat(p, Route{1e-6, 1e9}));
+  if (a == Algorithm::NvlsTree) l.ranks = 4 * p, l.gpus_per_node = 4;
+  return l;
+}
+
 // Which ranks' data each rank holds after the plan (information flow: a receive merges the
 // sender's set). Order of rounds as written; sends and receives of one round happen together.
 std::vector<std::set<int>> flow(const std::vector<Round>& plan, const Layout& l) {
@@ -54,10 +62,10 @@ TEST(CollectivePlan, EverySendHasItsReceive) {
     for (Algorithm a : algorithms_for(c))
       for (int p : {2, 3, 5, 6, 8, 12}) {
         if (a == Algorithm::ParameterServer || a == Algorithm::Hierarchical) continue;
-        const Layout l = layout_of(flat(p, Route{1e-6, 1e9}));
+        const Layout l = layout_for(a, p);
         for (const Round& r : collective_plan(c, a, l, 1e6)) {
           std::multiset<std::pair<int, int>> sent, received;
-          for (int me = 0; me < p; ++me) {
+          for (int me = 0; me < l.ranks; ++me) {
             const RoundOps ops = round_ops(r, l, me);
             for (const auto& t : ops.sends) sent.insert({me, t.peer});
             for (int src : ops.recvs) received.insert({src, me});
@@ -69,19 +77,19 @@ TEST(CollectivePlan, EverySendHasItsReceive) {
 
 TEST(CollectivePlan, RoundsMoveTheDataTheCollectiveNeeds) {
   for (int p : {2, 3, 4, 5, 6, 7, 8, 12, 16}) {
-    const Layout l = layout_of(flat(p, Route{1e-6, 1e9}));
     for (Collective c : kAll)
       for (Algorithm a : algorithms_for(c)) {
         if (a == Algorithm::ParameterServer || a == Algorithm::Hierarchical) continue;
+        const Layout l = layout_for(a, p);
         const auto has = flow(collective_plan(c, a, l, 1e6), l);
         const std::string what = std::string(to_string(c)) + " " + to_string(a) + " p=" + std::to_string(p);
         if (c == Collective::Broadcast) {
-          for (int r = 0; r < p; ++r) EXPECT_TRUE(has[r].count(0)) << what << ": rank " << r << " lacks the root's data";
+          for (int r = 0; r < l.ranks; ++r) EXPECT_TRUE(has[r].count(0)) << what << ": rank " << r << " lacks the root's data";
         } else if (c == Collective::Reduce) {
-          EXPECT_EQ(int(has[0].size()), p) << what << ": the root lacks a contribution";
+          EXPECT_EQ(int(has[0].size()), l.ranks) << what << ": the root lacks a contribution";
         } else {
           // allreduce, reduce-scatter, allgather, all-to-all: every rank hears from every rank
-          for (int r = 0; r < p; ++r) EXPECT_EQ(int(has[r].size()), p) << what << ": rank " << r;
+          for (int r = 0; r < l.ranks; ++r) EXPECT_EQ(int(has[r].size()), l.ranks) << what << ": rank " << r;
         }
       }
   }

@@ -196,7 +196,11 @@ FittedParameters fit_parameters(const MeasuredSet& train, const std::vector<Scen
   Values values;
   for (const auto& p : params) {
     values.push_back(p.get(bases.front()));
-    fit.params.push_back({p.name, p.key, values.back(), values.back(), true, ""});
+    FitParameter f;
+    f.name = p.name;
+    f.key = p.key;
+    f.before = f.after = values.back();
+    fit.params.push_back(f);
   }
   fit.before = stats_of(train, predict_all(bases, params, values));
   const Values starts = values;

@@ -196,18 +196,48 @@ std::vector<Round> dbtree_plan(const Layout& l, Bytes n) {
   return plan;
 }
 
+// The trees' edges of colour r.param between the node leaders (DbtUp, DbtDown) or, one tree per
+// rail, between the GPUs of local rank k of both nodes, every k at once (RailDbtUp, RailDbtDown).
 void dbt_ops(RoundOps& ops, const Round& r, const Layout& l, int me) {
-  const int g = l.gpus_per_node;
-  if (me % g != 0) return;
+  const int g = l.gpus_per_node, rail = me % g;
+  const bool rails = r.kind == RoundKind::RailDbtUp || r.kind == RoundKind::RailDbtDown;
+  if (!rails && rail != 0) return;
   const ColouredEdges c = dbt_edges(l.ranks / g);
-  const bool up = r.kind == RoundKind::DbtUp;
+  const bool up = r.kind == RoundKind::DbtUp || r.kind == RoundKind::RailDbtUp;
   for (std::size_t e = 0; e < c.edges.size(); ++e) {
     if (c.colour[e] != r.param) continue;
-    const int from = (up ? c.edges[e].first : c.edges[e].second) * g;
-    const int to = (up ? c.edges[e].second : c.edges[e].first) * g;
+    const int from = (up ? c.edges[e].first : c.edges[e].second) * g + rail;
+    const int to = (up ? c.edges[e].second : c.edges[e].first) * g + rail;
     if (from == me) ops.sends.push_back({to, 0});
     if (to == me) ops.recvs.push_back(from);
   }
+}
+
+// NCCL's NVLS across nodes (NVLSTree, src/device/all_reduce.h): inside each node NVLink SHARP
+// reduces every GPU's vector in the switch and hands each GPU 1/g of the node's sum; each GPU
+// sends its share over its rail to the double binary tree between nodes (each tree half of it),
+// gets the global sum back down, and multicasts it to the node's GPUs. A GPU's NVLink carries
+// n (g+1)/g each way (as nvls_plan), a rail n/g each way on two nodes and 2 n/g where a node is
+// interior in a tree. With steps in flight (NCCL's) one NvlsTreePipeline round of 2 MiB chunks
+// (kNvlsStepBytes); lockstep, the whole vector one phase after the other: a NodeAllPairs round
+// of half the NVLink traffic, the rails' trees up and down, another NodeAllPairs round.
+std::vector<Round> nvls_tree_plan(const Layout& l, Bytes n) {
+  const int g = l.gpus_per_node, nodes = l.ranks / g;
+  if (g < 2 || nodes < 2) return {};  // no switch to reduce in, or one node (nvls)
+  if (l.steps_in_flight) {
+    const int chunks = nvls_tree_chunks(n);
+    Round r{RoundKind::NvlsTreePipeline, 0, n / chunks, chunks};
+    r.pipelined = true;
+    return {r};
+  }
+  const Round nvls{RoundKind::NodeAllPairs, 0, nvls_message_bytes(n, g), 1, kNvlsLatency_s / 2};
+  std::vector<Round> plan = {nvls};
+  const int colours = nodes == 2 ? 1 : 2;
+  const Bytes m = n / (2.0 * g) / ring_factor(nodes, l);
+  for (RoundKind kind : {RoundKind::RailDbtUp, RoundKind::RailDbtDown})
+    for (int s = 0; s < dbt_depth(nodes) * colours; ++s) plan.push_back({kind, s % colours, m, 1});
+  plan.push_back(nvls);
+  return plan;
 }
 
 std::vector<Round> allreduce_plan(Algorithm a, const Layout& l, Bytes n) {
@@ -221,6 +251,7 @@ std::vector<Round> allreduce_plan(Algorithm a, const Layout& l, Bytes n) {
     case Algorithm::Hierarchical: return hierarchical_plan(l, n);
     case Algorithm::DoubleBinaryTree: return dbtree_plan(l, n);
     case Algorithm::Nvls: return nvls_plan(p, n, l);
+    case Algorithm::NvlsTree: return nvls_tree_plan(l, n);
     case Algorithm::ParameterServer:
       return {{RoundKind::PsPush, 0, n / l.ps_servers, 1}, {RoundKind::PsPull, 0, n / l.ps_servers, 1}};
     default: return {};
@@ -262,15 +293,29 @@ void pair_ops(RoundOps& ops, RoundKind kind, int me, int r) {
 
 int chain_chunks(Bytes n) { return std::max(1, int(std::ceil(n / kChainChunkBytes))); }
 
-bool composed_pipeline(RoundKind k) { return k == RoundKind::DbtPipeline || k == RoundKind::ChainPipeline; }
+int nvls_tree_chunks(Bytes n) { return std::max(1, int(std::ceil(n / kNvlsStepBytes))); }
+
+Bytes nvls_message_bytes(Bytes n, int g) { return g > 1 ? n * (g + 1) / (2.0 * g * (g - 1)) : 0; }
+
+bool composed_pipeline(RoundKind k) {
+  return k == RoundKind::DbtPipeline || k == RoundKind::ChainPipeline || k == RoundKind::NvlsTreePipeline;
+}
 
 std::vector<Round> pipeline_hop_rounds(const Round& pipeline, const Layout& l) {
-  const int nodes = l.ranks / l.gpus_per_node;
-  const bool tree = pipeline.kind == RoundKind::DbtPipeline;
-  const Bytes inter = tree ? pipeline.bytes / ring_factor(nodes, l) : pipeline.bytes;
-  const RoundKind across = tree ? RoundKind::DbtUp : RoundKind::LeaderRingStep;
-  std::vector<Round> hops = {{RoundKind::NodeChainUp, 0, pipeline.bytes}, {RoundKind::NodeChainUp, 0, 0},
-                             {across, 0, inter}, {across, 0, 0}};
+  const int g = l.gpus_per_node, nodes = l.ranks / g;
+  std::vector<Round> hops;
+  if (pipeline.kind == RoundKind::NvlsTreePipeline) {
+    const Bytes c = pipeline.bytes;
+    hops = {{RoundKind::NodeAllPairs, 0, nvls_message_bytes(c, g)},
+            {RoundKind::NodeAllPairs, 0, 0},
+            {RoundKind::RailDbtUp, 0, c / (2.0 * g) / ring_factor(nodes, l)},
+            {RoundKind::RailDbtUp, 0, 0}};
+  } else {
+    const bool tree = pipeline.kind == RoundKind::DbtPipeline;
+    const Bytes inter = tree ? pipeline.bytes / ring_factor(nodes, l) : pipeline.bytes;
+    const RoundKind across = tree ? RoundKind::DbtUp : RoundKind::LeaderRingStep;
+    hops = {{RoundKind::NodeChainUp, 0, pipeline.bytes}, {RoundKind::NodeChainUp, 0, 0}, {across, 0, inter}, {across, 0, 0}};
+  }
   for (int i = 0; i < 4; ++i) hops[i].overhead_s = i < 2 ? pipeline.node_overhead_s : pipeline.overhead_s;
   return hops;
 }
@@ -328,7 +373,7 @@ std::vector<Round> chain_plan(int p, Bytes n, const Layout& l, bool reduce) {
 
 bool node_round(RoundKind k) {
   return k == RoundKind::NodeTreeUp || k == RoundKind::NodeTreeDown || k == RoundKind::NodeChainUp ||
-         k == RoundKind::NodeChainDown;
+         k == RoundKind::NodeChainDown || k == RoundKind::NodeAllPairs;
 }
 
 int Layout::server_participant(int j) const {
@@ -351,7 +396,7 @@ std::vector<Algorithm> algorithms_for(Collective c) {
   std::vector<Algorithm> out;
   for (Algorithm a : {Algorithm::Ring, Algorithm::HalvingDoubling, Algorithm::Tree, Algorithm::Hierarchical,
                       Algorithm::ParameterServer, Algorithm::Rabenseifner, Algorithm::RecursiveDoubling,
-                      Algorithm::Pairwise, Algorithm::DoubleBinaryTree, Algorithm::Nvls})
+                      Algorithm::Pairwise, Algorithm::DoubleBinaryTree, Algorithm::Nvls, Algorithm::NvlsTree})
     if (supports(c, a)) out.push_back(a);
   return out;
 }
@@ -452,7 +497,16 @@ RoundOps round_ops(const Round& r, const Layout& l, int me) {
     }
     case RoundKind::DbtUp:
     case RoundKind::DbtDown:
+    case RoundKind::RailDbtUp:
+    case RoundKind::RailDbtDown:
       if (rank) dbt_ops(ops, r, l, me);
+      break;
+    case RoundKind::NodeAllPairs:
+      for (int k = 1; rank && k < g; ++k) {
+        const int base = me - me % g;
+        ops.sends.push_back({base + (me % g + k) % g, 0});
+        ops.recvs.push_back(base + (me % g + g - k) % g);
+      }
       break;
     case RoundKind::ChainForward:
       if (rank && me + 1 < p) ops.sends.push_back({me + 1, 0});
@@ -464,6 +518,7 @@ RoundOps round_ops(const Round& r, const Layout& l, int me) {
       break;
     case RoundKind::DbtPipeline:  // no messages of their own (pipeline_hop_rounds)
     case RoundKind::ChainPipeline:
+    case RoundKind::NvlsTreePipeline:
       break;
     case RoundKind::Pairwise:
       if (rank) {

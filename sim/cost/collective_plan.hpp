@@ -47,6 +47,13 @@ enum class RoundKind {
                    // full runs it chunk by chunk, fast composes it like DbtPipeline
   AllPairs,        // every rank sends bytes to every other rank at once (nvls: the traffic each
                    // GPU's link carries to and from the reducing switch)
+  // NCCL's NVLS across nodes (nvls_tree):
+  NodeAllPairs,    // AllPairs inside each node (NVLink SHARP's traffic on each GPU's link)
+  RailDbtUp,       // DbtUp between peer GPUs: local rank k of a node to local rank k of its parent
+  RailDbtDown,     //   node, every k at once (one tree per rail), edges of colour param
+  NvlsTreePipeline,  // with steps in flight: `repeat` chunks of `bytes` (a node's whole chunk)
+                     // through NVLink SHARP, the rails' trees up and down, and NVLink SHARP back;
+                     // composed like DbtPipeline (cost/collectives.hpp pipelined_nvls_tree_s)
 };
 
 // NCCL's own latency of an NVLS allreduce (src/graph/tuning.cc: hwLat[NVLINK][NVLS][Simple] = 25 us,
@@ -124,10 +131,19 @@ TreePipeline dbt_pipeline(int nodes, int gpus_per_node, Bytes n);
 constexpr Bytes kChainChunkBytes = 512 * 1024;
 // The chunks a broadcast or reduce of n bytes goes in: ceil(n / kChainChunkBytes), at least 1.
 int chain_chunks(Bytes n);
-// The hops of a DbtPipeline or ChainPipeline round, each as one lockstep round of one chunk (what
-// a hop costs is measured on them): [0] a hop inside the nodes (chain up), [1] the same with no
-// payload, [2] a hop between nodes (the tree's edges of colour 0; the chain's: the node leaders'
-// ring), [3] the same with no payload. The round's overhead_s goes to the hops between nodes, its
+// NCCL's NVLS pipeline step: NVLS_NCHANNELS = 16 channels of NVLS_CHUNKSIZE = 128 KiB each
+// (src/transport/nvls.cc defaults): a node moves 2 MiB of the vector per step.
+constexpr Bytes kNvlsStepBytes = 16 * 128 * 1024;
+// The chunks an nvls_tree allreduce of n bytes goes in: ceil(n / kNvlsStepBytes), at least 1.
+int nvls_tree_chunks(Bytes n);
+// The bytes of one NodeAllPairs message carrying half of NVLink SHARP's traffic for a node's
+// vector of n bytes on g GPUs: n (g+1) / (2 g (g-1)) (nvls_plan's, per node).
+Bytes nvls_message_bytes(Bytes n, int g);
+// The hops of a DbtPipeline, ChainPipeline or NvlsTreePipeline round, each as one lockstep round
+// of one chunk (what a hop costs is measured on them): [0] a hop inside the nodes (chain up;
+// nvls_tree: a NodeAllPairs round), [1] the same with no payload, [2] a hop between nodes (the
+// tree's edges of colour 0, on every rail for nvls_tree; the chain's: the node leaders' ring),
+// [3] the same with no payload. The round's overhead_s goes to the hops between nodes, its
 // node_overhead_s to those inside.
 std::vector<Round> pipeline_hop_rounds(const Round& pipeline, const Layout& l);
 // Whether a round is one of those composed pipelines.

@@ -125,6 +125,12 @@ Seconds pipelined_tree_s(int chunks, int depth, int g, int nodes, RingHop intra,
   return intra_hops * intra.total_s() + inter_hops * inter.total_s() + (chunks - 1) * period;
 }
 
+Seconds pipelined_nvls_tree_s(int chunks, int depth, int nodes, RingHop intra, RingHop inter) {
+  const int k_inter = nodes > 2 ? 4 : 2;
+  const Seconds period = std::max(2 * intra.serial_s, k_inter * inter.serial_s);
+  return kNvlsLatency_s + 2 * intra.total_s() + 2 * depth * inter.total_s() + (chunks - 1) * period;
+}
+
 Seconds pipelined_chain_s(int chunks, int g, int nodes, RingHop intra, RingHop inter) {
   const int p = g * nodes;
   const Seconds period = std::max(g > 1 ? intra.serial_s : 0.0, nodes > 1 ? inter.serial_s : 0.0);
@@ -142,6 +148,12 @@ Seconds pipelined_ring_collective_s(const CommTopology& t, Bytes n, int steps) {
 }
 bool pipelined(const CommTopology& t) { return t.steps_in_flight && t.nodes > 1; }
 
+// One NodeAllPairs round of NVLink SHARP's traffic for c bytes: g - 1 messages on each GPU's link.
+RingHop nvls_hop(const CommTopology& t, Bytes c, Seconds extra_overhead_s = 0) {
+  const int g = t.gpus_per_node;
+  return {t.intra.step_latency_s() + extra_overhead_s, (g - 1) * nvls_message_bytes(c, g) / t.intra.bw_Bps};
+}
+
 // NCCL's ring broadcast or reduce (collective_plan.cpp chain_plan's chunks).
 Seconds chain_s(const CommTopology& t, Bytes n) {
   const int chunks = chain_chunks(n);
@@ -152,6 +164,18 @@ Seconds chain_s(const CommTopology& t, Bytes n) {
   return (chunks + t.ranks() - 2) * (r.step_latency_s() + c / r.bw_Bps);
 }
 }  // namespace
+
+Seconds nvls_tree_allreduce_s(const CommTopology& t, Bytes n) {
+  const int nodes = t.nodes, depth = dbt_depth(nodes);
+  if (t.steps_in_flight) {
+    const int chunks = nvls_tree_chunks(n);
+    const Bytes c = n / chunks;
+    return pipelined_nvls_tree_s(chunks, depth, nodes, nvls_hop(t, c), tree_inter_hop(t.rail, nodes, c / (2.0 * t.gpus_per_node), 0));
+  }
+  const int colours = nodes == 2 ? 1 : 2;
+  return 2 * nvls_hop(t, n, kNvlsLatency_s / 2).total_s() +
+         2.0 * colours * depth * tree_inter_hop(t.rail, nodes, n / (2.0 * t.gpus_per_node), 0).total_s();
+}
 
 Seconds binomial_tree_s(int p, Bytes n, Route r) { return tree_allreduce_s(p, n, r) / 2; }
 
@@ -171,6 +195,7 @@ Seconds collective_time_s(Algorithm a, const CommTopology& topo, Bytes n) {
       return double_binary_tree_allreduce_s(topo.nodes, topo.gpus_per_node, n, topo.intra, topo.inter,
                                             topo.steps_in_flight);
     case Algorithm::Nvls: return nvls_allreduce_s(p, n, topo.flat_route());
+    case Algorithm::NvlsTree: return topo.nodes > 1 && topo.gpus_per_node > 1 ? nvls_tree_allreduce_s(topo, n) : 0;
     case Algorithm::ParameterServer:
       return parameter_server_s(p, topo.ps_servers, n, topo.flat_route());
     case Algorithm::Rabenseifner: return rabenseifner_allreduce_s(p, n, topo.flat_route());
@@ -205,6 +230,11 @@ Seconds plan_time_s(const std::vector<Round>& plan, const CommTopology& topo) {
                              ring_hop(topo.inter, round.bytes, round.overhead_s));
       continue;
     }
+    if (round.kind == RoundKind::NvlsTreePipeline) {
+      t += pipelined_nvls_tree_s(round.repeat, dbt_depth(topo.nodes), topo.nodes, nvls_hop(topo, round.bytes, round.node_overhead_s),
+                                 tree_inter_hop(topo.rail, topo.nodes, round.bytes / (2.0 * topo.gpus_per_node), round.overhead_s));
+      continue;
+    }
     if (round.kind == RoundKind::DbtPipeline) {
       t += pipelined_tree_s(round.repeat, dbt_depth(topo.nodes), topo.gpus_per_node, topo.nodes,
                             ring_hop(topo.intra, round.bytes, round.node_overhead_s),
@@ -216,8 +246,14 @@ Seconds plan_time_s(const std::vector<Round>& plan, const CommTopology& topo) {
                             ring_hop(topo.inter, round.bytes, round.overhead_s));
       continue;
     }
-    const Route r = node_round(round.kind) ? topo.intra : round.kind == RoundKind::LeaderRingStep ? topo.inter : topo.flat_route();
-    const int messages = round.kind == RoundKind::AllPairs ? topo.ranks() - 1 : 1;  // on each rank's link
+    const bool rail = round.kind == RoundKind::RailDbtUp || round.kind == RoundKind::RailDbtDown;
+    const Route r = node_round(round.kind) ? topo.intra
+                    : round.kind == RoundKind::LeaderRingStep ? topo.inter
+                    : rail ? topo.rail
+                           : topo.flat_route();
+    const int messages = round.kind == RoundKind::AllPairs       ? topo.ranks() - 1  // on each rank's link
+                         : round.kind == RoundKind::NodeAllPairs ? topo.gpus_per_node - 1
+                                                                 : 1;
     t += round.repeat * (r.step_latency_s() + round.overhead_s + messages * round.bytes / r.bw_Bps);
   }
   return t;

@@ -136,8 +136,11 @@ NcclChoice nccl_allreduce_choice(const CommTopology& topo, Bytes bytes, Protocol
     best = tree;
   // NVLS: tuning.cc's constants for it are not modelled; it runs where its closed form beats the
   // choice above (NCCL enables it by default where the switch has it, NCCL_NVLS_ENABLE).
+  // Across nodes, NVLS with trees between them (NVLSTree, NCCL 2.18+), likewise.
   const NcclChoice nvls{Algorithm::Nvls, Protocol::Simple};
   if (topo.nvls_available() && run_time_s(nvls, topo, bytes) < run_time_s(best, topo, bytes)) return nvls;
+  const NcclChoice nvls_tree{Algorithm::NvlsTree, Protocol::Simple};
+  if (topo.nvls_tree_available() && run_time_s(nvls_tree, topo, bytes) < run_time_s(best, topo, bytes)) return nvls_tree;
   return best;
 }
 
@@ -162,11 +165,12 @@ Algorithm concrete_algorithm(const CommMethod& m, Collective c, const CommTopolo
 LibraryCall library_call(const CommMethod& m, Collective c, const CommTopology& topo, Bytes bytes) {
   CommTopology as_run = topo;
   as_run.steps_in_flight = m.library == Library::Nccl && m.ring_steps_in_flight;
-  LibraryCall k{concrete_algorithm(m, c, topo, bytes), Protocol::Simple, as_run, bytes};
+  // The choice compares ddlsim's own closed forms (nvls, nvls_tree) as the library runs them.
+  LibraryCall k{concrete_algorithm(m, c, as_run, bytes), Protocol::Simple, as_run, bytes};
   if (!topo.nccl_protocols || topo.ranks() <= 1) return k;
   const bool auto_allreduce =
       c == Collective::Allreduce && m.algorithm == Algorithm::Auto && m.library == Library::Nccl;
-  k.protocol = (auto_allreduce ? nccl_allreduce_choice(topo, bytes, m.protocol)
+  k.protocol = (auto_allreduce ? nccl_allreduce_choice(as_run, bytes, m.protocol)
                                : nccl_choice(k.algorithm, topo, bytes, m.protocol, c)).protocol;
   k.topo = protocol_topology(as_run, k.protocol);
   k.bytes = bytes / protocol_efficiency(k.algorithm, k.protocol, topo, c);

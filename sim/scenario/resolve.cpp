@@ -408,10 +408,17 @@ std::string dir_of(const std::string& path) {
 }
 
 std::string algorithm_misfit(Algorithm a, const System& sys) {
-  if (a != Algorithm::Nvls || (sys.cluster.switch_reduction() && sys.nodes == 1 && sys.cluster.gpus_per_node > 1))
-    return "";
-  return "nvls needs one node whose GPUs share an NVSwitch that reduces (cluster.intra = nvlink4, cluster.nodes = 1, "
-         "several GPUs); this one has intra " + sys.cluster.intra.name + " and " + std::to_string(sys.nodes) + " node(s)";
+  const bool switch_reduces = sys.cluster.switch_reduction() && sys.cluster.gpus_per_node > 1;
+  const std::string has = "this one has intra " + sys.cluster.intra.name + ", " +
+                          std::to_string(sys.cluster.gpus_per_node) + " GPU(s) a node and " + std::to_string(sys.nodes) +
+                          " node(s)";
+  if (a == Algorithm::Nvls && !(switch_reduces && sys.nodes == 1))
+    return "nvls needs one node whose GPUs share an NVSwitch that reduces (cluster.intra = nvlink4, cluster.nodes = 1, "
+           "several GPUs; nvls_tree across nodes); " + has;
+  if (a == Algorithm::NvlsTree && !(switch_reduces && sys.nodes > 1))
+    return "nvls_tree needs several nodes whose GPUs share an NVSwitch that reduces (cluster.intra = nvlink4, "
+           "cluster.nodes > 1, several GPUs a node; nvls on one node); " + has;
+  return "";
 }
 
 Scenario resolve_scenario(const Settings& settings, const std::string& base_dir, const PlatformReader& read_platform) {

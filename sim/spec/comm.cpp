@@ -46,8 +46,10 @@ Algorithm parse_algorithm(const std::string& text, const std::string& key) {
       {"nccl_tree", Algorithm::DoubleBinaryTree},
       {"nvls", Algorithm::Nvls},
       {"nvlink_sharp", Algorithm::Nvls},
+      {"nvls_tree", Algorithm::NvlsTree},
+      {"nvlstree", Algorithm::NvlsTree},
       {"auto", Algorithm::Auto}};
-  return lookup(names, text, key, "", "ring, rhd, tree, dbtree, nvls, hierarchical, ps, rabenseifner, rd, pairwise, auto");
+  return lookup(names, text, key, "", "ring, rhd, tree, dbtree, nvls, nvls_tree, hierarchical, ps, rabenseifner, rd, pairwise, auto");
 }
 
 Protocol parse_protocol(const std::string& text, const std::string& key) {
@@ -78,6 +80,7 @@ const char* to_string(Algorithm a) {
     case Algorithm::Pairwise: return "pairwise";
     case Algorithm::DoubleBinaryTree: return "dbtree";
     case Algorithm::Nvls: return "nvls";
+    case Algorithm::NvlsTree: return "nvls_tree";
     case Algorithm::Auto: return "auto";
   }
   return "?";

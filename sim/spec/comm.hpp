@@ -31,11 +31,14 @@ const char* to_string(Collective c);
 //   nvls           NCCL's NVLink SHARP (NCCL 2.17+, NVSwitch of NVLink 4): the switch reduces and
 //                  multicasts, so each GPU sends and receives n (p+1)/p (its vector to be
 //                  reduced plus its reduced share, and back) instead of a ring's 2 n (p-1)/p
+//   nvls_tree      NCCL's NVLS across nodes (NVLSTree, NCCL 2.18+): NVLink SHARP inside each node,
+//                  the node-reduced vector over a double binary tree between nodes, each GPU
+//                  carrying 1/g of it over its own share of the node's NICs (rails)
 //   pairwise       all-to-all: p-1 rounds, rank r sends to r+k and receives from r-k
 //   auto           the library's own choice by collective, ranks and size (cost/decision.hpp)
 enum class Algorithm {
   Ring, HalvingDoubling, Tree, Hierarchical, ParameterServer, Rabenseifner, RecursiveDoubling, Pairwise,
-  DoubleBinaryTree, Nvls, Auto
+  DoubleBinaryTree, Nvls, NvlsTree, Auto
 };
 
 Algorithm parse_algorithm(const std::string& text, const std::string& key);
@@ -130,6 +133,9 @@ struct CommTopology {
   int gpus_per_node = 1;
   Route intra;
   Route inter;
+  // One GPU's route to its peer GPU of another node while every GPU of the node sends at once over
+  // the node's NICs (rails): the inter route at the GPU's share of the node's uplink (nvls_tree).
+  Route rail;
   int ps_servers = 1;
   // The intra-node switch reduces (NVLink SHARP: NVSwitch with NVLink 4); NCCL's nvls then runs
   // on one node.
@@ -146,6 +152,7 @@ struct CommTopology {
 
   int ranks() const { return nodes * gpus_per_node; }
   bool nvls_available() const { return switch_reduction && nodes == 1 && gpus_per_node > 1; }
+  bool nvls_tree_available() const { return switch_reduction && nodes > 1 && gpus_per_node > 1; }
   // The route a flat (one-level) algorithm is limited by: inter-node when there are several nodes.
   Route flat_route() const { return nodes > 1 ? inter : intra; }
 };

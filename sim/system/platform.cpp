@@ -186,6 +186,12 @@ Route ClusterDescription::inter_route() const {
           overhead_for(step_overhead_s, inter_round_floor_s, latency)};
 }
 
+Route ClusterDescription::rail_route() const {
+  Route r = inter_route();
+  r.bw_Bps = std::min(gpu_path_Bps(), uplink_Bps() / gpus_per_node);
+  return r;
+}
+
 void use_library_factors(ClusterDescription& c, const std::string& library, bool network_latency_only) {
   c.intra_round_floor_s = c.inter_round_floor_s = 0;
   if (library == "nccl" && !network_latency_only) {

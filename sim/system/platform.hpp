@@ -102,6 +102,8 @@ struct ClusterDescription {
   Route intra_route() const;
   // GPU to GPU across nodes: intra, uplink, uplink, intra; limited by the slowest hop.
   Route inter_route() const;
+  // The same while all of a node's GPUs send at once (one per rail): each gets uplink / G.
+  Route rail_route() const;
   BytesPerSecond uplink_Bps() const { return nics * inter.bw_Bps; }
   // Whether the GPUs' switch reduces in the network (NVLink SHARP, for NCCL's nvls): the NVSwitch
   // of NVLink 4 (HGX/DGX H100 and later) has it; earlier NVSwitches and PCIe do not.

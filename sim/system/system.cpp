@@ -59,6 +59,7 @@ CommTopology comm_topology(const System& sys, int nodes, int gpus_per_node, int 
   t.gpus_per_node = gpus_per_node;
   t.intra = sys.cluster.intra_route();
   t.inter = sys.cluster.inter_route();
+  t.rail = sys.cluster.rail_route();
   t.ps_servers = ps_servers;
   t.switch_reduction = sys.cluster.switch_reduction();
   t.intra_nvlink = sys.cluster.intra_nvlink();

@@ -1,0 +1,131 @@
+// NCCL's NVLS across nodes (`nvls_tree`, cost/collective_plan.cpp nvls_tree_plan): the closed form
+// by hand, equal to its plan, SimGrid (fast and full) on DGX H100 nodes equal to it, NCCL's `auto`
+// taking it across NVLink 4 nodes, and scenarios refusing it where it cannot run.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+
+#include "cost/collective_plan.hpp"
+#include "cost/collectives.hpp"
+#include "cost/decision.hpp"
+#include "plan_layout.hpp"
+#include "simgrid/simgrid_backend.hpp"
+#include "system/platform.hpp"
+#include "system/system.hpp"
+#include "test_util.hpp"
+
+using namespace ddlsim;
+
+namespace {
+// Nodes of 8 GPUs on an NVLink SHARP switch, 1 us and 300 GB/s a GPU's link; each GPU's rail
+// 2 us and 40 GB/s.
+CommTopology h100_like(int nodes, bool in_flight) {
+  CommTopology t = testutil::topology(nodes, 8, Route{1e-6, 300e9}, Route{2e-6, 300e9});
+  t.rail = Route{2e-6, 40e9};
+  t.switch_reduction = true;
+  t.steps_in_flight = in_flight;
+  return t;
+}
+
+Layout layout_of(const CommTopology& t) {
+  Layout l = testutil::layout_of(t);
+  l.steps_in_flight = t.steps_in_flight;
+  return l;
+}
+}  // namespace
+
+// 2 nodes, n = 8 GiB: 4096 chunks of c = 2 MiB (NCCL's 16 NVLS channels x 128 KiB). A chunk's
+// NVLink SHARP hop holds a GPU's link c 9/16 / 300e9 = 3.93216 us (half of its 9/8 c each way), a
+// rail hop c / 16 / 40e9 = 3.2768 us (one tree's half of the GPU's eighth). The two trees share the
+// one edge, so a rail carries 2 of those a chunk: period max(2 x 3.93216, 2 x 3.2768) = 7.86432 us.
+//   T = 25 + 2 (1 + 3.93216) + 2 x 1 x (2 + 3.2768) + 4095 x 7.86432 = 32 249.808 us.
+// 4 nodes: a node interior in one tree sends 4 halves a chunk: period 4 x 3.2768 = 13.1072 us, the
+// rails bound it; the trees are dbt_depth(4) = 2 edges deep:
+//   T = 25 + 2 (1 + 3.93216) + 2 x 2 x (2 + 3.2768) + 4095 x 13.1072 = 53 720.079 us.
+// Lockstep (one phase after the other, the whole vector): 2 (1 + 12.5 + n 9/16 / 300e9 us) +
+// 2 x 1 x 1 x (2 + n / 16 / 40e9 us) = 59 086.800 us on 2 nodes.
+TEST(NvlsTree, ClosedFormByHand) {
+  const Bytes n = 8.0 * 1073741824;
+  EXPECT_EQ(nvls_tree_chunks(n), 4096);
+  EXPECT_EQ(dbt_depth(4), 2);
+  EXPECT_NEAR(collective_time_s(Algorithm::NvlsTree, h100_like(2, true), n) * 1e6, 32249.80832, 1e-6);
+  EXPECT_NEAR(collective_time_s(Algorithm::NvlsTree, h100_like(4, true), n) * 1e6,
+              25 + 2 * (1 + 3.93216) + 2 * 2 * (2 + 3.2768) + 4095 * 13.1072, 1e-6);
+  EXPECT_NEAR(collective_time_s(Algorithm::NvlsTree, h100_like(2, false), n) * 1e6, 59086.80032, 1e-6);
+  // Not on one node (nvls) nor on nodes of one GPU.
+  EXPECT_EQ(collective_plan(Algorithm::NvlsTree, Layout{8, 8}, n).size(), 0u);
+  EXPECT_EQ(collective_plan(Algorithm::NvlsTree, Layout{8, 1}, n).size(), 0u);
+}
+
+TEST(NvlsTree, ClosedFormEqualsItsPlan) {
+  for (bool in_flight : {true, false})
+    for (int nodes = 2; nodes <= 6; ++nodes)
+      for (Bytes n : {896.0, 1835008.0, 73398080.0}) {
+        CommTopology t = h100_like(nodes, in_flight);
+        t.intra.step_overhead_s = 2.4e-6;  // NCCL's floors, as use_library_factors sets them
+        t.rail.step_overhead_s = 7.6e-6;
+        Layout l = layout_of(t);
+        l.node_step_overhead_s = t.intra.step_overhead_s;
+        l.step_overhead_s = t.rail.step_overhead_s;
+        const auto plan = collective_plan(Algorithm::NvlsTree, l, n);
+        ASSERT_FALSE(plan.empty());
+        // plan_time_s adds the layout's overheads through the routes; the closed form likewise.
+        EXPECT_NEAR(plan_time_s(plan, t), collective_time_s(Algorithm::NvlsTree, t, n), 1e-12)
+            << nodes << " nodes, " << n << " B, in flight " << in_flight;
+      }
+}
+
+// Every GPU of a DGX H100 node sends its rail's share at once over the node's 8 NDR NICs (SimGrid:
+// the node's one uplink), each at uplink / 8; NVLink SHARP's traffic shares each GPU's link. SimGrid
+// (fast and full) composes the pipeline from the same hops and equals the closed form; lockstep it
+// runs the rounds. Sizes with whole bytes per message.
+TEST(NvlsTree, SimGridSimulatesTheClosedFormOnDgxH100s) {
+  for (int nodes : {2, 3})
+    for (bool in_flight : {true, false}) {
+      System sys;
+      sys.cluster = find_cluster("dgx-h100", "test");
+      use_library_factors(sys.cluster, "nccl");
+      sys.nodes = nodes;
+      CommTopology t = comm_topology(sys, nodes, 8, 1);
+      t.steps_in_flight = in_flight;
+      EXPECT_NEAR(t.rail.bw_Bps, 48e9, 1);  // min(NVLink 4's 345, 8 x 48 / 8)
+      for (Bytes n : {896.0, 73398080.0}) {
+        const Seconds closed = collective_time_s(Algorithm::NvlsTree, t, n);
+        for (Fidelity f : {Fidelity::Fast, Fidelity::Full}) {
+          SimGridOptions o;
+          o.fidelity = f;
+          EXPECT_NEAR(simgrid_collective_s(Algorithm::NvlsTree, t, n, sys, o), closed, std::max(1e-6 * closed, 10e-9))
+              << nodes << " nodes, " << n << " B, in flight " << in_flight << ", fidelity " << int(f);
+        }
+      }
+    }
+}
+
+// NCCL (2.18+) runs NVLS with trees between nodes where the switch reduces; `auto` takes it where
+// its closed form beats the ring-or-tree choice: large messages on 2 and 4 DGX H100, never on DGX
+// A100s. On 2 DGX H100 at 8 GiB (NCCL's floors, 8.4 us a call): busbw 573.7 GB/s (the ring's 344):
+// each GPU's link carries 9/8 n at 345 GB/s, its rail n / 8 at 48.
+TEST(NvlsTree, NcclAutoTakesItAcrossNvlink4Nodes) {
+  const auto run = [](const std::string& args) {
+    const auto r = testutil::run_ddlsim("collective --format json --sizes 8G " + args);
+    EXPECT_EQ(r.code, 0) << r.out;
+    return r.code == 0 ? nlohmann::json::parse(r.out)[0] : nlohmann::json::object();
+  };
+  const auto two = run("--cluster.platform=dgx-h100 --cluster.nodes=2");
+  EXPECT_EQ(two["algorithm"], "nvls_tree");
+  EXPECT_NEAR(two["busbw_GBps"].get<double>(), 573.67, 0.01);
+  EXPECT_EQ(run("--cluster.platform=dgx-h100 --cluster.nodes=4")["algorithm"], "nvls_tree");
+  EXPECT_NE(run("--cluster.platform=dgx-a100 --cluster.nodes=2")["algorithm"], "nvls_tree");
+  EXPECT_EQ(run("--cluster.platform=dgx-h100 --cluster.nodes=1")["algorithm"], "nvls");
+}
+
+TEST(NvlsTree, ScenariosRefuseItWhereItCannotRun) {
+  for (const char* args : {"--cluster.platform=dgx-a100 --cluster.nodes=2", "--cluster.platform=dgx-h100 --cluster.nodes=1",
+                           "--cluster.platform=dgx-h100 --cluster.nodes=2 --cluster.gpus_per_node=1"}) {
+    const auto r = testutil::run_ddlsim(std::string("collective --comm.algorithm=nvls_tree ") + args);
+    EXPECT_EQ(r.code, 2) << args << "\n" << r.out;
+    EXPECT_NE(r.out.find("nvls_tree needs several nodes"), std::string::npos) << r.out;
+  }
+}
