@@ -282,7 +282,7 @@ const std::vector<ClusterDescription>& builtin_clusters() {
       // both ways), 8 ConnectX-7 NDR 400 Gb/s compute ports.
       builtin("dgx-h100", "h100", 0, 8, "nvlink4", "ib-ndr",
               "DGX H100: 8 H100 SXM5 on NVSwitch (NVLink 4), 8 NDR 400 Gb/s NICs (rails) aggregated into the node's "
-              "uplink; NVLink SHARP inside a node (nvls), not across nodes", 8),
+              "uplink; NVLink SHARP inside a node (nvls) and across nodes with trees between them (nvls_tree)", 8),
       // AWS p3.16xlarge (instance type page): 8 V100 16 GB with NVLink, 25 Gbps networking (TCP, ENA).
       builtin("aws-p3-16xlarge", "v100", 0, 8, "nvlink2", "25gbe",
               "AWS p3.16xlarge: 8 V100 16 GB on NVLink 2 (hybrid cube mesh), 25 Gb/s ENA networking (TCP)"),
