@@ -7,8 +7,9 @@
 //         Rabenseifner (6); nonoverlapping (2, reduce then broadcast) and basic linear (1) are
 //         costed as the binomial tree.
 //   nccl  ring or dbtree with the protocol (LL, LL128, Simple) NCCL's own tuning model predicts
-//         fastest (enqueue.cc getAlgoInfo picks the pair of lowest predicted time); on one node
-//         with an NVLink SHARP switch nvls where its closed form is faster still. A forced
+//         fastest (enqueue.cc getAlgoInfo picks the pair of lowest predicted time); with an
+//         NVLink SHARP switch nvls (one node) or nvls_tree (several) where its closed form, as
+//         the library runs it (steps in flight), is faster still. A forced
 //         algorithm still gets NCCL's protocol choice (cost/protocol.hpp runs it).
 //   gloo  ring (PyTorch's ProcessGroupGloo allreduce calls gloo::allreduce with its default
 //         algorithm, the ring; gloo's halving-doubling is only used when asked for: `rhd`).
@@ -34,7 +35,7 @@ Algorithm open_mpi_allreduce(int ranks, Bytes bytes);
 //               x treeCorrectionFactor[proto][floor(log2(n / 64))] (0.4 to 1)
 //   time = lat + n / bw; efficiency: cost/protocol.hpp (Simple 1).
 // busBw is the bounding route's bandwidth (inter-node across nodes), the intra-node row NVLink
-// when the intra route is at least 40 GB/s. Ring and dbtree only (no NVLS, CollNet).
+// when the node's GPUs talk over NVLink (CommTopology::intra_nvlink). Ring and dbtree only (no NVLS, CollNet).
 // Other collectives run the ring only, with their own step counts: reduce-scatter and allgather
 // p - 1 steps (N - 1 across nodes), latency as the allreduce's; broadcast and reduce p steps and
 // one hop's latency (hwLat of the ring's hop: NVLink or PCI on one node, else network; tuning.cc
