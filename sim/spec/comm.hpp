@@ -61,8 +61,9 @@ const char* to_string(Protocol p);
 
 // NCCL's own cost model (NVIDIA/nccl src/graph/tuning.cc, NCCL 2.7-2.8; us there): baseLat[algo]
 // [proto] once per call, hwLat[hop][algo][proto] per step on each kind of hop. A hop inside a node
-// counts as NVLink when its link kind is NVLink (a platform file's: at kNvlinkMin_Bps and more). The Simple ring's figures are also the floors of
-// every round's latency with NCCL (comm.round_latency = library).
+// counts as NVLink when its link kind is NVLink (a platform file's: at kNvlinkMin_Bps and more).
+// The Simple ring's figures are also the floors of every round's latency with NCCL
+// (comm.round_latency = library).
 namespace nccl_tuning {
 constexpr Seconds kRingBaseLatency_s = 8.4e-6;
 constexpr Seconds kRingStepNvlink_s = 3.4e-6;
