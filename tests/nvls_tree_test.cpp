@@ -129,3 +129,22 @@ TEST(NvlsTree, ScenariosRefuseItWhereItCannotRun) {
     EXPECT_NE(r.out.find("nvls_tree needs several nodes"), std::string::npos) << r.out;
   }
 }
+
+// More bandwidth on either link is never slower, and more latency never faster.
+TEST(NvlsTree, MoreBandwidthIsNeverSlower) {
+  for (int nodes : {2, 3, 8})
+    for (bool in_flight : {true, false})
+      for (Bytes n : {8.0, 1048576.0, 1e9}) {
+        const CommTopology base = h100_like(nodes, in_flight);
+        const Seconds t = collective_time_s(Algorithm::NvlsTree, base, n);
+        CommTopology faster = base;
+        faster.rail.bw_Bps *= 1.5;
+        EXPECT_LE(collective_time_s(Algorithm::NvlsTree, faster, n), t) << nodes << " " << n;
+        faster = base;
+        faster.intra.bw_Bps *= 1.5;
+        EXPECT_LE(collective_time_s(Algorithm::NvlsTree, faster, n), t) << nodes << " " << n;
+        CommTopology slower = base;
+        slower.rail.latency_s *= 2;
+        EXPECT_GE(collective_time_s(Algorithm::NvlsTree, slower, n), t) << nodes << " " << n;
+      }
+}
