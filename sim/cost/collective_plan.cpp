@@ -44,6 +44,43 @@ std::vector<Round> rhd_plan(int p, Bytes n, const Layout& l) {
   return plan;
 }
 
+// gloo's AllreduceHalvingDoubling (gloo/allreduce_halving_doubling.h): every binary block halves
+// and doubles within itself with the same message sizes (n/2 at its first step, as the largest
+// block's: gloo's chunks are n / 2^floor(log2 p)); between the reduce-scatter and the allgather,
+// each smaller block hands its reduced share (n / size per rank) to the next larger block, smallest
+// first, and gets the result back, largest first. One phase after the other here; gloo lets a small
+// block's hand-over overlap the larger blocks' first steps.
+std::vector<Round> binary_blocks_plan(int p, Bytes n, const Layout& l) {
+  const std::vector<BinaryBlock> blocks = binary_blocks(p);
+  std::vector<Round> halving;
+  Bytes size = n;
+  for (int bit = 1, k = 0; bit < blocks.back().size; bit *= 2, ++k) {
+    size /= 2;
+    halving.push_back({RoundKind::BlockXor, k, size / l.exchange_factor, 1});
+  }
+  std::vector<Round> plan = halving;
+  const int last = int(blocks.size()) - 1;
+  for (int j = 0; j < last; ++j) plan.push_back({RoundKind::BlockUp, j, n / blocks[j + 1].size, 1});
+  for (int j = last - 1; j >= 0; --j) plan.push_back({RoundKind::BlockDown, j, n / blocks[j + 1].size, 1});
+  plan.insert(plan.end(), halving.rbegin(), halving.rend());
+  return plan;
+}
+
+// A rank's part in a BlockUp or BlockDown round between block j and block j + 1.
+void block_handover_ops(RoundOps& ops, const Round& r, const Layout& l, int me) {
+  const std::vector<BinaryBlock> b = binary_blocks(l.ranks);
+  const BinaryBlock& small = b[r.param];
+  const BinaryBlock& large = b[r.param + 1];
+  const bool up = r.kind == RoundKind::BlockUp;
+  if (me >= small.offset && me < small.offset + small.size) {
+    for (int k = me - small.offset; k < large.size; k += small.size)
+      up ? ops.sends.push_back({large.offset + k, 0}) : ops.recvs.push_back(large.offset + k);
+  } else if (me >= large.offset && me < large.offset + large.size) {
+    const int peer = small.offset + (me - large.offset) % small.size;
+    up ? ops.recvs.push_back(peer) : ops.sends.push_back({peer, 0});
+  }
+}
+
 // Open MPI 4.1 ompi_coll_base_allreduce_intra_redscat_allgather (coll_base_allreduce.c): the first
 // 2r ranks swap halves, the odd one sends its reduced half to the even one; the q remaining ranks
 // run a reduce-scatter by recursive vector halving and distance doubling (masks 1, 2, 4, ...) and an
@@ -244,7 +281,7 @@ std::vector<Round> allreduce_plan(Algorithm a, const Layout& l, Bytes n) {
   const int p = l.ranks;
   switch (a) {
     case Algorithm::Ring: return ring_plan(p, n, l, 2 * (p - 1));
-    case Algorithm::HalvingDoubling: return rhd_plan(p, n, l);
+    case Algorithm::HalvingDoubling: return l.binary_blocks ? binary_blocks_plan(p, n, l) : rhd_plan(p, n, l);
     case Algorithm::Rabenseifner: return rabenseifner_plan(p, n, l);
     case Algorithm::RecursiveDoubling: return rd_plan(p, n, l);
     case Algorithm::Tree: return tree_plan(p, n, RoundKind::TreeUp, RoundKind::TreeDown);
@@ -292,6 +329,17 @@ void pair_ops(RoundOps& ops, RoundKind kind, int me, int r) {
 }  // namespace
 
 int chain_chunks(Bytes n) { return std::max(1, int(std::ceil(n / kChainChunkBytes))); }
+
+std::vector<BinaryBlock> binary_blocks(int p) {
+  std::vector<BinaryBlock> blocks;
+  int offset = p;
+  for (int size = 1; size <= p; size *= 2)
+    if (p & size) {
+      offset -= size;
+      blocks.push_back({size, offset});
+    }
+  return blocks;
+}
 
 int nvls_tree_chunks(Bytes n) { return std::max(1, int(std::ceil(n / kNvlsStepBytes))); }
 
@@ -500,6 +548,20 @@ RoundOps round_ops(const Round& r, const Layout& l, int me) {
     case RoundKind::RailDbtUp:
     case RoundKind::RailDbtDown:
       if (rank) dbt_ops(ops, r, l, me);
+      break;
+    case RoundKind::BlockXor:
+      if (rank) {
+        const std::vector<BinaryBlock> b = binary_blocks(p);
+        const auto mine = std::find_if(b.begin(), b.end(), [&](const BinaryBlock& x) { return me >= x.offset; });
+        if (mine->size > (1 << r.param)) {
+          ops.sends.push_back({me ^ (1 << r.param), 0});
+          ops.recvs.push_back(me ^ (1 << r.param));
+        }
+      }
+      break;
+    case RoundKind::BlockUp:
+    case RoundKind::BlockDown:
+      if (rank) block_handover_ops(ops, r, l, me);
       break;
     case RoundKind::NodeAllPairs:
       for (int k = 1; rank && k < g; ++k) {

@@ -51,6 +51,13 @@ enum class RoundKind {
   NodeAllPairs,    // AllPairs inside each node (NVLink SHARP's traffic on each GPU's link)
   RailDbtUp,       // DbtUp between peer GPUs: local rank k of a node to local rank k of its parent
   RailDbtDown,     //   node, every k at once (one tree per rail), edges of colour param
+  // gloo's halving-doubling on p ranks, in power-of-two blocks (binary_blocks()): the blocks'
+  // ranks swap with rank ^ 2^param where the block is larger than 2^param (BlockXor); block
+  // param hands its share to the next larger block, each rank q to every rank r of it with
+  // r mod size = q (BlockUp), and gets the result back (BlockDown).
+  BlockXor,
+  BlockUp,
+  BlockDown,
   NvlsTreePipeline,  // with steps in flight: `repeat` chunks of `bytes` (a node's whole chunk)
                      // through NVLink SHARP, the rails' trees up and down, and NVLink SHARP back;
                      // composed like DbtPipeline (cost/collectives.hpp pipelined_nvls_tree_s)
@@ -95,6 +102,8 @@ struct Layout {
   // binary tree's phases overlap (one DbtPipeline round), and so do a broadcast's or reduce's
   // chunks along the ring (one ChainPipeline round).
   bool steps_in_flight = false;
+  // `rhd` as gloo runs it: the ranks in power-of-two blocks (binary_blocks_plan), not folded.
+  bool binary_blocks = false;
   // Per rank: the narrowest link of its route to rank + 1, and the route's latency. A pipelined
   // ring's sender keeps one message at a time on that link (a connection's messages leave in
   // order: NCCL's steps on one queue pair), so they do not share its bandwidth. Empty: no pacing.
@@ -148,6 +157,15 @@ Bytes nvls_message_bytes(Bytes n, int g);
 std::vector<Round> pipeline_hop_rounds(const Round& pipeline, const Layout& l);
 // Whether a round is one of those composed pipelines.
 bool composed_pipeline(RoundKind k);
+
+// gloo's binary blocks of p ranks (gloo/allreduce_halving_doubling.h initBinaryBlocks): one per
+// binary digit of p, smallest first; the largest starts at rank 0, each smaller one after the
+// larger ones (so the smallest holds the last ranks).
+struct BinaryBlock {
+  int size = 0;
+  int offset = 0;
+};
+std::vector<BinaryBlock> binary_blocks(int p);
 
 // Whether `a` runs collective `c` (Auto is not an algorithm: cost/decision.hpp resolves it).
 bool supports(Collective c, Algorithm a);

@@ -1,6 +1,7 @@
 #include "cost/collectives.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include "cost/collective_plan.hpp"
 
@@ -31,6 +32,15 @@ Seconds halving_doubling_allreduce_s(int p, Bytes n, Route r) {
   const int q = 1 << l;
   Seconds t = 2.0 * l * r.step_latency_s() + 2.0 * n * (q - 1) / (q * r.exchange_bw_Bps());
   if (q != p) t += 2.0 * (r.step_latency_s() + n / r.bw_Bps);
+  return t;
+}
+
+Seconds binary_blocks_allreduce_s(int p, Bytes n, Route r) {
+  if (p <= 1) return 0;
+  const int l = floor_log2(p);
+  Seconds t = 2.0 * l * r.step_latency_s() + 2.0 * n * (1 - std::ldexp(1.0, -l)) / r.exchange_bw_Bps();
+  const std::vector<BinaryBlock> blocks = binary_blocks(p);
+  for (std::size_t j = 0; j + 1 < blocks.size(); ++j) t += 2.0 * (r.step_latency_s() + n / (blocks[j].size * r.bw_Bps));
   return t;
 }
 
@@ -187,7 +197,9 @@ Seconds collective_time_s(Algorithm a, const CommTopology& topo, Bytes n) {
   switch (a) {
     case Algorithm::Ring:
       return pipelined(topo) ? pipelined_ring_collective_s(topo, n, 2 * (p - 1)) : ring_allreduce_s(p, n, topo.flat_route());
-    case Algorithm::HalvingDoubling: return halving_doubling_allreduce_s(p, n, topo.flat_route());
+    case Algorithm::HalvingDoubling:
+      return topo.binary_blocks ? binary_blocks_allreduce_s(p, n, topo.flat_route())
+                                : halving_doubling_allreduce_s(p, n, topo.flat_route());
     case Algorithm::Tree: return tree_allreduce_s(p, n, topo.flat_route());
     case Algorithm::Hierarchical:
       return hierarchical_allreduce_s(topo.nodes, topo.gpus_per_node, n, topo.intra, topo.inter);
@@ -251,9 +263,13 @@ Seconds plan_time_s(const std::vector<Round>& plan, const CommTopology& topo) {
                     : round.kind == RoundKind::LeaderRingStep ? topo.inter
                     : rail ? topo.rail
                            : topo.flat_route();
-    const int messages = round.kind == RoundKind::AllPairs       ? topo.ranks() - 1  // on each rank's link
-                         : round.kind == RoundKind::NodeAllPairs ? topo.gpus_per_node - 1
-                                                                 : 1;
+    int messages = round.kind == RoundKind::AllPairs       ? topo.ranks() - 1  // on each rank's link
+                   : round.kind == RoundKind::NodeAllPairs ? topo.gpus_per_node - 1
+                                                           : 1;
+    if (round.kind == RoundKind::BlockUp || round.kind == RoundKind::BlockDown) {
+      const std::vector<BinaryBlock> b = binary_blocks(topo.ranks());
+      messages = b[round.param + 1].size / b[round.param].size;  // a smaller block's rank: one to each
+    }
     t += round.repeat * (r.step_latency_s() + round.overhead_s + messages * round.bytes / r.bw_Bps);
   }
   return t;

@@ -19,6 +19,13 @@ Seconds ring_allreduce_s(int p, Bytes n, Route r);
 //   2 log2(q) alpha + 2 n (q-1) / (q B),
 // plus, when p is not a power of two, a fold-in and fold-out of the p-q extra ranks: 2 (alpha + n/B).
 Seconds halving_doubling_allreduce_s(int p, Bytes n, Route r);
+// gloo's halving-doubling (collective_plan.cpp binary_blocks_plan): p split into power-of-two
+// blocks b_1 < ... < b_m (its binary digits), L = floor(log2 p):
+//   2 L alpha + 2 n (1 - 2^-L) / B_e + sum over j < m of 2 (alpha + n / (b_j B))
+// (each block halves and doubles within itself with gloo's message sizes n/2, n/4, ...; each
+// smaller block hands its reduced share to the next larger one and gets the result back, a rank
+// of block j sending or receiving n / b_j). On a power of two it is the rhd above.
+Seconds binary_blocks_allreduce_s(int p, Bytes n, Route r);
 // Binomial-tree reduce to rank 0 then binomial-tree broadcast, whole message each round:
 //   2 ceil(log2 p) (alpha + n/B).
 Seconds tree_allreduce_s(int p, Bytes n, Route r);

@@ -12,7 +12,8 @@
 //         the library runs it (steps in flight), is faster still. A forced
 //         algorithm still gets NCCL's protocol choice (cost/protocol.hpp runs it).
 //   gloo  ring (PyTorch's ProcessGroupGloo allreduce calls gloo::allreduce with its default
-//         algorithm, the ring; gloo's halving-doubling is only used when asked for: `rhd`).
+//         algorithm, the ring; gloo's halving-doubling, in binary blocks, only when asked for:
+//         `rhd`).
 //   gpi2  recursive halving-doubling (Tarantella's allreduce over GPI-2).
 //   grpc  ring (TensorFlow's collective allreduce over gRPC).
 // Other collectives have one algorithm each (collective_plan.hpp: algorithms_for).

@@ -67,9 +67,13 @@ void compute_actor(const StepSchedule& s, FullState& st, int me) {
   r.end = sg4::Engine::get_clock();
 }
 
-bool lockstep_tree_round(RoundKind k) {
+// Rounds that end for every rank with their slowest hop (their closed forms sum the rounds), where
+// a rank with nothing to send would otherwise go on: the lockstep double binary tree's, and gloo's
+// blocks (a small block's hand-over would otherwise overlap the larger blocks' first steps, which
+// the closed form does not count).
+bool barrier_round(RoundKind k) {
   return k == RoundKind::NodeChainUp || k == RoundKind::NodeChainDown || k == RoundKind::DbtUp ||
-         k == RoundKind::DbtDown;
+         k == RoundKind::DbtDown || k == RoundKind::BlockXor || k == RoundKind::BlockUp || k == RoundKind::BlockDown;
 }
 
 void comm_actor(const StepSchedule& s, const Plans& plans, const Layout& l, FullState& st, int me,
@@ -93,9 +97,7 @@ void comm_actor(const StepSchedule& s, const Plans& plans, const Layout& l, Full
         run_pipelined_ring(r, l, me, ring_start);
       for (int k = 0; !r.pipelined && k < r.repeat; ++k) {
         run_round(r, l, me);
-        // The lockstep double binary tree's rounds are rounds: each ends with its slowest hop for
-        // every rank (its closed form), where a rank with nothing to send would otherwise go on.
-        if (rank && lockstep_tree_round(r.kind)) ring_start->wait();
+        if (rank && barrier_round(r.kind)) ring_start->wait();
       }
     }
     const Seconds end = sg4::Engine::get_clock();

@@ -26,6 +26,7 @@ Plans bucket_plans(const StepSchedule& s, Collective c, const CommMethod& m, con
     const LibraryCall k = library_call(m, c, topo, b.bytes);
     Layout as_run = l;
     as_run.steps_in_flight = k.topo.steps_in_flight;
+    as_run.binary_blocks = k.topo.binary_blocks;
     plans.push_back(collective_plan(c, k.algorithm, as_run, k.bytes));
     for (Round& r : plans.back()) {
       r.overhead_s += round_overhead_s(k.topo, r.kind) - round_overhead_s(topo, r.kind);

@@ -150,6 +150,9 @@ struct CommTopology {
   // across nodes a ring costs cost/collectives.hpp pipelined_ring_s, not lockstep steps, and a
   // double binary tree pipelined_tree_s.
   bool steps_in_flight = false;
+  // The library's halving-doubling splits the ranks into power-of-two blocks (gloo's) instead of
+  // folding the extra ranks in and out (collective_plan.hpp Layout::binary_blocks).
+  bool binary_blocks = false;
 
   int ranks() const { return nodes * gpus_per_node; }
   bool nvls_available() const { return switch_reduction && nodes == 1 && gpus_per_node > 1; }
