@@ -77,6 +77,8 @@ TEST(CollectiveCmd, BuiltInSystemsReachTheirBoundingLinkAsBusBandwidth) {
       {"aws-p4d-24xlarge", 2, 46.0},   // 4 x 100gbe (4 x 11.5)
       {"aws-p3-16xlarge", 2, 2.9},     // 25gbe
       {"workstation-4x3090", 1, 24.0}, // pcie4
+      {"aws-g4dn-metal", 1, 10.0},     // pcie3 over two Cascade Lake sockets: UPI's 10 (NCCL's SKL)
+      {"aws-g4dn-metal", 2, 10.0},     // the same; 100gbe-tcp (11.75) does not bound it
   };
   for (const auto& c : cases) {
     const auto r = run_ddlsim(std::string("collective --algorithm ring --cluster.platform=") + c.platform +

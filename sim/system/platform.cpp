@@ -248,6 +248,13 @@ ClusterDescription builtin(const char* name, const char* device, int max_nodes, 
   c.nics = nics;
   return c;
 }
+
+// The same on a host CPU whose sockets each hold `gpus_per_socket` of the node's GPUs.
+ClusterDescription on_cpu(ClusterDescription c, const char* cpu, int gpus_per_socket) {
+  c.cpu = cpu;
+  c.gpus_per_socket = gpus_per_socket;
+  return c;
+}
 }  // namespace
 
 const std::vector<ClusterDescription>& builtin_clusters() {
@@ -289,6 +296,13 @@ const std::vector<ClusterDescription>& builtin_clusters() {
       // AWS p4d.24xlarge (instance type page): 8 A100 40 GB on NVSwitch, 400 Gbps EFA (4 x 100 Gb/s).
       builtin("aws-p4d-24xlarge", "a100", 0, 8, "nvlink3", "100gbe",
               "AWS p4d.24xlarge: 8 A100 40 GB on NVSwitch (NVLink 3), 4 x 100 Gb/s EFA (RDMA, SRD) aggregated", 4),
+      // AWS g4dn.metal (instance type page): 8 T4 on PCIe 3, 96 vCPUs of 2nd gen Xeon Scalable
+      // (Cascade Lake, 24 cores a socket: two sockets), 100 Gbps ENA networking (TCP). The GPUs
+      // are taken as four a socket on root ports (the page does not say).
+      on_cpu(builtin("aws-g4dn-metal", "t4", 0, 8, "pcie3", "100gbe-tcp",
+                     "AWS g4dn.metal: 8 T4 on PCIe 3 over two Cascade Lake sockets (4 each assumed: the ring "
+                     "crosses UPI, NCCL's 10 GB/s), 100 Gb/s ENA (TCP)"),
+             "cascadelake", 4),
       // A 4-GPU PCIe 4.0 workstation (e.g. 4 RTX 3090 on x16 slots, no NVLink bridge): one node.
       builtin("workstation-4x3090", "rtx3090", 1, 4, "pcie4", "10gbe",
               "Workstation with 4 RTX 3090 on PCIe 4.0 x16, no NVLink bridges; one node"),
