@@ -563,13 +563,14 @@ RoundOps round_ops(const Round& r, const Layout& l, int me) {
     case RoundKind::BlockDown:
       if (rank) block_handover_ops(ops, r, l, me);
       break;
-    case RoundKind::NodeAllPairs:
+    case RoundKind::NodeAllPairs: {
+      const int base = me - me % g;
       for (int k = 1; rank && k < g; ++k) {
-        const int base = me - me % g;
         ops.sends.push_back({base + (me % g + k) % g, 0});
         ops.recvs.push_back(base + (me % g + g - k) % g);
       }
       break;
+    }
     case RoundKind::ChainForward:
       if (rank && me + 1 < p) ops.sends.push_back({me + 1, 0});
       if (rank && me > 0) ops.recvs.push_back(me - 1);

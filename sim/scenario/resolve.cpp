@@ -273,13 +273,15 @@ ClusterDescription resolve_cluster(const Reader& r, const std::string& base_dir,
   if (r.given("cluster.intra_latency_us"))
     c.intra.latency_s = r.real("cluster.intra_latency_us", 0, true, 1e9) * 1e-6;
   if (r.given("cluster.cpu")) c.cpu = find_cpu_kind(r.text("cluster.cpu"), r.where("cluster.cpu")).name;
-  for (const char* key : {"cluster.gpus_per_socket", "cluster.gpus_per_switch"}) {
-    if (!r.given(key)) continue;
+  // GPUs per socket or per switch: a count, meaningful only with the CPU family.
+  const auto node_count = [&](const char* key, int& field) {
+    if (!r.given(key)) return;
     if (c.cpu.empty())
       r.fail(key, "a CPU family in cluster.cpu as well (its root complex and socket link bound the GPUs' routes)");
-    const int v = r.small_int(key, 1, kMaxGpusPerNode);
-    (std::string(key) == "cluster.gpus_per_socket" ? c.gpus_per_socket : c.gpus_per_switch) = v;
-  }
+    field = r.small_int(key, 1, kMaxGpusPerNode);
+  };
+  node_count("cluster.gpus_per_socket", c.gpus_per_socket);
+  node_count("cluster.gpus_per_switch", c.gpus_per_switch);
   c.check_node_topology(r.where(r.given("cluster.gpus_per_socket") ? "cluster.gpus_per_socket" : "cluster.cpu"));
   return c;
 }

@@ -38,7 +38,7 @@ std::string header(const ClusterDescription& c, int nodes) {
   const std::string path = c.gpu_path_note();
   if (!path.empty())
     out += fmt::format("<!-- CPU {}, {} GPU(s) per socket, {} per PCIe switch: each GPU's link carries {:.12g} GB/s,\n"
-                       "     the ring through the node's bound ({}). -->\n",
+                       "     what bounds a ring through the node ({}). -->\n",
                        c.cpu, c.gpus_per_socket > 0 ? std::to_string(c.gpus_per_socket) : std::string("all"),
                        c.gpus_per_switch, c.gpu_path_Bps() / 1e9, xml_escape_comment(path));
   return out;
