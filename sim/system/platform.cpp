@@ -134,15 +134,33 @@ bool ClusterDescription::intra_nvlink() const {
   return !is_intra_kind(intra) && intra.bw_Bps >= nccl_tuning::kNvlinkMin_Bps;
 }
 
-BytesPerSecond ClusterDescription::gpu_path_Bps() const {
-  if (cpu.empty() || !is_pcie(intra)) return intra.bw_Bps;
-  const CpuKind& k = find_cpu_kind(cpu, "cluster.cpu");
-  const NodePaths p = node_paths(*this);
-  BytesPerSecond bw = intra.bw_Bps;
-  if (p.through_root_complex && k.intel_root_complex) bw *= kIntelP2pShare;
-  if (p.across_sockets && k.socket_link_Bps > 0) bw = std::min(bw, k.socket_link_Bps);  // else refused
-  return bw;
+namespace {
+// A ring's path through a node's GPUs: its bandwidth and what bounds it, in words.
+struct GpuPath {
+  BytesPerSecond bw_Bps = 0;
+  std::string bound;
+};
+GpuPath gpu_path(const ClusterDescription& c) {
+  GpuPath out{c.intra.bw_Bps, ""};
+  if (c.cpu.empty() || !is_pcie(c.intra)) return out;
+  const CpuKind& k = find_cpu_kind(c.cpu, "cluster.cpu");
+  const NodePaths p = node_paths(c);
+  if (p.through_root_complex && k.intel_root_complex) {
+    out.bw_Bps *= kIntelP2pShare;
+    out.bound = "peer-to-peer through an Intel root complex at 5/6 of the PCIe rate (NCCL's INTEL_P2P_OVERHEAD)";
+  }
+  if (p.across_sockets && k.socket_link_Bps > 0) {  // else refused (check_node_topology)
+    out.bw_Bps = std::min(out.bw_Bps, k.socket_link_Bps);
+    out.bound += std::string(out.bound.empty() ? "" : "; ") + "the ring crosses the " + k.name + " socket link (" +
+                 k.note + ")";
+  }
+  return out;
 }
+}  // namespace
+
+BytesPerSecond ClusterDescription::gpu_path_Bps() const { return gpu_path(*this).bw_Bps; }
+
+std::string ClusterDescription::gpu_path_note() const { return gpu_path(*this).bound; }
 
 void ClusterDescription::check_node_topology(const std::string& key) const {
   if (cpu.empty() || !node_paths(*this).across_sockets) return;
@@ -152,18 +170,6 @@ void ClusterDescription::check_node_topology(const std::string& key) const {
                      " a socket span sockets, but " + k.name + " has one socket");
 }
 
-std::string ClusterDescription::gpu_path_note() const {
-  if (cpu.empty() || !is_pcie(intra)) return "";
-  const CpuKind& k = find_cpu_kind(cpu, "cluster.cpu");
-  const NodePaths p = node_paths(*this);
-  std::string out;
-  if (p.through_root_complex && k.intel_root_complex)
-    out = "peer-to-peer through an Intel root complex at 5/6 of the PCIe rate (NCCL's INTEL_P2P_OVERHEAD)";
-  if (p.across_sockets)
-    out += std::string(out.empty() ? "" : "; ") + "the ring crosses the " + k.name + " socket link (" +
-           k.note + ")";
-  return out;
-}
 
 namespace {
 // The software overhead per round that makes a round of a route with network latency `latency`
