@@ -277,6 +277,27 @@ std::vector<Round> nvls_tree_plan(const Layout& l, Bytes n) {
   return plan;
 }
 
+// NCCL's CollNet Direct (src/device/all_reduce.h runCollNetDirect, NCCL 2.12+): every GPU of a node
+// is a head for 1/g of the vector; each GPU scatters its vector's pieces to their heads over
+// NVLink, each head sends the node's sum of its piece over its rail to the switch, which reduces
+// across the nodes and sends the total back, and each head gathers it to the node's GPUs over
+// NVLink. A GPU's NVLink carries 2 n (g-1)/g each way, its rail n/g each way whatever the node
+// count. With steps in flight (NCCL's) one CollnetPipeline round of g x 512 KiB chunks; lockstep,
+// the whole vector one phase after the other: a NodeAllPairs round of n/g messages, a RailShift of
+// n/g (with NCCL's own latency), another NodeAllPairs round.
+std::vector<Round> collnet_plan(const Layout& l, Bytes n) {
+  const int g = l.gpus_per_node, nodes = l.ranks / g;
+  if (g < 2 || nodes < 2) return {};
+  if (l.steps_in_flight) {
+    const int chunks = collnet_chunks(n, g);
+    Round r{RoundKind::CollnetPipeline, 0, n / chunks, chunks};
+    r.pipelined = true;
+    return {r};
+  }
+  const Round scatter{RoundKind::NodeAllPairs, 0, n / g, 1};
+  return {scatter, {RoundKind::RailShift, 0, n / g / ring_factor(nodes, l), 1, collnet_latency_s(g)}, scatter};
+}
+
 std::vector<Round> allreduce_plan(Algorithm a, const Layout& l, Bytes n) {
   const int p = l.ranks;
   switch (a) {
@@ -289,6 +310,7 @@ std::vector<Round> allreduce_plan(Algorithm a, const Layout& l, Bytes n) {
     case Algorithm::DoubleBinaryTree: return dbtree_plan(l, n);
     case Algorithm::Nvls: return nvls_plan(p, n, l);
     case Algorithm::NvlsTree: return nvls_tree_plan(l, n);
+    case Algorithm::CollnetDirect: return collnet_plan(l, n);
     case Algorithm::ParameterServer:
       return {{RoundKind::PsPush, 0, n / l.ps_servers, 1}, {RoundKind::PsPull, 0, n / l.ps_servers, 1}};
     default: return {};
@@ -343,10 +365,17 @@ std::vector<BinaryBlock> binary_blocks(int p) {
 
 int nvls_tree_chunks(Bytes n) { return std::max(1, int(std::ceil(n / kNvlsStepBytes))); }
 
+int collnet_chunks(Bytes n, int gpus_per_node) {
+  return std::max(1, int(std::ceil(n / (gpus_per_node * kCollnetChunkBytes))));
+}
+
+Seconds collnet_latency_s(int gpus_per_node) { return 2 * (3.7e-6 + (gpus_per_node - 1) * 0.4e-6) + 31e-6; }
+
 Bytes nvls_message_bytes(Bytes n, int g) { return g > 1 ? n * (g + 1) / (2.0 * g * (g - 1)) : 0; }
 
 bool composed_pipeline(RoundKind k) {
-  return k == RoundKind::DbtPipeline || k == RoundKind::ChainPipeline || k == RoundKind::NvlsTreePipeline;
+  return k == RoundKind::DbtPipeline || k == RoundKind::ChainPipeline || k == RoundKind::NvlsTreePipeline ||
+         k == RoundKind::CollnetPipeline;
 }
 
 std::vector<Round> pipeline_hop_rounds(const Round& pipeline, const Layout& l) {
@@ -358,6 +387,12 @@ std::vector<Round> pipeline_hop_rounds(const Round& pipeline, const Layout& l) {
             {RoundKind::NodeAllPairs, 0, 0},
             {RoundKind::RailDbtUp, 0, c / (2.0 * g) / ring_factor(nodes, l)},
             {RoundKind::RailDbtUp, 0, 0}};
+  } else if (pipeline.kind == RoundKind::CollnetPipeline) {
+    const Bytes piece = pipeline.bytes / g;
+    hops = {{RoundKind::NodeAllPairs, 0, piece},
+            {RoundKind::NodeAllPairs, 0, 0},
+            {RoundKind::RailShift, 0, piece / ring_factor(nodes, l)},
+            {RoundKind::RailShift, 0, 0}};
   } else {
     const bool tree = pipeline.kind == RoundKind::DbtPipeline;
     const Bytes inter = tree ? pipeline.bytes / ring_factor(nodes, l) : pipeline.bytes;
@@ -444,7 +479,8 @@ std::vector<Algorithm> algorithms_for(Collective c) {
   std::vector<Algorithm> out;
   for (Algorithm a : {Algorithm::Ring, Algorithm::HalvingDoubling, Algorithm::Tree, Algorithm::Hierarchical,
                       Algorithm::ParameterServer, Algorithm::Rabenseifner, Algorithm::RecursiveDoubling,
-                      Algorithm::Pairwise, Algorithm::DoubleBinaryTree, Algorithm::Nvls, Algorithm::NvlsTree})
+                      Algorithm::Pairwise, Algorithm::DoubleBinaryTree, Algorithm::Nvls, Algorithm::NvlsTree,
+                      Algorithm::CollnetDirect})
     if (supports(c, a)) out.push_back(a);
   return out;
 }
@@ -571,6 +607,13 @@ RoundOps round_ops(const Round& r, const Layout& l, int me) {
       }
       break;
     }
+    case RoundKind::RailShift:
+      if (rank) {
+        const int nodes = p / g, node = me / g, local = me % g;
+        ops.sends.push_back({((node + 1) % nodes) * g + local, 0});
+        ops.recvs.push_back(((node + nodes - 1) % nodes) * g + local);
+      }
+      break;
     case RoundKind::ChainForward:
       if (rank && me + 1 < p) ops.sends.push_back({me + 1, 0});
       if (rank && me > 0) ops.recvs.push_back(me - 1);
@@ -582,6 +625,7 @@ RoundOps round_ops(const Round& r, const Layout& l, int me) {
     case RoundKind::DbtPipeline:  // no messages of their own (pipeline_hop_rounds)
     case RoundKind::ChainPipeline:
     case RoundKind::NvlsTreePipeline:
+    case RoundKind::CollnetPipeline:
       break;
     case RoundKind::Pairwise:
       if (rank) {

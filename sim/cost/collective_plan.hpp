@@ -61,11 +61,23 @@ enum class RoundKind {
   NvlsTreePipeline,  // with steps in flight: `repeat` chunks of `bytes` (a node's whole chunk)
                      // through NVLink SHARP, the rails' trees up and down, and NVLink SHARP back;
                      // composed like DbtPipeline (cost/collectives.hpp pipelined_nvls_tree_s)
+  // NCCL's CollNet Direct (collnet) on InfiniBand switches that reduce (SHARP):
+  RailShift,       // local rank k of node j sends bytes to local rank k of node j+1 and receives
+                   // from node j-1, every k at once: each rail carries bytes up to the switch and
+                   // bytes back down, the traffic of the switch's reduction
+  CollnetPipeline, // with steps in flight: `repeat` chunks of `bytes` (a node's whole chunk)
+                   // scattered over NVLink, through the switch, gathered back; composed like
+                   // DbtPipeline (cost/collectives.hpp pipelined_collnet_s)
 };
 
 // NCCL's own latency of an NVLS allreduce (src/graph/tuning.cc: hwLat[NVLINK][NVLS][Simple] = 25 us,
 // baseLat 0), on top of the network's per-round latency.
 constexpr Seconds kNvlsLatency_s = 25e-6;
+
+// NCCL's own latency of a CollNet Direct allreduce on g GPUs a node (src/graph/tuning.cc, NCCL
+// 2.12+: 2 (hwLat[NVLINK][CollNetDirect][Simple] 3.7 us + (g-1) x 0.4 us of "arity serialization")
+// + hwLat[NET][CollNetDirect][Simple] 31 us), on top of the hops' own latencies as for nvls.
+Seconds collnet_latency_s(int gpus_per_node);
 
 struct Round {
   RoundKind kind = RoundKind::RingStep;
@@ -145,14 +157,20 @@ int chain_chunks(Bytes n);
 constexpr Bytes kNvlsStepBytes = 16 * 128 * 1024;
 // The chunks an nvls_tree allreduce of n bytes goes in: ceil(n / kNvlsStepBytes), at least 1.
 int nvls_tree_chunks(Bytes n);
+// NCCL's CollNet Direct chunk per head GPU (src/enqueue.cc: chunkSteps 1 for every algorithm but
+// the ring, so a chunk is one step of the Simple protocol's buffer, 4 MiB / NCCL_STEPS = 512 KiB;
+// NCCL halves it for small messages, not modelled): a node moves g x 512 KiB of the vector a step.
+constexpr Bytes kCollnetChunkBytes = 512 * 1024;
+// The chunks a collnet allreduce of n bytes goes in on g GPUs a node: ceil(n / (g x 512 KiB)).
+int collnet_chunks(Bytes n, int gpus_per_node);
 // The bytes of one NodeAllPairs message carrying half of NVLink SHARP's traffic for a node's
 // vector of n bytes on g GPUs: n (g+1) / (2 g (g-1)) (nvls_plan's, per node).
 Bytes nvls_message_bytes(Bytes n, int g);
-// The hops of a DbtPipeline, ChainPipeline or NvlsTreePipeline round, each as one lockstep round
-// of one chunk (what a hop costs is measured on them): [0] a hop inside the nodes (chain up;
-// nvls_tree: a NodeAllPairs round), [1] the same with no payload, [2] a hop between nodes (the
-// tree's edges of colour 0, on every rail for nvls_tree; the chain's: the node leaders' ring),
-// [3] the same with no payload. The round's overhead_s goes to the hops between nodes, its
+// The hops of a DbtPipeline, ChainPipeline, NvlsTreePipeline or CollnetPipeline round, each as one
+// lockstep round of one chunk (what a hop costs is measured on them): [0] a hop inside the nodes
+// (chain up; nvls_tree and collnet: a NodeAllPairs round), [1] the same with no payload, [2] a hop
+// between nodes (the tree's edges of colour 0, on every rail for nvls_tree; the chain's: the node
+// leaders' ring; collnet: a RailShift), [3] the same with no payload. The round's overhead_s goes to the hops between nodes, its
 // node_overhead_s to those inside.
 std::vector<Round> pipeline_hop_rounds(const Round& pipeline, const Layout& l);
 // Whether a round is one of those composed pipelines.

@@ -141,6 +141,11 @@ Seconds pipelined_nvls_tree_s(int chunks, int depth, int nodes, RingHop intra, R
   return kNvlsLatency_s + 2 * intra.total_s() + 2 * depth * inter.total_s() + (chunks - 1) * period;
 }
 
+Seconds pipelined_collnet_s(int chunks, int g, RingHop intra, RingHop inter) {
+  const Seconds period = std::max(2 * intra.serial_s, inter.serial_s);
+  return collnet_latency_s(g) + 2 * intra.total_s() + inter.total_s() + (chunks - 1) * period;
+}
+
 Seconds pipelined_chain_s(int chunks, int g, int nodes, RingHop intra, RingHop inter) {
   const int p = g * nodes;
   const Seconds period = std::max(g > 1 ? intra.serial_s : 0.0, nodes > 1 ? inter.serial_s : 0.0);
@@ -187,6 +192,25 @@ Seconds nvls_tree_allreduce_s(const CommTopology& t, Bytes n) {
          2.0 * colours * depth * tree_inter_hop(t.rail, nodes, n / (2.0 * t.gpus_per_node), 0).total_s();
 }
 
+namespace {
+// One NodeAllPairs round of collnet's scatter or gather for c bytes: g - 1 pieces of c/g on each
+// GPU's link.
+RingHop collnet_intra_hop(const CommTopology& t, Bytes c, Seconds extra_overhead_s = 0) {
+  const int g = t.gpus_per_node;
+  return {t.intra.step_latency_s() + extra_overhead_s, (g - 1) * (c / g) / t.intra.bw_Bps};
+}
+}  // namespace
+
+Seconds collnet_allreduce_s(const CommTopology& t, Bytes n) {
+  const int g = t.gpus_per_node;
+  if (t.steps_in_flight) {
+    const int chunks = collnet_chunks(n, g);
+    const Bytes c = n / chunks;
+    return pipelined_collnet_s(chunks, g, collnet_intra_hop(t, c), tree_inter_hop(t.rail, t.nodes, c / g, 0));
+  }
+  return collnet_latency_s(g) + 2 * collnet_intra_hop(t, n).total_s() + tree_inter_hop(t.rail, t.nodes, n / g, 0).total_s();
+}
+
 Seconds binomial_tree_s(int p, Bytes n, Route r) { return tree_allreduce_s(p, n, r) / 2; }
 
 Seconds pairwise_alltoall_s(int p, Bytes n, Route r) { return ring_half_allreduce_s(p, n, r); }
@@ -208,6 +232,7 @@ Seconds collective_time_s(Algorithm a, const CommTopology& topo, Bytes n) {
                                             topo.steps_in_flight);
     case Algorithm::Nvls: return nvls_allreduce_s(p, n, topo.flat_route());
     case Algorithm::NvlsTree: return topo.nodes > 1 && topo.gpus_per_node > 1 ? nvls_tree_allreduce_s(topo, n) : 0;
+    case Algorithm::CollnetDirect: return topo.nodes > 1 && topo.gpus_per_node > 1 ? collnet_allreduce_s(topo, n) : 0;
     case Algorithm::ParameterServer:
       return parameter_server_s(p, topo.ps_servers, n, topo.flat_route());
     case Algorithm::Rabenseifner: return rabenseifner_allreduce_s(p, n, topo.flat_route());
@@ -247,6 +272,11 @@ Seconds plan_time_s(const std::vector<Round>& plan, const CommTopology& topo) {
                                  tree_inter_hop(topo.rail, topo.nodes, round.bytes / (2.0 * topo.gpus_per_node), round.overhead_s));
       continue;
     }
+    if (round.kind == RoundKind::CollnetPipeline) {
+      t += pipelined_collnet_s(round.repeat, topo.gpus_per_node, collnet_intra_hop(topo, round.bytes, round.node_overhead_s),
+                               tree_inter_hop(topo.rail, topo.nodes, round.bytes / topo.gpus_per_node, round.overhead_s));
+      continue;
+    }
     if (round.kind == RoundKind::DbtPipeline) {
       t += pipelined_tree_s(round.repeat, dbt_depth(topo.nodes), topo.gpus_per_node, topo.nodes,
                             ring_hop(topo.intra, round.bytes, round.node_overhead_s),
@@ -258,7 +288,8 @@ Seconds plan_time_s(const std::vector<Round>& plan, const CommTopology& topo) {
                             ring_hop(topo.inter, round.bytes, round.overhead_s));
       continue;
     }
-    const bool rail = round.kind == RoundKind::RailDbtUp || round.kind == RoundKind::RailDbtDown;
+    const bool rail = round.kind == RoundKind::RailDbtUp || round.kind == RoundKind::RailDbtDown ||
+                      round.kind == RoundKind::RailShift;
     const Route r = node_round(round.kind) ? topo.intra
                     : round.kind == RoundKind::LeaderRingStep ? topo.inter
                     : rail ? topo.rail

@@ -125,6 +125,18 @@ Seconds pipelined_chain_s(int chunks, int gpus_per_node, int nodes, RingHop intr
 // edge colours (1 on two nodes, else 2).
 Seconds nvls_tree_allreduce_s(const CommTopology& t, Bytes n);
 Seconds pipelined_nvls_tree_s(int chunks, int depth, int nodes, RingHop intra, RingHop inter);
+// NCCL's CollNet Direct (collective_plan.cpp collnet_plan), N nodes of g GPUs on an NVSwitch, the
+// switches of the network reducing (SHARP), each GPU's rail at B_r = min(GPU route, uplink / g).
+// With steps in flight (NCCL's): K = ceil(n / (g x 512 KiB)) chunks of c = n / K, each scattered
+// over NVLink, through the switch and gathered back, pipelined:
+//   T = L + 2 h_i + h_e + (K - 1) max(2 s_i, s_e)
+// L = collnet_latency_s(g) (NCCL's own, 44 us on 8 GPUs); h_i = alpha_i + s_i, s_i = (g-1) c / (g B_i)
+// (a GPU's NVLink sends g-1 pieces of c/g to scatter and as many to gather, so 2 s_i a chunk);
+// h_e = alpha + s_e, s_e = c / (g B_r') (a rail's piece up and the total down at once; B_r' the
+// exchange bandwidth on 2 nodes, the ring's on more).
+// Lockstep: L + 2 (alpha_i + (g-1) n / (g B_i)) + alpha + n / (g B_r').
+Seconds collnet_allreduce_s(const CommTopology& t, Bytes n);
+Seconds pipelined_collnet_s(int chunks, int gpus_per_node, RingHop intra, RingHop inter);
 
 // Time of one allreduce of n gradient bytes with the given algorithm (0 for a single rank).
 // `a` must be concrete: resolve Auto first (cost/decision.hpp).

@@ -136,11 +136,18 @@ NcclChoice nccl_allreduce_choice(const CommTopology& topo, Bytes bytes, Protocol
     best = tree;
   // NVLS: tuning.cc's constants for it are not modelled; it runs where its closed form beats the
   // choice above (NCCL enables it by default where the switch has it, NCCL_NVLS_ENABLE).
-  // Across nodes, NVLS with trees between them (NVLSTree, NCCL 2.18+), likewise.
-  const NcclChoice nvls{Algorithm::Nvls, Protocol::Simple};
-  if (topo.nvls_available() && run_time_s(nvls, topo, bytes) < run_time_s(best, topo, bytes)) return nvls;
-  const NcclChoice nvls_tree{Algorithm::NvlsTree, Protocol::Simple};
-  if (topo.nvls_tree_available() && run_time_s(nvls_tree, topo, bytes) < run_time_s(best, topo, bytes)) return nvls_tree;
+  // Across nodes, NVLS with trees between them (NVLSTree, NCCL 2.18+), likewise; and CollNet
+  // Direct where the network's switches reduce (NCCL_COLLNET_ENABLE=1 with the SHARP plugin).
+  const std::pair<bool, Algorithm> in_switch[] = {{topo.nvls_available(), Algorithm::Nvls},
+                                                  {topo.nvls_tree_available(), Algorithm::NvlsTree},
+                                                  {topo.collnet_available(), Algorithm::CollnetDirect}};
+  Seconds best_s = run_time_s(best, topo, bytes);
+  for (const auto& [available, algorithm] : in_switch) {
+    const NcclChoice c{algorithm, Protocol::Simple};
+    if (!available) continue;
+    const Seconds t = run_time_s(c, topo, bytes);
+    if (t < best_s) best = c, best_s = t;
+  }
   return best;
 }
 

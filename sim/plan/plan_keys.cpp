@@ -65,12 +65,13 @@ std::vector<PlanKey> plan_keys() {
       choice("cluster.cpu", cpu_names()),
       integer("cluster.gpus_per_socket", 1, 64),
       integer("cluster.gpus_per_switch", 1, 64),
+      choice("cluster.network_reduction", {"none", "sharp"}),
       real("cluster.inter_bw_GBps", 0.01, 1000, true, "GB/s"),
       real("cluster.inter_latency_us", 0.1, 100000, true, "us"),
       real("cluster.intra_bw_GBps", 0.1, 10000, true, "GB/s"),
       real("cluster.intra_latency_us", 0.1, 100000, true, "us"),
       choice("comm.library", {"nccl", "mpi", "gloo", "gpi2", "grpc"}),
-      // nvls and nvls_tree only run on NVLink 4 nodes: --values asks for them there.
+      // nvls and nvls_tree only run on NVLink 4 nodes, collnet on SHARP fabrics: --values asks for them there.
       choice("comm.algorithm", {"ring", "rhd", "rabenseifner", "rd", "tree", "dbtree", "hierarchical", "ps", "auto"}),
       real("comm.bucket_mb", 0.25, 1024, true, "MiB"),
       choice("comm.overlap", {"true", "false"}),

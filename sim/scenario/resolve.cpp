@@ -283,6 +283,13 @@ ClusterDescription resolve_cluster(const Reader& r, const std::string& base_dir,
   node_count("cluster.gpus_per_socket", c.gpus_per_socket);
   node_count("cluster.gpus_per_switch", c.gpus_per_switch);
   c.check_node_topology(r.where(r.given("cluster.gpus_per_socket") ? "cluster.gpus_per_socket" : "cluster.cpu"));
+  c.network_reduction = r.choice<bool>("cluster.network_reduction", {{"none", false}, {"sharp", true}});
+  // SHARP's streaming aggregation, which reduces whole vectors (NCCL's CollNet), came with SHARPv2
+  // in the Quantum HDR switches (SHARPv1 on Switch-IB 2 EDR reduces small messages only).
+  if (c.network_reduction && c.inter.name != "ib-hdr" && c.inter.name != "ib-ndr")
+    r.fail("cluster.network_reduction", "InfiniBand HDR or NDR switches (cluster.inter = ib-hdr or ib-ndr: SHARPv2's "
+                                        "streaming aggregation runs in them); this cluster's inter-node link is " +
+                                        c.inter.name);
   return c;
 }
 
@@ -420,6 +427,11 @@ std::string algorithm_misfit(Algorithm a, const System& sys) {
   if (a == Algorithm::NvlsTree && !(switch_reduces && sys.nodes > 1))
     return "nvls_tree needs several nodes whose GPUs share an NVSwitch that reduces (cluster.intra = nvlink4, "
            "cluster.nodes > 1, several GPUs a node; nvls on one node); " + has;
+  if (a == Algorithm::CollnetDirect &&
+      !(sys.cluster.network_reduction && sys.cluster.nvswitch() && sys.cluster.gpus_per_node > 1 && sys.nodes > 1))
+    return "collnet needs several nodes whose GPUs share an NVSwitch (cluster.intra = nvlink3 or nvlink4) on InfiniBand "
+           "switches that reduce (cluster.network_reduction = sharp); " + has +
+           (sys.cluster.network_reduction ? "" : ", no network reduction");
   return "";
 }
 

@@ -52,6 +52,8 @@ const std::vector<KeySpec>& scenario_keys() {
                                       "cluster.cpu; default: all on one socket; platform"},
       {"cluster.gpus_per_switch", "", "GPUs behind one PCIe switch (peer-to-peer without the root complex); needs "
                                       "cluster.cpu; default 1 (each GPU on a root port); platform"},
+      {"cluster.network_reduction", "none", "none or sharp: the InfiniBand switches reduce (SHARP), so NCCL can run "
+                                           "collnet (CollNet Direct) across NVSwitch nodes; platform"},
       {"cluster.inter", "", "inter-node link kind override (1gbe .. 400gbe, 100gbe-tcp, ib-fdr .. ib-ndr)"},
       {"cluster.inter_bw_GBps", "", "inter-node effective bandwidth per direction, GB/s (decimal)"},
       {"cluster.inter_latency_us", "", "inter-node one-hop latency, microseconds"},
@@ -59,7 +61,7 @@ const std::vector<KeySpec>& scenario_keys() {
       {"cluster.intra_latency_us", "", "intra-node one-hop latency, microseconds"},
       {"comm.library", "", "nccl, mpi, gloo, gpi2 or grpc: what `auto` picks; preset"},
       {"comm.algorithm", "", "ring, rhd, rabenseifner, rd, tree, dbtree (NCCL's double binary tree), nvls (NVLink SHARP, one "
-                              "node), nvls_tree (NVLS across nodes), hierarchical, ps or auto (the library's choice); preset"},
+                              "node), nvls_tree (NVLS across nodes), collnet (CollNet Direct, SHARP), hierarchical, ps or auto (the library's choice); preset"},
       {"comm.bucket_mb", "", "gradient bucket / fusion buffer, MiB; 0 = one packed exchange; preset"},
       {"comm.first_bucket_mb", "", "the first bucket's own cap, MiB (PyTorch DDP: 1); 0 = as the others; preset"},
       {"comm.overlap", "", "start each bucket when it fills during the backward pass; preset"},

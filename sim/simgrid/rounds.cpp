@@ -135,6 +135,7 @@ Seconds composed_pipeline_s(const Round& r, const Layout& l, const std::vector<S
   const RingHop intra = measured_hop(hops[0].bytes, took[0], took[1]), inter = measured_hop(hops[2].bytes, took[2], took[3]);
   if (r.kind == RoundKind::ChainPipeline) return pipelined_chain_s(r.repeat, g, nodes, intra, inter);
   if (r.kind == RoundKind::NvlsTreePipeline) return pipelined_nvls_tree_s(r.repeat, dbt_depth(nodes), nodes, intra, inter);
+  if (r.kind == RoundKind::CollnetPipeline) return pipelined_collnet_s(r.repeat, g, intra, inter);
   return pipelined_tree_s(r.repeat, dbt_depth(nodes), g, nodes, intra, inter);
 }
 

@@ -48,8 +48,11 @@ Algorithm parse_algorithm(const std::string& text, const std::string& key) {
       {"nvlink_sharp", Algorithm::Nvls},
       {"nvls_tree", Algorithm::NvlsTree},
       {"nvlstree", Algorithm::NvlsTree},
+      {"collnet", Algorithm::CollnetDirect},
+      {"collnet_direct", Algorithm::CollnetDirect},
+      {"collnetdirect", Algorithm::CollnetDirect},
       {"auto", Algorithm::Auto}};
-  return lookup(names, text, key, "", "ring, rhd, tree, dbtree, nvls, nvls_tree, hierarchical, ps, rabenseifner, rd, pairwise, auto");
+  return lookup(names, text, key, "", "ring, rhd, tree, dbtree, nvls, nvls_tree, collnet, hierarchical, ps, rabenseifner, rd, pairwise, auto");
 }
 
 Protocol parse_protocol(const std::string& text, const std::string& key) {
@@ -81,6 +84,7 @@ const char* to_string(Algorithm a) {
     case Algorithm::DoubleBinaryTree: return "dbtree";
     case Algorithm::Nvls: return "nvls";
     case Algorithm::NvlsTree: return "nvls_tree";
+    case Algorithm::CollnetDirect: return "collnet";
     case Algorithm::Auto: return "auto";
   }
   return "?";

@@ -34,11 +34,15 @@ const char* to_string(Collective c);
 //   nvls_tree      NCCL's NVLS across nodes (NVLSTree, NCCL 2.18+): NVLink SHARP inside each node,
 //                  the node-reduced vector over a double binary tree between nodes, each GPU
 //                  carrying 1/g of it over its own share of the node's NICs (rails)
+//   collnet        NCCL's CollNet Direct (NCCL 2.12+, InfiniBand switches with SHARP and NVSwitch
+//                  nodes): each GPU scatters its vector to the node's GPUs over NVLink, each sends
+//                  the node's sum of its 1/g over its rail to the switch, which reduces across the
+//                  nodes and returns the total, and gathers the node's shares back over NVLink
 //   pairwise       all-to-all: p-1 rounds, rank r sends to r+k and receives from r-k
 //   auto           the library's own choice by collective, ranks and size (cost/decision.hpp)
 enum class Algorithm {
   Ring, HalvingDoubling, Tree, Hierarchical, ParameterServer, Rabenseifner, RecursiveDoubling, Pairwise,
-  DoubleBinaryTree, Nvls, NvlsTree, Auto
+  DoubleBinaryTree, Nvls, NvlsTree, CollnetDirect, Auto
 };
 
 Algorithm parse_algorithm(const std::string& text, const std::string& key);
@@ -141,6 +145,9 @@ struct CommTopology {
   // The intra-node switch reduces (NVLink SHARP: NVSwitch with NVLink 4); NCCL's nvls then runs
   // on one node.
   bool switch_reduction = false;
+  // The network's switches reduce (InfiniBand SHARP) and the node's GPUs share an NVSwitch: NCCL's
+  // CollNet Direct can run across nodes (cluster.network_reduction = sharp).
+  bool network_reduction = false;
   // The GPUs of a node talk over NVLink (NCCL's NVLink latencies and LL128), else over PCIe.
   bool intra_nvlink = false;
   // NCCL's protocols and their per-step latencies apply (the library is NCCL, its own latencies
@@ -157,6 +164,7 @@ struct CommTopology {
   int ranks() const { return nodes * gpus_per_node; }
   bool nvls_available() const { return switch_reduction && nodes == 1 && gpus_per_node > 1; }
   bool nvls_tree_available() const { return switch_reduction && nodes > 1 && gpus_per_node > 1; }
+  bool collnet_available() const { return network_reduction && nodes > 1 && gpus_per_node > 1; }
   // The route a flat (one-level) algorithm is limited by: inter-node when there are several nodes.
   Route flat_route() const { return nodes > 1 ? inter : intra; }
 };

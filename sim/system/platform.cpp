@@ -129,6 +129,10 @@ NodePaths node_paths(const ClusterDescription& c) {
 constexpr double kIntelP2pShare = 5.0 / 6.0;
 }  // namespace
 
+bool ClusterDescription::nvswitch() const {
+  return intra.name == "nvlink3" || intra.name == "nvlink4" || (intra.name == "nvlink2" && gpus_per_node > 8);
+}
+
 bool ClusterDescription::intra_nvlink() const {
   if (intra.name.rfind("nvlink", 0) == 0) return true;
   return !is_intra_kind(intra) && intra.bw_Bps >= nccl_tuning::kNvlinkMin_Bps;

@@ -89,6 +89,9 @@ struct ClusterDescription {
   std::string cpu;
   int gpus_per_socket = 0;
   int gpus_per_switch = 1;
+  // The InfiniBand switches between the nodes reduce (SHARP, Mellanox/NVIDIA Quantum switches):
+  // NCCL's CollNet runs where the SHARP plugin is loaded (cluster.network_reduction = sharp).
+  bool network_reduction = false;
 
   // The bandwidth of a ring through the node's GPUs, per direction: the intra link's, bounded as
   // NCCL's topology search bounds it where the ring crosses the CPU (the root complex's peer-to-
@@ -108,6 +111,10 @@ struct ClusterDescription {
   // Whether the GPUs' switch reduces in the network (NVLink SHARP, for NCCL's nvls): the NVSwitch
   // of NVLink 4 (HGX/DGX H100 and later) has it; earlier NVSwitches and PCIe do not.
   bool switch_reduction() const { return intra.name == "nvlink4"; }
+  // Whether the node's GPUs share an NVSwitch (NCCL runs CollNet Direct only there): NVLink 3 and 4
+  // nodes (HGX 8-GPU boards; 4-GPU boards without a switch are not told apart) and NVLink 2 nodes of
+  // more than 8 GPUs (DGX-2; 8 V100 are DGX-1's hybrid cube mesh).
+  bool nvswitch() const;
   // Whether the GPUs of a node talk over NVLink: an nvlink kind (a platform file's route, whose
   // kind is unknown: at nccl_tuning::kNvlinkMin_Bps and more).
   bool intra_nvlink() const;

@@ -62,6 +62,7 @@ CommTopology comm_topology(const System& sys, int nodes, int gpus_per_node, int 
   t.rail = sys.cluster.rail_route();
   t.ps_servers = ps_servers;
   t.switch_reduction = sys.cluster.switch_reduction();
+  t.network_reduction = sys.cluster.network_reduction && sys.cluster.nvswitch();
   t.intra_nvlink = sys.cluster.intra_nvlink();
   // use_library_factors sets the floors only for NCCL with its own latencies and no measured overhead.
   t.nccl_protocols = sys.cluster.intra_round_floor_s > 0 || sys.cluster.inter_round_floor_s > 0;
