@@ -32,24 +32,30 @@ CommTopology flat(int p, Route r) {
 
 using testutil::layout_of;
 
-// The layout an algorithm runs on in these tests: p ranks one a node, or (nvls_tree, which needs
-// nodes of several GPUs on a reducing switch) p nodes of 4 GPUs.
+// The layout an algorithm runs on in these tests: p ranks one a node, or (nvls_tree and collnet,
+// which need nodes of several GPUs on a switch) p nodes of 4 GPUs.
 Layout layout_for(Algorithm a, int p) {
   Layout l = layout_of(flat(p, Route{1e-6, 1e9}));
-  if (a == Algorithm::NvlsTree) l.ranks = 4 * p, l.gpus_per_node = 4;
+  if (a == Algorithm::NvlsTree || a == Algorithm::CollnetDirect) l.ranks = 4 * p, l.gpus_per_node = 4;
   return l;
 }
 
 // Which ranks' data each rank holds after the plan (information flow: a receive merges the
 // sender's set). Order of rounds as written; sends and receives of one round happen together.
+// A RailShift stands for the network switch's reduction (collnet): its messages carry the switch's
+// traffic, and what comes back down to local rank k is the sum over every node's local rank k.
 std::vector<std::set<int>> flow(const std::vector<Round>& plan, const Layout& l) {
   std::vector<std::set<int>> has(l.ranks);
   for (int r = 0; r < l.ranks; ++r) has[r] = {r};
+  const int g = l.gpus_per_node;
   for (const Round& round : plan)
     for (int k = 0; k < round.repeat; ++k) {
       auto next = has;
-      for (int me = 0; me < l.ranks; ++me)
+      for (int me = 0; me < l.ranks; ++me) {
         for (int src : round_ops(round, l, me).recvs) next[me].insert(has[src].begin(), has[src].end());
+        if (round.kind != RoundKind::RailShift) continue;
+        for (int peer = me % g; peer < l.ranks; peer += g) next[me].insert(has[peer].begin(), has[peer].end());
+      }
       has = next;
     }
   return has;
