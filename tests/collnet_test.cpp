@@ -139,6 +139,12 @@ TEST(Collnet, ScenariosRefuseItWhereItCannotRun) {
   refused("--cluster.platform=dgx1 --cluster.nodes=2 --cluster.network_reduction=sharp", "--cluster.network_reduction");
   refused("--cluster.platform=aws-p4d-24xlarge --cluster.nodes=2 --cluster.network_reduction=sharp", "ib-hdr or ib-ndr");
   refused("--cluster.platform=dgx-a100 --cluster.nodes=2 --cluster.network_reduction=yes", "none, sharp");
+  // A platform file's links carry no kind.
+  testutil::TempFile xml("a100.xml");
+  ASSERT_EQ(testutil::run_ddlsim("platform generate --nodes 2 --gpus-per-node 8 --intra nvlink3 --inter ib-hdr --nics 8 -o " +
+                                 xml.path()).code, 0);
+  refused("--cluster.platform=" + xml.path() + " --cluster.nodes=2 --cluster.network_reduction=sharp",
+          "does not say its links' kinds");
   // DGX-2's 16 GPUs share NVSwitches: runs.
   const auto r = testutil::run_ddlsim("collective --comm.algorithm=collnet --cluster.platform=dgx2 --cluster.inter=ib-hdr "
                                       "--cluster.nodes=2 --cluster.network_reduction=sharp --sizes 1M");

@@ -288,8 +288,11 @@ ClusterDescription resolve_cluster(const Reader& r, const std::string& base_dir,
   // in the Quantum HDR switches (SHARPv1 on Switch-IB 2 EDR reduces small messages only).
   if (c.network_reduction && c.inter.name != "ib-hdr" && c.inter.name != "ib-ndr")
     r.fail("cluster.network_reduction", "InfiniBand HDR or NDR switches (cluster.inter = ib-hdr or ib-ndr: SHARPv2's "
-                                        "streaming aggregation runs in them); this cluster's inter-node link is " +
-                                        c.inter.name);
+                                        "streaming aggregation runs in them); " +
+                                        (c.xml_path.empty() ? "this cluster's inter-node link is " + c.inter.name
+                                                            : "platform file " + c.xml_path +
+                                                                  " does not say its links' kinds (use a built-in "
+                                                                  "platform, e.g. dgx-a100)"));
   return c;
 }
 
