@@ -290,7 +290,7 @@ const std::vector<ClusterDescription>& builtin_clusters() {
       // 8 single-port ConnectX-6 HDR 200 Gb/s compute NICs (one per GPU, "rails").
       builtin("dgx-a100", "a100", 0, 8, "nvlink3", "ib-hdr",
               "DGX A100: 8 A100 SXM4 on NVSwitch (NVLink 3), 8 HDR 200 Gb/s NICs (rails) aggregated into the node's "
-              "uplink", 8),
+              "uplink; HDR switches with SHARP reduce in the network (cluster.network_reduction = sharp: collnet)", 8),
       // NVIDIA DGX-2 datasheet: 16 V100 SXM3 32 GB on 12 NVSwitches (NVLink 2 between every pair),
       // 8 EDR InfiniBand 100 Gb/s ports.
       builtin("dgx2", "v100-32gb", 0, 16, "nvlink2", "ib-edr",
@@ -299,7 +299,8 @@ const std::vector<ClusterDescription>& builtin_clusters() {
       // both ways), 8 ConnectX-7 NDR 400 Gb/s compute ports.
       builtin("dgx-h100", "h100", 0, 8, "nvlink4", "ib-ndr",
               "DGX H100: 8 H100 SXM5 on NVSwitch (NVLink 4), 8 NDR 400 Gb/s NICs (rails) aggregated into the node's "
-              "uplink; NVLink SHARP inside a node (nvls) and across nodes with trees between them (nvls_tree)", 8),
+              "uplink; NVLink SHARP inside a node (nvls) and across nodes with trees between them (nvls_tree); NDR "
+              "switches with SHARP reduce in the network (cluster.network_reduction = sharp: collnet)", 8),
       // AWS p3.16xlarge (instance type page): 8 V100 16 GB with NVLink, 25 Gbps networking (TCP, ENA).
       builtin("aws-p3-16xlarge", "v100", 0, 8, "nvlink2", "25gbe",
               "AWS p3.16xlarge: 8 V100 16 GB on NVLink 2 (hybrid cube mesh), 25 Gb/s ENA networking (TCP)"),
