@@ -4,14 +4,13 @@
 // it where it cannot run.
 #include <gtest/gtest.h>
 
-#include <nlohmann/json.hpp>
-
 #include <string>
 
 #include "cost/collective_plan.hpp"
 #include "cost/collectives.hpp"
+#include "collective_cli.hpp"
 #include "plan_layout.hpp"
-#include "simgrid/simgrid_backend.hpp"
+#include "simgrid_check.hpp"
 #include "system/platform.hpp"
 #include "system/system.hpp"
 #include "test_util.hpp"
@@ -84,38 +83,22 @@ TEST(Collnet, ClosedFormEqualsItsPlan) {
 // (fast and full) composes the pipeline from the same hops and equals the closed form; lockstep it
 // runs the rounds. Sizes with whole bytes per message.
 TEST(Collnet, SimGridSimulatesTheClosedFormOnDgxA100s) {
-  for (int nodes : {2, 3})
-    for (bool in_flight : {true, false}) {
-      System sys;
-      sys.cluster = find_cluster("dgx-a100", "test");
-      sys.cluster.network_reduction = true;
-      use_library_factors(sys.cluster, "nccl");
-      sys.nodes = nodes;
-      CommTopology t = comm_topology(sys, nodes, 8, 1);
-      ASSERT_TRUE(t.collnet_available());
-      t.steps_in_flight = in_flight;
-      EXPECT_NEAR(t.rail.bw_Bps, 24e9, 1);  // min(NVLink 3's 230, 8 x 24 / 8)
-      for (Bytes n : {896.0, 73398080.0}) {
-        const Seconds closed = collective_time_s(Algorithm::CollnetDirect, t, n);
-        for (Fidelity f : {Fidelity::Fast, Fidelity::Full}) {
-          SimGridOptions o;
-          o.fidelity = f;
-          EXPECT_NEAR(simgrid_collective_s(Algorithm::CollnetDirect, t, n, sys, o), closed, std::max(1e-6 * closed, 10e-9))
-              << nodes << " nodes, " << n << " B, in flight " << in_flight << ", fidelity " << int(f);
-        }
-      }
-    }
+  const auto sharp = [](ClusterDescription& c) { c.network_reduction = true; };
+  System sys;
+  sys.cluster = find_cluster("dgx-a100", "test");
+  sharp(sys.cluster);
+  sys.nodes = 2;
+  const CommTopology t = comm_topology(sys, 2, 8, 1);
+  EXPECT_TRUE(t.collnet_available());
+  EXPECT_NEAR(t.rail.bw_Bps, 24e9, 1);  // min(NVLink 3's 230, 8 x 24 / 8)
+  testutil::expect_simgrid_equals_closed_form_across("dgx-a100", Algorithm::CollnetDirect, sharp);
 }
 
 // With SHARP (NCCL_COLLNET_ENABLE=1 and the plugin) `auto` takes CollNet Direct where its closed
 // form beats the others: 2 DGX A100 at 8 GiB, NVLink-bound (each GPU's link carries 7/4 n at
 // NVLink 3's 230 GB/s: algbw 131.4 GB/s, busbw x 2 x 15/16); never without SHARP.
 TEST(Collnet, NcclAutoTakesItOnSharpFabrics) {
-  const auto run = [](const std::string& args) {
-    const auto r = testutil::run_ddlsim("collective --format json --sizes 8G " + args);
-    EXPECT_EQ(r.code, 0) << r.out;
-    return r.code == 0 ? nlohmann::json::parse(r.out)[0] : nlohmann::json::object();
-  };
+  const auto run = [](const std::string& args) { return testutil::collective_row("--sizes 8G " + args); };
   const auto sharp = run("--cluster.platform=dgx-a100 --cluster.nodes=2 --cluster.network_reduction=sharp");
   EXPECT_EQ(sharp["algorithm"], "collnet");
   EXPECT_NEAR(sharp["busbw_GBps"].get<double>(), 230.0 / 1.75 * 2 * 15 / 16, 0.5);
@@ -155,17 +138,6 @@ TEST(Collnet, ScenariosRefuseItWhereItCannotRun) {
 TEST(Collnet, MoreBandwidthIsNeverSlower) {
   for (int nodes : {2, 3, 8})
     for (bool in_flight : {true, false})
-      for (Bytes n : {8.0, 1048576.0, 1e9}) {
-        const CommTopology base = a100_like(nodes, in_flight);
-        const Seconds t = collective_time_s(Algorithm::CollnetDirect, base, n);
-        CommTopology faster = base;
-        faster.rail.bw_Bps *= 1.5;
-        EXPECT_LE(collective_time_s(Algorithm::CollnetDirect, faster, n), t) << nodes << " " << n;
-        faster = base;
-        faster.intra.bw_Bps *= 1.5;
-        EXPECT_LE(collective_time_s(Algorithm::CollnetDirect, faster, n), t) << nodes << " " << n;
-        CommTopology slower = base;
-        slower.rail.latency_s *= 2;
-        EXPECT_GE(collective_time_s(Algorithm::CollnetDirect, slower, n), t) << nodes << " " << n;
-      }
+      for (Bytes n : {8.0, 1048576.0, 1e9})
+        testutil::expect_monotone_in_links(Algorithm::CollnetDirect, a100_like(nodes, in_flight), n);
 }

@@ -12,6 +12,7 @@
 #include "cost/collectives.hpp"
 #include "cost/decision.hpp"
 #include "plan_layout.hpp"
+#include "collective_cli.hpp"
 #include "simgrid_check.hpp"
 #include "test_util.hpp"
 
@@ -22,11 +23,7 @@ const char* const kBackends[] = {"--simulation.backend=analytic",
                                  "--simulation.backend=simgrid --simulation.fidelity=fast",
                                  "--simulation.backend=simgrid --simulation.fidelity=full"};
 
-nlohmann::json collective_row(const std::string& args) {
-  const auto r = testutil::run_ddlsim("collective --format json " + args);
-  EXPECT_EQ(r.code, 0) << r.out;
-  return r.code == 0 ? nlohmann::json::parse(r.out)[0] : nlohmann::json::object();
-}
+using testutil::collective_row;
 }  // namespace
 
 // nccl-tests' broadcast of 1 GiB, times in us (Simple's floors: 3.4 us a hop over NVLink, 9.6 us

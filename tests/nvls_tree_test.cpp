@@ -3,15 +3,14 @@
 // taking it across NVLink 4 nodes, and scenarios refusing it where it cannot run.
 #include <gtest/gtest.h>
 
-#include <nlohmann/json.hpp>
-
 #include <string>
 
 #include "cost/collective_plan.hpp"
 #include "cost/collectives.hpp"
 #include "cost/decision.hpp"
+#include "collective_cli.hpp"
 #include "plan_layout.hpp"
-#include "simgrid/simgrid_backend.hpp"
+#include "simgrid_check.hpp"
 #include "system/platform.hpp"
 #include "system/system.hpp"
 #include "test_util.hpp"
@@ -82,25 +81,11 @@ TEST(NvlsTree, ClosedFormEqualsItsPlan) {
 // (fast and full) composes the pipeline from the same hops and equals the closed form; lockstep it
 // runs the rounds. Sizes with whole bytes per message.
 TEST(NvlsTree, SimGridSimulatesTheClosedFormOnDgxH100s) {
-  for (int nodes : {2, 3})
-    for (bool in_flight : {true, false}) {
-      System sys;
-      sys.cluster = find_cluster("dgx-h100", "test");
-      use_library_factors(sys.cluster, "nccl");
-      sys.nodes = nodes;
-      CommTopology t = comm_topology(sys, nodes, 8, 1);
-      t.steps_in_flight = in_flight;
-      EXPECT_NEAR(t.rail.bw_Bps, 48e9, 1);  // min(NVLink 4's 345, 8 x 48 / 8)
-      for (Bytes n : {896.0, 73398080.0}) {
-        const Seconds closed = collective_time_s(Algorithm::NvlsTree, t, n);
-        for (Fidelity f : {Fidelity::Fast, Fidelity::Full}) {
-          SimGridOptions o;
-          o.fidelity = f;
-          EXPECT_NEAR(simgrid_collective_s(Algorithm::NvlsTree, t, n, sys, o), closed, std::max(1e-6 * closed, 10e-9))
-              << nodes << " nodes, " << n << " B, in flight " << in_flight << ", fidelity " << int(f);
-        }
-      }
-    }
+  System sys;
+  sys.cluster = find_cluster("dgx-h100", "test");
+  sys.nodes = 2;
+  EXPECT_NEAR(comm_topology(sys, 2, 8, 1).rail.bw_Bps, 48e9, 1);  // min(NVLink 4's 345, 8 x 48 / 8)
+  testutil::expect_simgrid_equals_closed_form_across("dgx-h100", Algorithm::NvlsTree, [](ClusterDescription&) {});
 }
 
 // NCCL (2.18+) runs NVLS with trees between nodes where the switch reduces; `auto` takes it where
@@ -108,11 +93,7 @@ TEST(NvlsTree, SimGridSimulatesTheClosedFormOnDgxH100s) {
 // A100s. On 2 DGX H100 at 8 GiB (NCCL's floors, 8.4 us a call): busbw 573.7 GB/s (the ring's 344):
 // each GPU's link carries 9/8 n at 345 GB/s, its rail n / 8 at 48.
 TEST(NvlsTree, NcclAutoTakesItAcrossNvlink4Nodes) {
-  const auto run = [](const std::string& args) {
-    const auto r = testutil::run_ddlsim("collective --format json --sizes 8G " + args);
-    EXPECT_EQ(r.code, 0) << r.out;
-    return r.code == 0 ? nlohmann::json::parse(r.out)[0] : nlohmann::json::object();
-  };
+  const auto run = [](const std::string& args) { return testutil::collective_row("--sizes 8G " + args); };
   const auto two = run("--cluster.platform=dgx-h100 --cluster.nodes=2");
   EXPECT_EQ(two["algorithm"], "nvls_tree");
   EXPECT_NEAR(two["busbw_GBps"].get<double>(), 573.67, 0.01);
@@ -134,17 +115,5 @@ TEST(NvlsTree, ScenariosRefuseItWhereItCannotRun) {
 TEST(NvlsTree, MoreBandwidthIsNeverSlower) {
   for (int nodes : {2, 3, 8})
     for (bool in_flight : {true, false})
-      for (Bytes n : {8.0, 1048576.0, 1e9}) {
-        const CommTopology base = h100_like(nodes, in_flight);
-        const Seconds t = collective_time_s(Algorithm::NvlsTree, base, n);
-        CommTopology faster = base;
-        faster.rail.bw_Bps *= 1.5;
-        EXPECT_LE(collective_time_s(Algorithm::NvlsTree, faster, n), t) << nodes << " " << n;
-        faster = base;
-        faster.intra.bw_Bps *= 1.5;
-        EXPECT_LE(collective_time_s(Algorithm::NvlsTree, faster, n), t) << nodes << " " << n;
-        CommTopology slower = base;
-        slower.rail.latency_s *= 2;
-        EXPECT_GE(collective_time_s(Algorithm::NvlsTree, slower, n), t) << nodes << " " << n;
-      }
+      for (Bytes n : {8.0, 1048576.0, 1e9}) testutil::expect_monotone_in_links(Algorithm::NvlsTree, h100_like(nodes, in_flight), n);
 }

@@ -11,6 +11,7 @@
 
 #include "cost/collective_plan.hpp"
 #include "cost/collectives.hpp"
+#include "collective_cli.hpp"
 #include "plan_layout.hpp"
 #include "simgrid_check.hpp"
 #include "test_util.hpp"
@@ -23,9 +24,8 @@ const char* const kBackends[] = {"--simulation.backend=analytic",
                                  "--simulation.backend=simgrid --simulation.fidelity=full"};
 
 double collective_us(const std::string& args) {
-  const auto r = testutil::run_ddlsim("collective --format json " + args);
-  EXPECT_EQ(r.code, 0) << r.out;
-  return r.code == 0 ? nlohmann::json::parse(r.out)[0]["time_s"].get<double>() * 1e6 : -1;
+  const auto row = testutil::collective_row(args);
+  return row.contains("time_s") ? row["time_s"].get<double>() * 1e6 : -1;
 }
 }  // namespace
 
