@@ -21,17 +21,9 @@ namespace {
 // Nodes of 8 GPUs on an NVSwitch, 1 us and 200 GB/s a GPU's link; each GPU's rail 2 us and
 // `rail_Bps` to the reducing switch.
 CommTopology a100_like(int nodes, bool in_flight, BytesPerSecond rail_Bps = 25e9) {
-  CommTopology t = testutil::topology(nodes, 8, Route{1e-6, 200e9}, Route{2e-6, 200e9});
-  t.rail = Route{2e-6, rail_Bps};
+  CommTopology t = testutil::nodes_with_rails(nodes, 8, Route{1e-6, 200e9}, Route{2e-6, rail_Bps}, in_flight);
   t.network_reduction = true;
-  t.steps_in_flight = in_flight;
   return t;
-}
-
-Layout layout_of(const CommTopology& t) {
-  Layout l = testutil::layout_of(t);
-  l.steps_in_flight = t.steps_in_flight;
-  return l;
 }
 }  // namespace
 
@@ -60,22 +52,9 @@ TEST(Collnet, ClosedFormByHand) {
 }
 
 TEST(Collnet, ClosedFormEqualsItsPlan) {
-  for (bool in_flight : {true, false})
-    for (int nodes = 2; nodes <= 6; ++nodes)
-      for (Bytes n : {896.0, 1835008.0, 73398080.0}) {
-        CommTopology t = a100_like(nodes, in_flight);
-        t.intra.step_overhead_s = 2.4e-6;  // NCCL's floors, as use_library_factors sets them
-        t.rail.step_overhead_s = 7.6e-6;
-        t.rail.exchange_factor = 0.8;      // on two nodes the rails exchange
-        Layout l = layout_of(t);
-        l.node_step_overhead_s = t.intra.step_overhead_s;
-        l.step_overhead_s = t.rail.step_overhead_s;
-        l.exchange_factor = t.rail.exchange_factor;
-        const auto plan = collective_plan(Algorithm::CollnetDirect, l, n);
-        ASSERT_FALSE(plan.empty());
-        EXPECT_NEAR(plan_time_s(plan, t), collective_time_s(Algorithm::CollnetDirect, t, n), 1e-12)
-            << nodes << " nodes, " << n << " B, in flight " << in_flight;
-      }
+  testutil::expect_closed_form_equals_plan_on_rails(Algorithm::CollnetDirect, [](int nodes, bool in_flight) {
+    return a100_like(nodes, in_flight);
+  });
 }
 
 // Every GPU of a DGX A100 node sends its piece at once over the node's 8 HDR NICs (SimGrid: the

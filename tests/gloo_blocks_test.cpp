@@ -24,11 +24,7 @@ CommTopology flat(int p, Route r) {
   return t;
 }
 
-Layout layout_of(const CommTopology& t) {
-  Layout l = testutil::layout_of(t);
-  l.binary_blocks = true;
-  return l;
-}
+using testutil::layout_of;
 }  // namespace
 
 TEST(GlooBlocks, BlocksFollowTheBinaryDigitsLargestFirst) {

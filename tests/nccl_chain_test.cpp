@@ -63,8 +63,7 @@ TEST(NcclChain, ClosedFormEqualsItsPlan) {
             if (nodes * g == 1) continue;
             CommTopology t = testutil::topology(nodes, g, intra, inter);
             t.steps_in_flight = in_flight;
-            Layout l = testutil::layout_of(t);
-            l.steps_in_flight = in_flight;
+            const Layout l = testutil::layout_of(t);
             const std::vector<Round> plan = collective_plan(c, Algorithm::Ring, l, n);
             ASSERT_EQ(plan.size(), 1u);
             EXPECT_NEAR(collective_time_s(c, Algorithm::Ring, t, n), plan_time_s(plan, t), 1e-12 * plan_time_s(plan, t))

@@ -21,17 +21,9 @@ namespace {
 // Nodes of 8 GPUs on an NVLink SHARP switch, 1 us and 300 GB/s a GPU's link; each GPU's rail
 // 2 us and 40 GB/s.
 CommTopology h100_like(int nodes, bool in_flight) {
-  CommTopology t = testutil::topology(nodes, 8, Route{1e-6, 300e9}, Route{2e-6, 300e9});
-  t.rail = Route{2e-6, 40e9};
+  CommTopology t = testutil::nodes_with_rails(nodes, 8, Route{1e-6, 300e9}, Route{2e-6, 40e9}, in_flight);
   t.switch_reduction = true;
-  t.steps_in_flight = in_flight;
   return t;
-}
-
-Layout layout_of(const CommTopology& t) {
-  Layout l = testutil::layout_of(t);
-  l.steps_in_flight = t.steps_in_flight;
-  return l;
 }
 }  // namespace
 
@@ -59,21 +51,7 @@ TEST(NvlsTree, ClosedFormByHand) {
 }
 
 TEST(NvlsTree, ClosedFormEqualsItsPlan) {
-  for (bool in_flight : {true, false})
-    for (int nodes = 2; nodes <= 6; ++nodes)
-      for (Bytes n : {896.0, 1835008.0, 73398080.0}) {
-        CommTopology t = h100_like(nodes, in_flight);
-        t.intra.step_overhead_s = 2.4e-6;  // NCCL's floors, as use_library_factors sets them
-        t.rail.step_overhead_s = 7.6e-6;
-        Layout l = layout_of(t);
-        l.node_step_overhead_s = t.intra.step_overhead_s;
-        l.step_overhead_s = t.rail.step_overhead_s;
-        const auto plan = collective_plan(Algorithm::NvlsTree, l, n);
-        ASSERT_FALSE(plan.empty());
-        // plan_time_s adds the layout's overheads through the routes; the closed form likewise.
-        EXPECT_NEAR(plan_time_s(plan, t), collective_time_s(Algorithm::NvlsTree, t, n), 1e-12)
-            << nodes << " nodes, " << n << " B, in flight " << in_flight;
-      }
+  testutil::expect_closed_form_equals_plan_on_rails(Algorithm::NvlsTree, h100_like);
 }
 
 // Every GPU of a DGX H100 node sends its rail's share at once over the node's 8 NDR NICs (SimGrid:

@@ -87,8 +87,7 @@ TEST(PipelinedRing, ClosedFormEqualsItsPlan) {
   inter.step_overhead_s = 4e-6;
   CommTopology t = testutil::topology(3, 4, intra, inter);
   t.steps_in_flight = true;
-  Layout l = testutil::layout_of(t);
-  l.steps_in_flight = true;
+  const Layout l = testutil::layout_of(t);
   for (Collective c : {Collective::Allreduce, Collective::ReduceScatter, Collective::Allgather})
     for (Bytes n : {8.0, 1e6, 1e9}) {
       const std::vector<Round> plan = collective_plan(c, Algorithm::Ring, l, n);

@@ -66,8 +66,7 @@ TEST(PipelinedTree, ClosedFormEqualsItsPlan) {
         if (nodes * g == 1) continue;
         CommTopology t = testutil::topology(nodes, g, intra, inter);
         t.steps_in_flight = true;
-        Layout l = testutil::layout_of(t);
-        l.steps_in_flight = true;
+        const Layout l = testutil::layout_of(t);
         const std::vector<Round> plan = collective_plan(Algorithm::DoubleBinaryTree, l, n);
         ASSERT_EQ(plan.size(), 1u);
         ASSERT_EQ(plan.front().kind, RoundKind::DbtPipeline);

@@ -29,7 +29,43 @@ inline ddlsim::Layout layout_of(const ddlsim::CommTopology& t) {
   l.duplex_factor = t.flat_route().duplex_factor;
   l.step_overhead_s = t.flat_route().step_overhead_s;
   l.node_step_overhead_s = t.intra.step_overhead_s;
+  l.steps_in_flight = t.steps_in_flight;
+  l.binary_blocks = t.binary_blocks;
   return l;
+}
+
+// Nodes of g GPUs on a switch (each GPU's link `intra`) whose GPUs each send over their own rail
+// (`rail`; the inter route has the rail's latency and the GPU link's bandwidth), with or without
+// steps in flight: the tests of nvls_tree and collnet.
+inline ddlsim::CommTopology nodes_with_rails(int nodes, int g, ddlsim::Route intra, ddlsim::Route rail, bool in_flight) {
+  ddlsim::CommTopology t = topology(nodes, g, intra, ddlsim::Route{rail.latency_s, intra.bw_Bps});
+  t.rail = rail;
+  t.steps_in_flight = in_flight;
+  return t;
+}
+
+// An algorithm on nodes_with_rails topologies (`make(nodes, in_flight)`), with NCCL's floors as
+// software overheads (as use_library_factors sets them) and an exchange factor on the rails (on
+// two nodes they exchange): its closed form equals the sum of its plan on 2-6 nodes, from
+// latency-bound to bandwidth-bound sizes, with and without steps in flight.
+template <class Make>
+void expect_closed_form_equals_plan_on_rails(ddlsim::Algorithm a, Make make) {
+  using namespace ddlsim;
+  for (bool in_flight : {true, false})
+    for (int nodes = 2; nodes <= 6; ++nodes)
+      for (Bytes n : {896.0, 1835008.0, 73398080.0}) {
+        CommTopology t = make(nodes, in_flight);
+        t.intra.step_overhead_s = 2.4e-6;
+        t.rail.step_overhead_s = 7.6e-6;
+        t.rail.exchange_factor = 0.8;
+        Layout l = layout_of(t);
+        l.step_overhead_s = t.rail.step_overhead_s;
+        l.exchange_factor = t.rail.exchange_factor;
+        const auto plan = collective_plan(a, l, n);
+        ASSERT_FALSE(plan.empty());
+        EXPECT_NEAR(plan_time_s(plan, t), collective_time_s(a, t, n), 1e-12)
+            << to_string(a) << ", " << nodes << " nodes, " << n << " B, in flight " << in_flight;
+      }
 }
 
 // An algorithm that sends over the GPUs' links and their rails: more bandwidth on either is never
