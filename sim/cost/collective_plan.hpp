@@ -170,8 +170,8 @@ Bytes nvls_message_bytes(Bytes n, int g);
 // lockstep round of one chunk (what a hop costs is measured on them): [0] a hop inside the nodes
 // (chain up; nvls_tree and collnet: a NodeAllPairs round), [1] the same with no payload, [2] a hop
 // between nodes (the tree's edges of colour 0, on every rail for nvls_tree; the chain's: the node
-// leaders' ring; collnet: a RailShift), [3] the same with no payload. The round's overhead_s goes to the hops between nodes, its
-// node_overhead_s to those inside.
+// leaders' ring; collnet: a RailShift), [3] the same with no payload. The round's overhead_s goes
+// to the hops between nodes, its node_overhead_s to those inside.
 std::vector<Round> pipeline_hop_rounds(const Round& pipeline, const Layout& l);
 // Whether a round is one of those composed pipelines.
 bool composed_pipeline(RoundKind k);

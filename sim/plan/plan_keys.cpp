@@ -71,7 +71,8 @@ std::vector<PlanKey> plan_keys() {
       real("cluster.intra_bw_GBps", 0.1, 10000, true, "GB/s"),
       real("cluster.intra_latency_us", 0.1, 100000, true, "us"),
       choice("comm.library", {"nccl", "mpi", "gloo", "gpi2", "grpc"}),
-      // nvls and nvls_tree only run on NVLink 4 nodes, collnet on SHARP fabrics: --values asks for them there.
+      // nvls and nvls_tree only run on NVLink 4 nodes, collnet on SHARP fabrics: --values asks for
+      // them there.
       choice("comm.algorithm", {"ring", "rhd", "rabenseifner", "rd", "tree", "dbtree", "hierarchical", "ps", "auto"}),
       real("comm.bucket_mb", 0.25, 1024, true, "MiB"),
       choice("comm.overlap", {"true", "false"}),

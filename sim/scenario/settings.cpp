@@ -61,7 +61,8 @@ const std::vector<KeySpec>& scenario_keys() {
       {"cluster.intra_latency_us", "", "intra-node one-hop latency, microseconds"},
       {"comm.library", "", "nccl, mpi, gloo, gpi2 or grpc: what `auto` picks; preset"},
       {"comm.algorithm", "", "ring, rhd, rabenseifner, rd, tree, dbtree (NCCL's double binary tree), nvls (NVLink SHARP, one "
-                              "node), nvls_tree (NVLS across nodes), collnet (CollNet Direct, SHARP), hierarchical, ps or auto (the library's choice); preset"},
+                              "node), nvls_tree (NVLS across nodes), collnet (CollNet Direct, SHARP), hierarchical, ps or auto "
+                              "(the library's choice); preset"},
       {"comm.bucket_mb", "", "gradient bucket / fusion buffer, MiB; 0 = one packed exchange; preset"},
       {"comm.first_bucket_mb", "", "the first bucket's own cap, MiB (PyTorch DDP: 1); 0 = as the others; preset"},
       {"comm.overlap", "", "start each bucket when it fills during the backward pass; preset"},
