@@ -40,7 +40,8 @@ TEST(DdpKit, BadInputExitsWithCode2NamingTheOption) {
            {" --model small_cnn --bucket-mb -1", "--bucket-mb: '-1': expected MiB"},
            {" --model small_cnn --pin core", "--pin: 'core': expected none, rank, local or a CPU number"},
            {" --model inception_v3 --input-size 64", "--input-size 64: inception_v3 needs at least 75 pixels"},
-           {" --model small_cnn --append", ":1: --append: the file's header is not this runner's"}}) {
+           {" --model small_cnn --append", ":1: --append: the file's header is not this runner's"},
+           {" --model gpt2 --input-size 2048", "--input-size 2048: gpt2's sequence holds at most 1024 tokens"}}) {
     const auto r = python(runner + args);
     EXPECT_EQ(r.code, 2) << args << "\n" << r.out;
     EXPECT_NE(r.out.find(want), std::string::npos) << args << "\n" << r.out;
@@ -78,6 +79,29 @@ TEST(DdpKit, OneRankCsvIsWhatCompareReads) {
   const auto m = python("-c 'import sys; sys.path.insert(0, \"" + kDir + "\"); import ddp_runner as d; "
                         "m = d.build_model(\"mobilenet_v2\", 10, 32); print(sum(p.numel() for p in m.parameters()))'");
   EXPECT_EQ(m.out, "2236682\n");
+}
+
+// The language models in plain torch (calibration/torch/text_models.py: Hugging Face's layouts,
+// no transformers package) have the zoo's parameters, and one step of GPT-2 at 8 tokens runs under
+// DDP (its token ids in, its loss out; gradients of the tied embedding and every layer).
+TEST(DdpKit, LanguageModelsAreTheZoos) {
+  if (!have_torch()) GTEST_SKIP() << "skipped: no torch for " << kPython << " (Debian: python3-torch)";
+  for (const std::string name : {"gpt2", "bert_base"}) {
+    const auto m = python("-c 'import sys; sys.path.insert(0, \"" + kDir + "\"); import ddp_runner as d; "
+                          "c = d.MODELS[\"" + name + "\"]; m = d.build_model(\"" + name + "\", c[2], c[1]); "
+                          "print(sum(p.numel() for p in m.parameters() if p.requires_grad))'");
+    const ddlsim::Model zoo = ddlsim::build_zoo_model(name, ddlsim::default_model_options(name));
+    EXPECT_EQ(m.out, std::to_string(zoo.params_trainable()) + "\n") << name;
+  }
+  testutil::TempFile csv("m.csv");
+  const auto r = python(kDir + "/ddp_runner.py --model gpt2 --input-size 8 --batch 1 --warmup 0 --steps 1 "
+                        "--nosync-steps 0 --allreduce-reps 0 --csv " + csv.path() + " --master-port " +
+                        std::to_string(20000 + (::getpid() + 7) % 20000));
+  ASSERT_EQ(r.code, 0) << r.out;
+  const std::string text = testutil::slurp(csv.path());
+  EXPECT_EQ(column(text, "params"), "124439808") << text;
+  EXPECT_EQ(column(text, "model.input_size"), "8");
+  EXPECT_EQ(column(text, "model.classes"), "50257");
 }
 
 // calibration/torch/op_census.py against the zoo, at 64 x 64 and batch 2 (about 15 s): the copies

@@ -20,6 +20,7 @@ import sys
 import time
 
 import ddlsim_dist as dd
+import text_models
 
 # ddlsim zoo name -> (torchvision constructor, default input size, default classes): the zoo's
 # defaults (sim/model/zoo.cpp). small_cnn is not in torchvision: the Keras CIFAR-10 example CNN
@@ -64,6 +65,9 @@ MODELS.update({name: (name, 224, 1000)
                for name in ("swin_t", "swin_s", "swin_b", "mobilenet_v3_small", "mnasnet0_5", "mnasnet0_75",
                             "mnasnet1_0", "mnasnet1_3", "squeezenet1_0", "squeezenet1_1", "densenet161",
                             "wide_resnet101_2", "vgg11_bn", "vgg13_bn", "vgg16_bn", "vgg19_bn", "vit_h_14")})
+# Language models: Hugging Face's layouts in plain torch (text_models.py; their parameters equal the
+# zoo's); the input size is the sequence length, the classes the vocabulary.
+MODELS.update({name: ("text", c[6], c[5]) for name, c in text_models.CONFIGS.items()})
 HEADER = ["model.name", "model.input_size", "model.classes", "training.framework", "training.batch_per_gpu",
           "training.sync_period", "training.optimizer", "comm.library", "comm.bucket_mb", "cluster.nodes",
           "cluster.gpus_per_node", "input.format", "step_time_s", "step_time_p10_s", "step_time_p90_s",
@@ -85,6 +89,8 @@ def build_model(name, classes, size):
     ctor = MODELS[name][0]
     if ctor is None:
         return small_cnn(classes, size)
+    if ctor == "text":
+        return text_models.build(name, classes, size)
     extra = {"aux_logits": False, "init_weights": False} if name == "inception_v3" else {}
     if name.startswith("vit_"):
         extra = {"image_size": size}
@@ -123,7 +129,8 @@ def megabytes(text):
 def options(argv):
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--model", required=True, choices=sorted(MODELS), help="ddlsim zoo name")
-    p.add_argument("--input-size", type=positive, help="input height = width (default: the model's)")
+    p.add_argument("--input-size", type=positive,
+                   help="input height = width; a language model's sequence length (default: the model's)")
     p.add_argument("--classes", type=positive, help="output classes (default: the model's)")
     p.add_argument("--batch", type=positive, default=32, help="samples per rank per micro-batch")
     p.add_argument("--bucket-mb", type=megabytes, default=25.0, help="DDP bucket_cap_mb (DDP's default 25)")
@@ -149,6 +156,8 @@ def options(argv):
         dd.fail(f"--input-size {o.input_size}: inception_v3 needs at least 75 pixels")
     if o.model == "small_cnn" and o.input_size < 10:
         dd.fail(f"--input-size {o.input_size}: small_cnn needs at least 10 pixels")
+    if o.model in text_models.CONFIGS and o.input_size > text_models.CONFIGS[o.model][4]:
+        dd.fail(f"--input-size {o.input_size}: {o.model}'s sequence holds at most {text_models.CONFIGS[o.model][4]} tokens")
     return o
 
 
@@ -190,16 +199,20 @@ class Trainer:
         self.params = sum(p.numel() for p in model.parameters() if p.requires_grad)
         self.ddp = DDP(model, device_ids=[self.device] if cuda else None, bucket_cap_mb=o.bucket_mb)
         self.opt = torch.optim.SGD(self.ddp.parameters(), lr=1e-3, momentum=0.9)
-        self.x = torch.randn(o.batch, 3, o.input_size, o.input_size, device=self.device)
-        self.y = torch.randint(0, o.classes, (o.batch,), device=self.device)
-        self.loss = torch.nn.CrossEntropyLoss()
+        self.text = o.model in text_models.CONFIGS
+        if self.text:  # token ids; the model returns its own loss
+            self.x = torch.randint(0, o.classes, (o.batch, o.input_size), device=self.device)
+        else:
+            self.x = torch.randn(o.batch, 3, o.input_size, o.input_size, device=self.device)
+            self.y = torch.randint(0, o.classes, (o.batch,), device=self.device)
+            self.loss = torch.nn.CrossEntropyLoss()
 
     def sync(self):
         if self.device.type == "cuda":
             self.torch.cuda.synchronize(self.device)
 
     def micro_batch(self):
-        self.loss(self.ddp(self.x), self.y).backward()
+        (self.ddp(self.x) if self.text else self.loss(self.ddp(self.x), self.y)).backward()
 
     def iteration(self):
         """sync-period micro-batches (all but the last without allreduce), then the update."""
