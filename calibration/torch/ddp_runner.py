@@ -1,6 +1,6 @@
 #!/usr/bin/python3
-"""ddlsim's PyTorch DDP runner: trains the torchvision equivalent of a ddlsim zoo model on
-synthetic data and writes the measured CSV that `ddlsim compare` reads (one row per run).
+"""ddlsim's PyTorch DDP runner: trains the torchvision (or text_models.py) equivalent of a ddlsim zoo
+model on synthetic data and writes the measured CSV that `ddlsim compare` reads (one row per run).
 
 One process per rank, started by torchrun, srun or mpirun (see ddlsim_dist.py for the variables);
 gloo on CPUs, nccl on GPUs (--backend). Per run it measures, after --warmup iterations (DDP
