@@ -94,6 +94,10 @@ TEST(Collnet, ScenariosRefuseItWhereItCannotRun) {
   const std::string needs = "collnet needs several nodes";
   refused("--comm.algorithm=collnet --cluster.platform=dgx-a100 --cluster.nodes=2", needs);
   refused("--comm.algorithm=collnet --cluster.platform=dgx-a100 --cluster.nodes=1 --cluster.network_reduction=sharp", needs);
+  // The switch's reduction runs through NCCL.
+  refused("--comm.algorithm=collnet --comm.library=mpi --cluster.platform=dgx-a100 --cluster.nodes=2 "
+          "--cluster.network_reduction=sharp", "collnet is NCCL's");
+  refused("--algorithm=nvls --comm.library=gloo --cluster.platform=dgx-h100 --cluster.nodes=1", "nvls is NCCL's");
   // NVLink 2 on 8 GPUs is DGX-1's hybrid cube mesh: no NVSwitch.
   refused("--comm.algorithm=collnet --cluster.platform=dgx1 --cluster.inter=ib-hdr --cluster.nodes=2 "
           "--cluster.network_reduction=sharp", needs);

@@ -80,7 +80,7 @@ int cmd_collective(const Args& args) {
   const bool scenario_sets_one = !in.settings.at("comm.algorithm").value.empty();
   if (pa.vm.count("algorithm")) {
     sc.execution.algorithm = parse_algorithm(pa.vm["algorithm"].as<std::string>(), "--algorithm");
-    const std::string misfit = algorithm_misfit(sc.execution.algorithm, sc.system);
+    const std::string misfit = algorithm_misfit(sc.execution.algorithm, sc.execution.library, sc.system);
     if (!misfit.empty()) throw InputError("--algorithm = '" + pa.vm["algorithm"].as<std::string>() + "': " + misfit);
   } else if (op != Collective::Allreduce || !scenario_sets_one) {
     sc.execution.algorithm = Algorithm::Auto;

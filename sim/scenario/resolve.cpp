@@ -419,7 +419,10 @@ std::string dir_of(const std::string& path) {
   return slash == 0 ? "/" : path.substr(0, slash);
 }
 
-std::string algorithm_misfit(Algorithm a, const System& sys) {
+std::string algorithm_misfit(Algorithm a, Library library, const System& sys) {
+  if ((a == Algorithm::Nvls || a == Algorithm::NvlsTree || a == Algorithm::CollnetDirect) && library != Library::Nccl)
+    return std::string(to_string(a)) + " is NCCL's (the switch's reduction runs through NCCL's kernels and plugins), "
+           "and comm.library is " + to_string(library);
   const bool switch_reduces = sys.cluster.switch_reduction() && sys.cluster.gpus_per_node > 1;
   const std::string has = "this one has intra " + sys.cluster.intra.name + ", " +
                           std::to_string(sys.cluster.gpus_per_node) + " GPU(s) a node and " + std::to_string(sys.nodes) +
@@ -480,7 +483,7 @@ Scenario resolve_scenario(const Settings& settings, const std::string& base_dir,
         r.fail("model.precision", "fp32, tf32 or mixed on " + d.name + ": BF16 needs an Ampere or later GPU (A100, "
                                   "A10, L40S, H100, RTX 30/40/50 series); mixed is FP16");
   }
-  const std::string misfit = algorithm_misfit(sc.execution.algorithm, sc.system);
+  const std::string misfit = algorithm_misfit(sc.execution.algorithm, sc.execution.library, sc.system);
   if (!misfit.empty()) r.fail("comm.algorithm", "an algorithm this cluster runs: " + misfit);
   if (sc.execution.protocol == Protocol::LL128 && !sc.system.cluster.intra_nvlink())
     r.fail("comm.nccl_protocol", "auto, ll or simple: NCCL runs LL128 over NVLink only, and this cluster's GPUs talk "

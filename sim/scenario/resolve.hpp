@@ -19,8 +19,9 @@ Scenario resolve_scenario(const Settings& settings, const std::string& base_dir,
 // The folder of a file path ("" -> ".").
 std::string dir_of(const std::string& path);
 
-// What an algorithm needs of the system, "" when it runs there: nvls needs one node whose GPUs
-// share an NVSwitch that reduces (cluster.intra = nvlink4).
-std::string algorithm_misfit(Algorithm a, const System& sys);
+// What an algorithm needs of the library and the system, "" when it runs there: nvls needs one node
+// whose GPUs share an NVSwitch that reduces (cluster.intra = nvlink4), nvls_tree several, collnet
+// NVSwitch nodes on switches that reduce (cluster.network_reduction = sharp); all three are NCCL's.
+std::string algorithm_misfit(Algorithm a, Library library, const System& sys);
 
 }  // namespace ddlsim
