@@ -17,4 +17,11 @@ inline nlohmann::json collective_row(const std::string& args) {
   return r.code == 0 ? nlohmann::json::parse(r.out)[0] : nlohmann::json::object();
 }
 
+// `ddlsim collective ARGS` exits 2 and its message holds `why`.
+inline void expect_collective_refused(const std::string& args, const std::string& why) {
+  const auto r = run_ddlsim("collective " + args);
+  EXPECT_EQ(r.code, 2) << args << "\n" << r.out;
+  EXPECT_NE(r.out.find(why), std::string::npos) << args << "\n" << r.out;
+}
+
 }  // namespace testutil

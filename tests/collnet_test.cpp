@@ -86,11 +86,7 @@ TEST(Collnet, NcclAutoTakesItOnSharpFabrics) {
 }
 
 TEST(Collnet, ScenariosRefuseItWhereItCannotRun) {
-  const auto refused = [](const std::string& args, const std::string& why) {
-    const auto r = testutil::run_ddlsim("collective " + args);
-    EXPECT_EQ(r.code, 2) << args << "\n" << r.out;
-    EXPECT_NE(r.out.find(why), std::string::npos) << r.out;
-  };
+  const auto refused = testutil::expect_collective_refused;
   const std::string needs = "collnet needs several nodes";
   refused("--comm.algorithm=collnet --cluster.platform=dgx-a100 --cluster.nodes=2", needs);
   refused("--comm.algorithm=collnet --cluster.platform=dgx-a100 --cluster.nodes=1 --cluster.network_reduction=sharp", needs);
