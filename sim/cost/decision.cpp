@@ -143,8 +143,8 @@ NcclChoice nccl_allreduce_choice(const CommTopology& topo, Bytes bytes, Protocol
                                                   {topo.collnet_available(), Algorithm::CollnetDirect}};
   Seconds best_s = run_time_s(best, topo, bytes);
   for (const auto& [available, algorithm] : in_switch) {
-    const NcclChoice c{algorithm, Protocol::Simple};
     if (!available) continue;
+    const NcclChoice c{algorithm, Protocol::Simple};
     const Seconds t = run_time_s(c, topo, bytes);
     if (t < best_s) best = c, best_s = t;
   }
