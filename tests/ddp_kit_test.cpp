@@ -41,7 +41,13 @@ TEST(DdpKit, BadInputExitsWithCode2NamingTheOption) {
            {" --model small_cnn --pin core", "--pin: 'core': expected none, rank, local or a CPU number"},
            {" --model inception_v3 --input-size 64", "--input-size 64: inception_v3 needs at least 75 pixels"},
            {" --model small_cnn --append", ":1: --append: the file's header is not this runner's"},
-           {" --model gpt2 --input-size 2048", "--input-size 2048: gpt2's sequence holds at most 1024 tokens"}}) {
+           {" --model gpt2 --input-size 2048", "--input-size 2048: gpt2's sequence holds at most 1024 tokens"},
+           {" --model small_cnn --precision mixed", "--precision mixed: needs a GPU (--backend nccl)"},
+           {" --model small_cnn --precision fp16", "--precision: invalid choice: 'fp16'"},
+           {" --model bert_base --memory-format nhwc", "--memory-format nhwc: bert_base is not a torchvision image"},
+           {" --model resnet50 --input-size 32 --batch 1 --warmup 0 --steps 1 --nosync-steps 0 --master-port " +
+                std::to_string(20000 + (::getpid() + 13) % 20000),
+            "resnet50 at 32 batch 1: Expected more than 1 value per channel"}}) {
     const auto r = python(runner + args);
     EXPECT_EQ(r.code, 2) << args << "\n" << r.out;
     EXPECT_NE(r.out.find(want), std::string::npos) << args << "\n" << r.out;
@@ -66,6 +72,8 @@ TEST(DdpKit, OneRankCsvIsWhatCompareReads) {
   EXPECT_EQ(column(text, "params"), "1250858") << text;
   EXPECT_EQ(column(text, "grad_bytes"), "5003432");
   EXPECT_EQ(column(text, "cluster.nodes"), "1");
+  EXPECT_EQ(column(text, "model.precision"), "fp32");  // scenario keys compare sets from the row
+  EXPECT_EQ(column(text, "compute.memory_format"), "nchw");
   EXPECT_FALSE(column(text, "compute_step_s").empty());
   const double step = std::stod(column(text, "step_time_s"));
   testutil::TempFile ini("base.ini", "[training]\nframework = pytorch_ddp\n[input]\nformat = synthetic\n[compute]\n"
@@ -156,4 +164,22 @@ TEST(DdpKit, OpCensusAgreesWithTheZoo) {
   const auto small = python(kDir + "/op_census.py --size 64 inception_v3");
   EXPECT_EQ(small.code, 2) << small.out;
   EXPECT_NE(small.out.find("inception_v3 at 64 x 64"), std::string::npos) << small.out;
+}
+
+// The GPU tools (step_profile.py, eager_overhead.py --device cuda) say why they cannot run on a
+// machine without a CUDA device (exit code 2), and step_profile's GPU busy time is the union of its
+// kernels' intervals: [0, 4] and [2, 6] overlap into 6, [10, 11] adds 1, [10.5, 10.8] nothing: 7.
+TEST(DdpKit, GpuToolsSayWhyWithoutAGpu) {
+  if (!have_torch()) GTEST_SKIP() << "skipped: no torch for " << kPython << " (Debian: python3-torch)";
+  const auto union_us = python("-c 'import sys; sys.path.insert(0, \"" + kDir + "\"); import step_profile as s; "
+                               "print(s.busy_us([(10, 11), (0, 4), (10.5, 10.8), (2, 6)]))'");
+  EXPECT_EQ(union_us.out, "7.0\n");
+  if (python("-c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)'").code == 0)
+    GTEST_SKIP() << "this machine has a GPU: nothing to refuse";
+  const auto profile = python(kDir + "/step_profile.py --model resnet50 --batch 2");
+  EXPECT_EQ(profile.code, 2) << profile.out;
+  EXPECT_NE(profile.out.find("sees no CUDA device"), std::string::npos) << profile.out;
+  const auto overhead = python(kDir + "/eager_overhead.py --device cuda");
+  EXPECT_EQ(overhead.code, 2) << overhead.out;
+  EXPECT_NE(overhead.out.find("--device cuda: this torch sees no CUDA device"), std::string::npos) << overhead.out;
 }

@@ -15,6 +15,7 @@ Columns named after scenario keys (model.name, training.batch_per_gpu, cluster.n
 those keys in `ddlsim compare`; the others are kept for the reader. Bad input: exit code 2.
 """
 import argparse
+import contextlib
 import os
 import sys
 import time
@@ -68,7 +69,8 @@ MODELS.update({name: (name, 224, 1000)
 # Language models: Hugging Face's layouts in plain torch (text_models.py; their parameters equal the
 # zoo's); the input size is the sequence length, the classes the vocabulary.
 MODELS.update({name: ("text", c[6], c[5]) for name, c in text_models.CONFIGS.items()})
-HEADER = ["model.name", "model.input_size", "model.classes", "training.framework", "training.batch_per_gpu",
+HEADER = ["model.name", "model.input_size", "model.classes", "model.precision", "compute.memory_format",
+          "training.framework", "training.batch_per_gpu",
           "training.sync_period", "training.optimizer", "comm.library", "comm.bucket_mb", "cluster.nodes",
           "cluster.gpus_per_node", "input.format", "step_time_s", "step_time_p10_s", "step_time_p90_s",
           "step_time_min_s", "step_time_max_s", "steps", "compute_step_s", "allreduce_s", "grad_bytes", "params",
@@ -136,6 +138,11 @@ def options(argv):
     p.add_argument("--bucket-mb", type=megabytes, default=25.0, help="DDP bucket_cap_mb (DDP's default 25)")
     p.add_argument("--sync-period", type=positive, default=1, help="micro-batches per allreduce (no_sync)")
     p.add_argument("--backend", choices=["gloo", "nccl"], default="gloo", help="gloo (CPU) or nccl (GPU)")
+    p.add_argument("--precision", choices=["fp32", "tf32", "mixed"], default="fp32",
+                   help="ddlsim's model.precision: fp32 (TF32 off for convolutions and GEMMs), tf32 (on for both), "
+                        "mixed (autocast to FP16 with a GradScaler, FP32 weights); tf32 and mixed need nccl (a GPU)")
+    p.add_argument("--memory-format", choices=["nchw", "nhwc"], default="nchw",
+                   help="ddlsim's compute.memory_format: nchw (PyTorch's default) or nhwc (channels_last); images only")
     p.add_argument("--warmup", type=count, default=3, help="untimed iterations first")
     p.add_argument("--steps", type=positive, default=10, help="timed iterations")
     p.add_argument("--nosync-steps", type=count, default=5, help="timed no_sync micro-batches (0: skip)")
@@ -156,6 +163,10 @@ def options(argv):
         dd.fail(f"--input-size {o.input_size}: inception_v3 needs at least 75 pixels")
     if o.model == "small_cnn" and o.input_size < 10:
         dd.fail(f"--input-size {o.input_size}: small_cnn needs at least 10 pixels")
+    if o.precision != "fp32" and o.backend != "nccl":
+        dd.fail(f"--precision {o.precision}: needs a GPU (--backend nccl); CPU ranks train in fp32")
+    if o.memory_format == "nhwc" and (o.model in text_models.CONFIGS or o.model == "small_cnn"):
+        dd.fail(f"--memory-format nhwc: {o.model} is not a torchvision image model")
     if o.model in text_models.CONFIGS and o.input_size > text_models.CONFIGS[o.model][4]:
         dd.fail(f"--input-size {o.input_size}: {o.model}'s sequence holds at most {text_models.CONFIGS[o.model][4]} tokens")
     return o
@@ -194,8 +205,14 @@ class Trainer:
         self.device = torch.device(f"cuda:{layout.local_rank % max(1, torch.cuda.device_count())}" if cuda else "cpu")
         if cuda:
             torch.cuda.set_device(self.device)
+            # cuDNN's autotuner, as NVIDIA's examples and tf_cnn_benchmarks run (ddlsim's roofline
+            # assumes it: Winograd for 3x3 convolutions); TF32 only where --precision tf32 asks.
+            torch.backends.cudnn.benchmark = True
+            torch.backends.cudnn.allow_tf32 = o.precision == "tf32"
+            torch.backends.cuda.matmul.allow_tf32 = o.precision == "tf32"
         torch.manual_seed(1234 + layout.rank)
-        model = build_model(o.model, o.classes, o.input_size).to(self.device)
+        fmt = torch.channels_last if o.memory_format == "nhwc" else torch.contiguous_format
+        model = build_model(o.model, o.classes, o.input_size).to(self.device, memory_format=fmt)
         self.params = sum(p.numel() for p in model.parameters() if p.requires_grad)
         self.ddp = DDP(model, device_ids=[self.device] if cuda else None, bucket_cap_mb=o.bucket_mb)
         self.opt = torch.optim.SGD(self.ddp.parameters(), lr=1e-3, momentum=0.9)
@@ -203,16 +220,21 @@ class Trainer:
         if self.text:  # token ids; the model returns its own loss
             self.x = torch.randint(0, o.classes, (o.batch, o.input_size), device=self.device)
         else:
-            self.x = torch.randn(o.batch, 3, o.input_size, o.input_size, device=self.device)
+            self.x = torch.randn(o.batch, 3, o.input_size, o.input_size, device=self.device).to(memory_format=fmt)
             self.y = torch.randint(0, o.classes, (o.batch,), device=self.device)
             self.loss = torch.nn.CrossEntropyLoss()
+        self.mixed = o.precision == "mixed"
+        self.scaler = (torch.amp.GradScaler("cuda") if hasattr(torch.amp, "GradScaler")
+                       else torch.cuda.amp.GradScaler()) if self.mixed else None
 
     def sync(self):
         if self.device.type == "cuda":
             self.torch.cuda.synchronize(self.device)
 
     def micro_batch(self):
-        (self.ddp(self.x) if self.text else self.loss(self.ddp(self.x), self.y)).backward()
+        with self.torch.autocast("cuda", dtype=self.torch.float16) if self.mixed else contextlib.nullcontext():
+            loss = self.ddp(self.x) if self.text else self.loss(self.ddp(self.x), self.y)
+        (self.scaler.scale(loss) if self.mixed else loss).backward()
 
     def iteration(self):
         """sync-period micro-batches (all but the last without allreduce), then the update."""
@@ -220,7 +242,11 @@ class Trainer:
             with self.ddp.no_sync():
                 self.micro_batch()
         self.micro_batch()
-        self.opt.step()
+        if self.mixed:
+            self.scaler.step(self.opt)
+            self.scaler.update()
+        else:
+            self.opt.step()
         self.opt.zero_grad(set_to_none=False)
 
     def timed(self, fn):
@@ -271,6 +297,7 @@ def measure(o, layout):
     allreduce = t.allreduce(o.allreduce_reps) if o.allreduce_reps and layout.world > 1 else []
     row = {
         "model.name": o.model, "model.input_size": o.input_size, "model.classes": o.classes,
+        "model.precision": o.precision, "compute.memory_format": o.memory_format,
         "training.framework": "pytorch_ddp", "training.batch_per_gpu": o.batch, "training.sync_period": o.sync_period,
         "training.optimizer": "momentum", "comm.library": o.backend, "comm.bucket_mb": f"{o.bucket_mb:g}",
         "cluster.nodes": layout.nodes, "cluster.gpus_per_node": layout.world // layout.nodes,
@@ -293,7 +320,10 @@ def main(argv):
         dd.fail(f"--csv {o.csv}: its folder does not exist")
     if o.append and layout.rank == 0 and o.csv != "-" and os.path.exists(o.csv):
         check_csv_header(o.csv)
-    row, dist, _trainer = measure(o, layout)
+    try:
+        row, dist, _trainer = measure(o, layout)
+    except (ValueError, RuntimeError) as e:  # torch refusing the shape (BatchNorm over one value), out of memory
+        dd.fail(f"{o.model} at {o.input_size} batch {o.batch}: {e}")
     dist.barrier()
     if layout.rank == 0:
         write_row(o, row)
