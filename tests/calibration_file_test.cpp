@@ -4,10 +4,14 @@
 
 #include <algorithm>
 
+#include <nlohmann/json.hpp>
+#include <tuple>
+
 #include "calibration/calibration_file.hpp"
 #include "core/error.hpp"
 #include "cost/compute.hpp"
 #include "model/model.hpp"
+#include "test_util.hpp"
 
 using namespace ddlsim;
 
@@ -208,4 +212,29 @@ TEST(CalibrationFile, LargeModelsRoundTrip) {
   const std::string text = render_calibration(c);
   EXPECT_EQ(parse_calibration(text, "cal.txt").model_params, 336'226'108);
   EXPECT_EQ(render_calibration(parse_calibration(text, "cal.txt")), text);
+}
+
+// Files measured on a real GPU (calibration/measured/: `ddlsim_cuda calibrate --check` on an NVIDIA
+// H200, docs/design.md "The harness on a GPU") round-trip byte for byte, and a simulation with
+// one predicts the step the harness printed: ResNet-50 at 224, mixed, batch 128, forward 0.011835 +
+// backward 0.015249 + update 0.000426 = 0.027510 s of compute (the printout's rounding), plus
+// eager PyTorch's 37 us a step (cost/framework_costs.cpp). BERT-base at 128 tokens, batch 32:
+// 0.004103 + 0.006714 + 0.000759 = 0.011576 s.
+TEST(CalibrationFile, GpuMeasuredFilesPredictTheirCheckedStep) {
+  const std::string dir = testutil::source_dir() + "/calibration/measured/";
+  const std::string base = " --cluster.platform=dgx-h100 --cluster.nodes=1 --cluster.gpus_per_node=1 "
+                           "--compute.device=h200 --training.framework=pytorch_ddp --input.format=synthetic "
+                           "--model.precision=mixed --format=json";
+  for (const auto& [file, model, step] : std::vector<std::tuple<std::string, std::string, double>>{
+           {"h200-resnet50-224-mixed.cal", "--model.name=resnet50 --training.batch_per_gpu=128", 0.027510},
+           {"h200-bert_base-128-mixed.cal", "--model.name=bert_base --model.input_size=128 --training.batch_per_gpu=32",
+            0.011576}}) {
+    const std::string text = testutil::slurp(dir + file);
+    EXPECT_EQ(render_calibration(parse_calibration(text, file)), text) << file;
+    const auto r = testutil::run_ddlsim("simulate" + base + " " + model + " --compute.calibration=" + dir + file);
+    ASSERT_EQ(r.code, 0) << r.out;
+    const auto j = nlohmann::json::parse(r.out);
+    EXPECT_NEAR(j["compute_time_s"].get<double>(), step, 1.5e-6) << file;
+    EXPECT_NEAR(j["step_time_s"].get<double>(), step + 37e-6, 1.5e-6) << file;
+  }
 }

@@ -7,6 +7,7 @@
 #include "cost/autocast.hpp"
 #include "cost/framework_costs.hpp"
 #include "cost/fusion.hpp"
+#include "cost/host_dispatch.hpp"
 
 namespace ddlsim {
 
@@ -317,24 +318,25 @@ LayerCost layer_cost(const Layer& l, const Device& d, Precision p, int batch, co
                                              k.mask * mask_bytes + (k.weights ? weights : 0)) +
            (k.fork_sum ? 0 : transpose_s);
   };
+  const auto launches = [&](const Kernel& k) { return 1 + (transpose_s > 0 && !k.fork_sum ? 1 : 0); };
   const Kernels ks = layer_kernels(l, t, p, ab, eager_inplace);
-  for (const Kernel& k : ks.fwd) c.fwd_s += run(k);
+  for (const Kernel& k : ks.fwd) c.fwd_s += run(k), c.fwd_kernels += launches(k);
   // No layer before the first one with trainable weights needs a gradient; that layer computes
   // only its weights' gradient (autograd skips inputs that do not require one).
   const bool weights_only = t.per_kind_traffic && !needs_input_gradient;
   for (const Kernel& k : ks.bwd)
-    if (!weights_only || (k.weight_grad && l.params_trainable > 0)) c.bwd_s += run(k);
+    if (!weights_only || (k.weight_grad && l.params_trainable > 0)) c.bwd_s += run(k), c.bwd_kernels += launches(k);
   // Autocast's cast of the input (cost/autocast.hpp), and of its gradient back; of the weights
   // (4 bytes read, 2 written an element), and of their gradient back.
   if (ab.cast_from > 0) {
     const Seconds cast = roof.kernel_s(0, double(l.in_elems) * batch * (ab.cast_from + ab.in));
-    c.fwd_s += cast;
-    if (!weights_only) c.bwd_s += cast;
+    c.fwd_s += cast, ++c.fwd_kernels;
+    if (!weights_only) c.bwd_s += cast, ++c.bwd_kernels;
   }
   if (ab.cast_weights > 0) {
     const Seconds cast = roof.kernel_s(0, ab.cast_weights * 6);
-    c.fwd_s += cast;
-    c.bwd_s += cast;
+    c.fwd_s += cast, ++c.fwd_kernels;
+    c.bwd_s += cast, ++c.bwd_kernels;
   }
   return c;
 }
@@ -407,13 +409,16 @@ void fuse_pointwise_chains(const Model& m, const Device& d, Precision p, int bat
       }
       before = tr;
       prof.layers[i].fwd_s = prof.layers[i].bwd_s = 0;
+      prof.layers[i].fwd_kernels = prof.layers[i].bwd_kernels = 0;
     }
     const std::size_t tail = chain.back();
     LayerCost& c = prof.layers[tail];
-    if (sum.fwd) c.fwd_s = simt.kernel_s(sum.work, std::max(0.0, sum.fwd_bytes));
-    if (sum.bwd && chain.front() > first_trainable) c.bwd_s = simt.kernel_s(0, std::max(0.0, sum.bwd_bytes));
+    if (sum.fwd) c.fwd_s = simt.kernel_s(sum.work, std::max(0.0, sum.fwd_bytes)), c.fwd_kernels = 1;
+    if (sum.bwd && chain.front() > first_trainable)
+      c.bwd_s = simt.kernel_s(0, std::max(0.0, sum.bwd_bytes)), c.bwd_kernels = 1;
     const double y = double(m.layers[tail].out_elems) * batch * ab[tail].out;
-    for (int i = 1; t.fork_sums && i < m.layers[tail].consumers; ++i) c.bwd_s += simt.kernel_s(0, 3 * y);
+    for (int i = 1; t.fork_sums && i < m.layers[tail].consumers; ++i)
+      c.bwd_s += simt.kernel_s(0, 3 * y), ++c.bwd_kernels;
   }
 }
 
@@ -441,8 +446,8 @@ ComputeProfile roofline_profile(const Model& model, const Device& device, Precis
   // AssignAdd per variable).
   const double params = double(model.params_trainable());
   const BytesPerSecond bw = device.mem_bw_Bps * tuning.memory_efficiency;
-  prof.optimizer_s = params * optimizer_update_bytes(optimizer) / bw +
-                     tensors * optimizer_kernels_per_tensor(optimizer, mode) * tuning.kernel_overhead_s;
+  prof.optimizer_kernels = tensors * optimizer_kernels_per_tensor(optimizer, mode);
+  prof.optimizer_s = params * optimizer_update_bytes(optimizer) / bw + prof.optimizer_kernels * tuning.kernel_overhead_s;
   prof.accumulate_s = params * 12.0 / bw + tensors * tuning.kernel_overhead_s;
   return prof;
 }
@@ -473,19 +478,39 @@ ComputeProfile calibrated_profile(const Model& model, Precision precision, int b
 }
 }  // namespace
 
+namespace {
+// The roofline's kernel counts on a calibrated profile (the host floor spreads its time over them).
+void copy_kernel_counts(const ComputeProfile& from, ComputeProfile& to) {
+  for (std::size_t i = 0; i < to.layers.size() && i < from.layers.size(); ++i) {
+    to.layers[i].fwd_kernels = from.layers[i].fwd_kernels;
+    to.layers[i].bwd_kernels = from.layers[i].bwd_kernels;
+  }
+  to.optimizer_kernels = from.optimizer_kernels;
+}
+}  // namespace
+
 ComputeProfile compute_profile(const Model& model, const Device& device, Precision precision,
                                int batch, const ComputeTuning& tuning, Optimizer optimizer, const FrameworkSpec& fw) {
   const Seconds overhead = step_overhead_s(fw);
   if (tuning.calibration) {
     ComputeProfile prof = calibrated_profile(model, precision, batch, tuning, optimizer);
+    if (tuning.host_step_s > 0) {
+      copy_kernel_counts(roofline_profile(model, device, precision, batch, tuning, optimizer, fw.mode), prof);
+      apply_host_floor(prof, tuning.host_step_s);
+    }
     prof.step_overhead_s = overhead;
     return prof;
   }
-  ComputeProfile prof = roofline_profile(model, device, precision, batch, tuning, optimizer, fw.mode);
+  // The host's floor comes before a measured throughput's scale, which then covers it too.
+  const auto profile_at = [&](int b) {
+    ComputeProfile p = roofline_profile(model, device, precision, b, tuning, optimizer, fw.mode);
+    apply_host_floor(p, tuning.host_step_s);
+    return p;
+  };
+  ComputeProfile prof = profile_at(batch);
   prof.step_overhead_s = overhead;
   if (tuning.measured_samples_per_s <= 0) return prof;
-  const ComputeProfile at_measured =
-      roofline_profile(model, device, precision, tuning.measured_batch, tuning, optimizer, fw.mode);
+  const ComputeProfile at_measured = profile_at(tuning.measured_batch);
   const Seconds measured_step_s = tuning.measured_batch / tuning.measured_samples_per_s;
   if (measured_step_s <= overhead)
     throw InputError("compute.throughput: the measured step (" + format_number(measured_step_s * 1e6) +

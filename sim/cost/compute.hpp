@@ -21,6 +21,8 @@ struct LayerCost {
   Seconds bwd_s = 0;
   double grad_elems = 0;  // trainable gradient elements (parameters) this layer exchanges
   int grad_tensors = 0;   // in how many tensors (model.hpp Layer::trainable_tensors)
+  int fwd_kernels = 0;    // kernels the layer launches forward and backward (the roofline's
+  int bwd_kernels = 0;    // count; cost/host_dispatch.hpp spreads the host's time over them)
 };
 
 // CPU ranks sharing a node's cores (a `cpu` calibration file): when ranks x threads_per_rank
@@ -33,8 +35,11 @@ struct ComputeProfile {
   std::vector<LayerCost> layers;  // in model order
   Seconds optimizer_s = 0;        // weight update after a synchronisation
   Seconds accumulate_s = 0;       // adding a micro-batch's gradients into the accumulator
+  int optimizer_kernels = 0;      // the update's kernel launches
   Seconds step_overhead_s = 0;    // the framework's host time per micro-batch (not scaled by scale_by)
   double scale = 1;               // factor applied from a measured throughput (1: none)
+  double host_wait_share = 0;     // the part of forward + backward + update the GPU waits for its host
+                                  // (cost/host_dispatch.hpp; 0: none)
   void scale_by(double f);        // every compute time x f
 
   Seconds forward_s() const;

@@ -215,6 +215,7 @@ Prediction predict(const Scenario& sc) {
   p.staging_GBps = r.schedule.library.staging_Bps / kGB;
   p.host_contention = r.contention;
   p.contention_s = p.compute_time_s * (1 - 1 / r.contention);
+  p.host_wait_s = (p.compute_time_s - p.contention_s) * prof.host_wait_share;
   p.framework_s = per_step(r, [](const StepTiming& t) { return t.framework_s; });
   p.framework_mode = e.fw.mode == FrameworkMode::Eager ? "eager" : "graph";
   p.negotiation_s = r.schedule.framework.negotiation_s;

@@ -40,7 +40,7 @@ struct Prediction {
   Bytes device_memory_bytes = 0;      // capacity of the scenario's device
   bool fits_in_memory = true;         // memory_per_gpu_bytes <= device_memory_bytes
   // Where a step goes (means per step; they add up to step_time_s): compute_time_s (of which
-  // contention_s), then the losses framework_s, interference_s, exposed_comm_s, input_wait_s and
+  // contention_s and host_wait_s), then the losses framework_s, interference_s, exposed_comm_s, input_wait_s and
   // straggler_wait_s.
   Seconds interference_s = 0;    // backward pass slowed by overlapped exchanges (cost/library_costs.hpp)
   double interference = 0;       // the library's slow-down fraction used
@@ -48,6 +48,7 @@ struct Prediction {
   double staging_GBps = 0;       // host staging copy rate used (0: none)
   double host_contention = 1;    // CPU ranks sharing a node's cores: compute slow-down factor
   Seconds contention_s = 0;      // the part of compute_time_s that contention adds
+  Seconds host_wait_s = 0;       // the part of compute_time_s the GPU waits for its host (compute.host_step_ms)
   Seconds framework_s = 0;       // the framework's host time per step (cost/framework_costs.hpp)
   std::string framework_mode;    // eager or graph
   Seconds negotiation_s = 0;     // before each exchange (Horovod's controller)

@@ -75,6 +75,7 @@ ordered_json prediction_record(const Prediction& p) {
   r["staging_GBps"] = p.staging_GBps;
   r["host_contention"] = p.host_contention;
   r["contention_s"] = p.contention_s;
+  r["host_wait_s"] = p.host_wait_s;
   r["framework_mode"] = p.framework_mode;
   r["framework_s"] = p.framework_s;
   r["negotiation_s"] = p.negotiation_s;
@@ -112,7 +113,8 @@ std::string pretty_value(const std::string& key, const ordered_json& v) {
 // Where a step goes: compute and each loss, in seconds and as a share of the step.
 std::string render_breakdown(const Prediction& p) {
   const struct { const char* name; Seconds s; } parts[] = {
-      {"compute", p.compute_time_s - p.contention_s}, {"host contention", p.contention_s},
+      {"compute", p.compute_time_s - p.contention_s - p.host_wait_s}, {"host contention", p.contention_s},
+      {"host dispatch wait", p.host_wait_s},
       {"framework overhead", p.framework_s}, {"interference", p.interference_s},
       {"exposed communication", p.exposed_comm_s}, {"input wait", p.input_wait_s},
       {"stragglers", p.straggler_wait_s}};

@@ -105,6 +105,9 @@ const std::vector<KeySpec>& scenario_keys() {
       {"compute.memory_gib", "", "device memory, GiB, for the memory check; default: the device's (e.g. 16 for v100)"},
       {"compute.efficiency", "0.6", "best fraction of peak FLOP/s that large kernels reach"},
       {"compute.kernel_overhead_us", "5", "launch and framework cost per kernel, microseconds"},
+      {"compute.host_step_ms", "", "host time to issue one step (forward, backward, update) where the GPU is no "
+                                   "bottleneck, ms: measure at a tiny batch (calibration/torch/step_profile.py); the "
+                                   "GPU waits where it runs ahead of the host; default: none (the host keeps up)"},
       {"compute.winograd", "true", "roofline: FP32 3x3 stride-1 convolutions by Winograd, 2.25x fewer operations "
                                    "(cuDNN's autotuned choice; Lavin and Gray 2016)"},
       {"compute.op_traffic", "kernels", "roofline: kernels (each kind of layer's training kernels and their passes "

@@ -116,7 +116,7 @@ FigureSource bars_source(const SweepResults& sw, const Lines& l) {
   }
   FigureSource src = bar_figure_source(b);
   src.caption = "Predicted time of one training step per configuration, split into compute, host contention, "
-                "interference, exposed (not overlapped) communication, input wait and straggler wait; the bar's "
+                "host dispatch wait, interference, exposed (not overlapped) communication, input wait and straggler wait; the bar's "
                 "height is step_time_s." + cap_note(shown, sw.ok.size(), "configurations");
   return src;
 }
@@ -124,14 +124,17 @@ FigureSource bars_source(const SweepResults& sw, const Lines& l) {
 }  // namespace
 
 const std::vector<std::string>& step_parts() {
-  static const std::vector<std::string> parts = {"compute",       "host contention",       "interference",
-                                                 "exposed communication", "input wait", "straggler wait"};
+  static const std::vector<std::string> parts = {"compute",      "host contention",       "host dispatch wait",
+                                                 "interference", "exposed communication", "input wait",
+                                                 "straggler wait"};
   return parts;
 }
 
 std::vector<double> step_breakdown(const SweepResults& sw, std::size_t i) {
-  return {sw.number(i, "compute_time_s") - sw.number(i, "contention_s"), sw.number(i, "contention_s"),
-          sw.number(i, "interference_s"), sw.number(i, "exposed_comm_s"), sw.number(i, "input_wait_s"),
+  // host_wait_s came later: a sweep CSV written before it has none.
+  const double host_wait = sw.table.column("host_wait_s") >= 0 ? sw.number(i, "host_wait_s") : 0;
+  return {sw.number(i, "compute_time_s") - sw.number(i, "contention_s") - host_wait, sw.number(i, "contention_s"),
+          host_wait, sw.number(i, "interference_s"), sw.number(i, "exposed_comm_s"), sw.number(i, "input_wait_s"),
           sw.number(i, "straggler_wait_s")};
 }
 

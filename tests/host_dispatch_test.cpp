@@ -1,0 +1,119 @@
+// The host as a bottleneck (cost/host_dispatch.hpp): the recurrence by hand, off when no host time
+// is given, never faster than the GPU alone or than the host alone, and what `simulate` makes of it.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "cost/compute.hpp"
+#include "cost/host_dispatch.hpp"
+#include "test_util.hpp"
+
+using namespace ddlsim;
+
+namespace {
+
+constexpr double ms = 1e-3;
+
+// Two layers: forward 1 ms in 2 kernels and 0.1 ms in 4; backward 0.2 ms in 2 (second layer) and
+// 2 ms in 2 (first); the update 0.1 ms in 2; accumulation 0.3 ms over the first layer's 2 tensors.
+// 12 kernels.
+ComputeProfile two_layers() {
+  ComputeProfile p;
+  LayerCost a, b;
+  a.fwd_s = 1 * ms, a.fwd_kernels = 2, a.bwd_s = 2 * ms, a.bwd_kernels = 2, a.grad_tensors = 2;
+  b.fwd_s = 0.1 * ms, b.fwd_kernels = 4, b.bwd_s = 0.2 * ms, b.bwd_kernels = 2;
+  p.layers = {a, b};
+  p.optimizer_s = 0.1 * ms, p.optimizer_kernels = 2;
+  p.accumulate_s = 0.3 * ms;
+  return p;
+}
+
+}  // namespace
+
+// 12 ms of host time: 1 ms a kernel. Host clock H, GPU clock E (ms):
+//   first forward:   issued 1..2, E = max(max(0, 1) + 1, 2 + 1/2) = 2.5        -> 2.5
+//   second forward:  issued 3..6, E = max(max(2.5, 3) + 0.1, 6 + 0.1/4) = 6.025 -> 3.525
+//   second backward: issued 7..8, E = max(7 + 0.2, 8 + 0.1) = 8.1             -> 2.075
+//   first backward:  issued 9..10, E = max(9 + 2, 10 + 1) = 11                 -> 2.9
+//   update:          issued 11..12, E = max(11 + 0.1, 12 + 0.05) = 12.05       -> 1.05
+//   accumulation instead (2 tensors, from H = 10, E = 11): max(11.3, 12.15)    -> 1.15
+TEST(HostDispatch, RecurrenceByHand) {
+  ComputeProfile p = two_layers();
+  EXPECT_EQ(step_kernels(p), 12);
+  apply_host_floor(p, 12 * ms);
+  EXPECT_NEAR(p.layers[0].fwd_s, 2.5 * ms, 1e-12);
+  EXPECT_NEAR(p.layers[1].fwd_s, 3.525 * ms, 1e-12);
+  EXPECT_NEAR(p.layers[1].bwd_s, 2.075 * ms, 1e-12);
+  EXPECT_NEAR(p.layers[0].bwd_s, 2.9 * ms, 1e-12);
+  EXPECT_NEAR(p.optimizer_s, 1.05 * ms, 1e-12);
+  EXPECT_NEAR(p.accumulate_s, 1.15 * ms, 1e-12);
+  EXPECT_NEAR(p.forward_s() + p.backward_s() + p.optimizer_s, 12.05 * ms, 1e-12);
+  // The GPU alone: 1 + 0.1 + 0.2 + 2 + 0.1 = 3.4 ms of the 12.05.
+  EXPECT_NEAR(p.host_wait_share, 1 - 3.4 / 12.05, 1e-12);
+}
+
+TEST(HostDispatch, NoHostTimeChangesNothing) {
+  ComputeProfile p = two_layers();
+  apply_host_floor(p, 0);
+  const ComputeProfile q = two_layers();
+  for (std::size_t i = 0; i < p.layers.size(); ++i) {
+    EXPECT_EQ(p.layers[i].fwd_s, q.layers[i].fwd_s);
+    EXPECT_EQ(p.layers[i].bwd_s, q.layers[i].bwd_s);
+  }
+  EXPECT_EQ(p.optimizer_s, q.optimizer_s);
+  EXPECT_EQ(p.accumulate_s, q.accumulate_s);
+}
+
+// Every layer takes at least its GPU time; the step at least the host's time; a host far faster
+// than the GPU (1 us for the 12 kernels) costs at most one kernel's host time a layer.
+TEST(HostDispatch, NeverFasterThanEitherAlone) {
+  const ComputeProfile gpu = two_layers();
+  const Seconds gpu_step = gpu.forward_s() + gpu.backward_s() + gpu.optimizer_s;
+  for (const Seconds host : {1e-6, 1 * ms, 3.3 * ms, 12 * ms, 50 * ms}) {
+    ComputeProfile p = two_layers();
+    apply_host_floor(p, host);
+    for (std::size_t i = 0; i < p.layers.size(); ++i) {
+      EXPECT_GE(p.layers[i].fwd_s, gpu.layers[i].fwd_s) << host;
+      EXPECT_GE(p.layers[i].bwd_s, gpu.layers[i].bwd_s) << host;
+    }
+    const Seconds step = p.forward_s() + p.backward_s() + p.optimizer_s;
+    EXPECT_GE(step, gpu_step) << host;
+    EXPECT_GE(step, host) << host;
+    if (host == 1e-6) EXPECT_LE(step, gpu_step + 1e-6) << "a fast host hides behind the GPU";
+  }
+}
+
+// Through `simulate`: BERT-base at 32 x 128 tokens on one H200 (mixed, math attention) is GPU-bound
+// by the roofline (about 32 ms); a host that needs 60 ms a step makes the step just over 60 ms (the
+// last kernel's share after it was issued), and more host time is never faster.
+TEST(HostDispatch, SimulateWaitsForTheHost) {
+  const std::string base = "simulate --cluster.platform=dgx-h100 --cluster.nodes=1 --cluster.gpus_per_node=1 "
+                           "--compute.device=h200 --training.framework=pytorch_ddp --input.format=synthetic "
+                           "--model.name=bert_base --model.input_size=128 --model.precision=mixed "
+                           "--training.batch_per_gpu=32 --compute.attention=math --format=json";
+  const auto run = [&](const std::string& extra) {
+    const auto r = testutil::run_ddlsim(base + extra);
+    EXPECT_EQ(r.code, 0) << r.out;
+    return nlohmann::json::parse(r.out);
+  };
+  const auto step = [&](const std::string& extra) { return run(extra)["step_time_s"].get<double>(); };
+  const double alone = step("");
+  // The report names the wait: the compute beyond the GPU's own.
+  const auto gpu = run(""), waiting = run(" --compute.host_step_ms=60");
+  EXPECT_EQ(gpu["host_wait_s"].get<double>(), 0);
+  EXPECT_NEAR(waiting["compute_time_s"].get<double>() - waiting["host_wait_s"].get<double>(),
+              gpu["compute_time_s"].get<double>(), 1e-9);
+  EXPECT_EQ(step(" --compute.host_step_ms=0"), alone);
+  EXPECT_LT(alone, 0.040);
+  double before = alone;
+  for (const double host_ms : {10.0, 40.0, 60.0, 90.0}) {
+    const double s = step(" --compute.host_step_ms=" + std::to_string(host_ms));
+    EXPECT_GE(s, before) << host_ms;
+    EXPECT_GE(s, host_ms * 1e-3) << host_ms;
+    before = s;
+  }
+  EXPECT_NEAR(step(" --compute.host_step_ms=60"), 0.060, 0.0005);
+  const auto bad = testutil::run_ddlsim(base + " --compute.host_step_ms=-3");
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_NE(bad.out.find("compute.host_step_ms"), std::string::npos) << bad.out;
+}
