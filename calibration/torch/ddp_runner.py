@@ -70,7 +70,7 @@ MODELS.update({name: (name, 224, 1000)
 # zoo's); the input size is the sequence length, the classes the vocabulary.
 MODELS.update({name: ("text", c[6], c[5]) for name, c in text_models.CONFIGS.items()})
 HEADER = ["model.name", "model.input_size", "model.classes", "model.precision", "compute.memory_format",
-          "training.framework", "training.batch_per_gpu",
+          "framework.optimizer_launches", "compute.attention", "training.framework", "training.batch_per_gpu",
           "training.sync_period", "training.optimizer", "comm.library", "comm.bucket_mb", "cluster.nodes",
           "cluster.gpus_per_node", "input.format", "step_time_s", "step_time_p10_s", "step_time_p90_s",
           "step_time_min_s", "step_time_max_s", "steps", "compute_step_s", "allreduce_s", "grad_bytes", "params",
@@ -282,6 +282,21 @@ class Trainer:
         return self.slowest(times)
 
 
+def optimizer_launches(torch, device):
+    """How torch.optim.SGD with foreach unset ran the update: PyTorch 2 picks foreach on CUDA
+    (torch.optim's _default_to_fused_or_foreach), PyTorch 1.x a loop over the tensors."""
+    major = int(torch.__version__.split(".")[0])
+    return "foreach" if major >= 2 and device.type == "cuda" else "per_tensor"
+
+
+def attention(torch, model):
+    """text_models.py computes attention as Hugging Face's eager path does (math); torchvision's
+    nn.MultiheadAttention calls scaled_dot_product_attention from PyTorch 2 on (fused)."""
+    if model in text_models.CONFIGS or int(torch.__version__.split(".")[0]) < 2:
+        return "math"
+    return "fused"
+
+
 def measure(o, layout):
     import torch
     torch.set_num_threads(o.threads)
@@ -298,6 +313,8 @@ def measure(o, layout):
     row = {
         "model.name": o.model, "model.input_size": o.input_size, "model.classes": o.classes,
         "model.precision": o.precision, "compute.memory_format": o.memory_format,
+        "framework.optimizer_launches": optimizer_launches(torch, t.device),
+        "compute.attention": attention(torch, o.model),
         "training.framework": "pytorch_ddp", "training.batch_per_gpu": o.batch, "training.sync_period": o.sync_period,
         "training.optimizer": "momentum", "comm.library": o.backend, "comm.bucket_mb": f"{o.bucket_mb:g}",
         "cluster.nodes": layout.nodes, "cluster.gpus_per_node": layout.world // layout.nodes,

@@ -423,7 +423,8 @@ void fuse_pointwise_chains(const Model& m, const Device& d, Precision p, int bat
 }
 
 ComputeProfile roofline_profile(const Model& model, const Device& device, Precision precision,
-                                int batch, const ComputeTuning& tuning, Optimizer optimizer, FrameworkMode mode) {
+                                int batch, const ComputeTuning& tuning, Optimizer optimizer, const FrameworkSpec& fw) {
+  const FrameworkMode mode = fw.mode;
   ComputeProfile prof;
   int tensors = 0;
   bool needs_input_gradient = false;  // some earlier layer has trainable weights
@@ -446,7 +447,7 @@ ComputeProfile roofline_profile(const Model& model, const Device& device, Precis
   // AssignAdd per variable).
   const double params = double(model.params_trainable());
   const BytesPerSecond bw = device.mem_bw_Bps * tuning.memory_efficiency;
-  prof.optimizer_kernels = tensors * optimizer_kernels_per_tensor(optimizer, mode);
+  prof.optimizer_kernels = optimizer_launches(optimizer, fw, tensors, params);
   prof.optimizer_s = params * optimizer_update_bytes(optimizer) / bw + prof.optimizer_kernels * tuning.kernel_overhead_s;
   prof.accumulate_s = params * 12.0 / bw + tensors * tuning.kernel_overhead_s;
   return prof;
@@ -495,7 +496,7 @@ ComputeProfile compute_profile(const Model& model, const Device& device, Precisi
   if (tuning.calibration) {
     ComputeProfile prof = calibrated_profile(model, precision, batch, tuning, optimizer);
     if (tuning.host_step_s > 0) {
-      copy_kernel_counts(roofline_profile(model, device, precision, batch, tuning, optimizer, fw.mode), prof);
+      copy_kernel_counts(roofline_profile(model, device, precision, batch, tuning, optimizer, fw), prof);
       apply_host_floor(prof, tuning.host_step_s);
     }
     prof.step_overhead_s = overhead;
@@ -503,7 +504,7 @@ ComputeProfile compute_profile(const Model& model, const Device& device, Precisi
   }
   // The host's floor comes before a measured throughput's scale, which then covers it too.
   const auto profile_at = [&](int b) {
-    ComputeProfile p = roofline_profile(model, device, precision, b, tuning, optimizer, fw.mode);
+    ComputeProfile p = roofline_profile(model, device, precision, b, tuning, optimizer, fw);
     apply_host_floor(p, tuning.host_step_s);
     return p;
   };

@@ -1,6 +1,8 @@
 #include "cost/framework_costs.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <vector>
 
 namespace ddlsim {
 
@@ -18,6 +20,41 @@ int optimizer_kernels_per_tensor(Optimizer o, FrameworkMode m) {
   // _single_tensor_adam: exp_avg.mul_().add_(), exp_avg_sq.mul_().addcmul_(),
   // (exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(eps), param.addcdiv_() (no weight decay).
   return o == Optimizer::Sgd ? 1 : o == Optimizer::Momentum ? 3 : 8;
+}
+
+namespace {
+
+// One multi-tensor operation: its tensor lists' limit per launch (MultiTensorApply.cuh).
+int multi_tensor_launches(int max_tensors, int tensors, double params) {
+  const double chunks = std::ceil(params / 65536.0) + tensors;
+  return int(std::max(std::ceil(double(tensors) / max_tensors), std::ceil(chunks / 320.0)));
+}
+
+// Each update's multi-tensor operations, as their launch limits:
+//   foreach (torch 2.x torch/optim/sgd.py _multi_tensor_sgd, adam.py _multi_tensor_adam, neither
+//   capturable): sgd _foreach_add_(params, grads) [64]; momentum _foreach_mul_(bufs) [110],
+//   _foreach_add_(bufs, grads) [64], _foreach_add_(params, bufs) [64]; adam _foreach_lerp_(exp_avgs,
+//   grads) [64], _foreach_mul_(exp_avg_sqs) [110], _foreach_addcmul_(exp_avg_sqs, grads, grads) [48],
+//   _foreach_sqrt(exp_avg_sqs) [64], _foreach_div_(sqrt, list) [96], _foreach_add_(sqrt, eps) [110],
+//   _foreach_addcdiv_(params, exp_avgs, sqrt, list) [48] (the step counts stay on the CPU);
+//   fused (_fused_sgd_ over params, grads, buffers [48]; without momentum [64]; _fused_adam_ over
+//   params, grads, exp_avgs, exp_avg_sqs [36]).
+std::vector<int> multi_tensor_ops(Optimizer o, OptimizerLaunches l) {
+  if (l == OptimizerLaunches::Fused) return {o == Optimizer::Sgd ? 64 : o == Optimizer::Momentum ? 48 : 36};
+  if (o == Optimizer::Sgd) return {64};
+  if (o == Optimizer::Momentum) return {110, 64, 64};
+  return {64, 110, 48, 64, 96, 110, 48};
+}
+
+}  // namespace
+
+int optimizer_launches(Optimizer o, const FrameworkSpec& fw, int tensors, double params) {
+  if (fw.mode == FrameworkMode::Graph || fw.optimizer_launches == OptimizerLaunches::PerTensor)
+    return tensors * optimizer_kernels_per_tensor(o, fw.mode);
+  if (tensors <= 0) return 0;
+  int n = 0;
+  for (int max_tensors : multi_tensor_ops(o, fw.optimizer_launches)) n += multi_tensor_launches(max_tensors, tensors, params);
+  return n;
 }
 
 // Eager: PyTorch 1.13's training loop around a one-parameter model (zero_grad, forward, backward,

@@ -6,8 +6,8 @@
 //     at the device's streaming memory rate, plus one launch per copy kernel;
 //   * negotiation: Horovod's controller agrees on the ready tensors before each exchange with two
 //     bit-vector allreduces over the host network (recursive doubling: ceil(log2 p) hops each).
-// The optimizer's per-tensor kernel launches are part of the compute profile (cost/compute.cpp,
-// optimizer_kernels_per_tensor).
+// The optimizer's kernel launches are part of the compute profile (cost/compute.cpp,
+// optimizer_launches).
 #pragma once
 #include "core/units.hpp"
 #include "spec/execution.hpp"
@@ -36,6 +36,15 @@ constexpr int kBatchedCopyTensors = 160;
 // (torch/optim/sgd.py, adam.py: sgd 1, momentum 3, adam 8); a graph runs one fused apply op per
 // variable (TensorFlow ResourceApplyGradientDescent / Momentum / Adam).
 int optimizer_kernels_per_tensor(Optimizer o, FrameworkMode m);
+
+// Kernels one update launches over `tensors` trainable tensors of `params` elements in all, as the
+// framework runs it (spec/framework.hpp OptimizerLaunches; a graph: one op per variable). A
+// multi-tensor operation of depth d (tensor lists it reads and writes) launches when its tensor
+// list or its block list is full (ATen/native/cuda/MultiTensorApply.cuh, the 4 KB argument
+// layout: at most 110, 64, 48, 36 tensors for depth 1-4, 96 / 64 / 48 for the scalar-list forms,
+// 320 blocks of 65,536 elements): max(ceil(tensors / max_tensors), ceil(chunks / 320)) launches,
+// with chunks = params / 65,536 + tensors (each tensor's last chunk partial).
+int optimizer_launches(Optimizer o, const FrameworkSpec& fw, int tensors, double params);
 
 // Host time of the training loop per micro-batch: the scenario's, else the mode's default.
 Seconds default_step_overhead_s(FrameworkMode m);

@@ -81,6 +81,7 @@ std::vector<PlanKey> plan_keys() {
       integer("comm.ps_servers", 1, 64),
       choice("framework.mode", {"eager", "graph"}),
       choice("framework.buffer_copies", {"none", "per_tensor", "batched"}),
+      choice("framework.optimizer_launches", {"per_tensor", "foreach", "fused"}),
       choice("framework.negotiation", {"on", "off"}),
       real("compute.throughput", 1, 1e6, true, "samples/s"),
       real("compute.efficiency", 0.01, 1, false, ""),

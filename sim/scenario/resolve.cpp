@@ -134,6 +134,14 @@ FrameworkSpec resolve_framework(const Reader& r, const FrameworkPreset& preset) 
   f.negotiates = r.given("framework.negotiation")
                      ? r.choice<bool>("framework.negotiation", {{"on", true}, {"off", false}})
                      : preset.negotiates;
+  f.optimizer_launches = r.choice<OptimizerLaunches>("framework.optimizer_launches",
+                                                     {{"per_tensor", OptimizerLaunches::PerTensor},
+                                                      {"foreach", OptimizerLaunches::Foreach},
+                                                      {"fused", OptimizerLaunches::Fused}});
+  if (f.mode == FrameworkMode::Graph && f.optimizer_launches != OptimizerLaunches::PerTensor)
+    throw InputError(r.where("framework.optimizer_launches") + ": framework.optimizer_launches = " +
+                     r.text("framework.optimizer_launches") +
+                     " needs an eager framework (framework.mode = eager); a graph applies one op per variable");
   if (r.given("framework.step_overhead_us")) f.step_overhead_s = r.real("framework.step_overhead_us", 0, true, 1e7) * 1e-6;
   return f;
 }

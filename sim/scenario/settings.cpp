@@ -78,6 +78,10 @@ const std::vector<KeySpec>& scenario_keys() {
       {"comm.cycle_time_ms", "", "framework coordination cycle before each exchange, ms; preset"},
       {"framework.mode", "", "eager (PyTorch: kernels launched one by one, optimizer kernels per tensor) or graph "
                              "(TensorFlow graph/XLA: one fused apply op per variable); preset"},
+      {"framework.optimizer_launches", "per_tensor", "per_tensor, foreach or fused: how an eager framework's optimizer "
+                                                   "launches its kernels (a loop over tensors: PyTorch 1.x; multi-tensor "
+                                                   "foreach: PyTorch 2.x's default on CUDA; one fused kernel: "
+                                                   "fused=True); a graph applies one op per variable"},
       {"framework.step_overhead_us", "", "host time of the training loop per micro-batch, us; default: eager 37 "
                                          "(PyTorch 1.13, measured), graph 0"},
       {"framework.buffer_copies", "", "none, per_tensor or batched: gradients copied into and out of each exchanged "

@@ -16,8 +16,17 @@ enum class FrameworkMode { Eager, Graph };  // PyTorch eager; TensorFlow graph /
 //               packed all-reduce concatenates and splits in one kernel each)
 enum class BufferCopies { None, PerTensor, Batched };
 
+// How an eager framework's optimizer launches its kernels (docs/design.md "Framework costs"):
+//   per_tensor  a loop over the tensors, each step's operations one kernel a tensor (PyTorch 1.x's
+//               default; torch/optim/sgd.py 1.13: `if foreach is None: foreach = False`)
+//   foreach     each operation once over all tensors, as multi-tensor launches (PyTorch 2.x's
+//               default on CUDA: torch.optim `foreach=None` picks it)
+//   fused       the whole update one multi-tensor kernel (`fused=True`: Adam since 2.0, SGD 2.4)
+enum class OptimizerLaunches { PerTensor, Foreach, Fused };
+
 struct FrameworkSpec {
   FrameworkMode mode = FrameworkMode::Graph;
+  OptimizerLaunches optimizer_launches = OptimizerLaunches::PerTensor;  // eager only
   BufferCopies copies = BufferCopies::None;
   bool negotiates = false;         // a controller coordinates the ranks before each exchange
   Seconds step_overhead_s = -1;    // host time of the training loop per micro-batch; < 0: the mode's default
