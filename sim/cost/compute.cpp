@@ -477,9 +477,7 @@ ComputeProfile calibrated_profile(const Model& model, Precision precision, int b
   }
   return prof;
 }
-}  // namespace
 
-namespace {
 // The roofline's kernel counts on a calibrated profile (the host floor spreads its time over them).
 void copy_kernel_counts(const ComputeProfile& from, ComputeProfile& to) {
   for (std::size_t i = 0; i < to.layers.size() && i < from.layers.size(); ++i) {
