@@ -39,6 +39,24 @@ TEST(Profile, LayersAddUpToTheTotals) {
   const auto m = testutil::run_ddlsim("models resnet50 --format json");
   ASSERT_EQ(m.code, 0);
   EXPECT_EQ(j["per_layer"].size(), nlohmann::json::parse(m.out)["layers"].get<std::size_t>());
+  // The kernels a step launches: the layers' and the update's, one a variable in a graph (the
+  // default scenario's Horovod preset; Keras ResNet-50 holds 214 trainable tensors).
+  int kernels = 0;
+  for (const auto& l : j["per_layer"]) kernels += l["kernels"].get<int>();
+  EXPECT_EQ(j["kernels"].get<int>() - kernels, 214);
+  EXPECT_EQ(j["host_wait_share"].get<double>(), 0.0);
+}
+
+// With the host's time given, the profile says how much of the step the GPU waits, and the layers
+// still add up to the totals; 10 s of host time for a ~0.09 s step: the GPU waits nearly throughout.
+TEST(Profile, NamesTheHostWait) {
+  const auto j = profile_json("--compute.host_step_ms=10000");
+  double fwd = 0;
+  for (const auto& l : j["per_layer"]) fwd += l["forward_s"].get<double>();
+  EXPECT_NEAR(fwd, j["forward_s"].get<double>(), 1e-9);
+  EXPECT_GT(j["host_wait_share"].get<double>(), 0.99);
+  EXPECT_LT(j["host_wait_share"].get<double>(), 1.0);
+  EXPECT_GE(j["step_s"].get<double>(), 10.0);
 }
 
 TEST(Profile, TopKeepsTheSlowestInOrder) {

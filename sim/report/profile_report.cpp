@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <numeric>
 
+#include "cost/host_dispatch.hpp"
 #include "report/report.hpp"
 
 namespace ddlsim {
@@ -16,6 +17,7 @@ struct Row {
   const Layer* layer;
   const LayerCost* cost;
   Seconds total_s() const { return cost->fwd_s + cost->bwd_s; }
+  int kernels() const { return cost->fwd_kernels + cost->bwd_kernels; }
 };
 
 // Model order, or the `top` slowest (ties in model order) when top > 0.
@@ -54,31 +56,38 @@ std::string render_compute_profile(const Model& m, const ComputeProfile& p, cons
     j["optimizer_s"] = p.optimizer_s;
     j["framework_s"] = p.step_overhead_s;
     j["step_s"] = step_s;
+    j["kernels"] = step_kernels(p);  // what compute.host_step_ms is spread over
+    j["host_wait_share"] = p.host_wait_share;
     j["per_layer"] = ordered_json::array();
     for (const Row& r : rows)
       j["per_layer"].push_back({{"name", r.layer->name},
                                 {"kind", to_string(r.layer->kind)},
                                 {"forward_s", r.cost->fwd_s},
                                 {"backward_s", r.cost->bwd_s},
+                                {"kernels", r.kernels()},
                                 {"share", share(r.total_s())}});
     return j.dump(2) + "\n";
   }
   if (f == Format::Csv) {
-    std::string out = "name,kind,forward_s,backward_s,share\n";
+    std::string out = "name,kind,forward_s,backward_s,kernels,share\n";
     for (const Row& r : rows)
-      out += fmt::format("{},{},{},{},{}\n", csv_escape(r.layer->name), to_string(r.layer->kind),
-                         csv_cell(r.cost->fwd_s), csv_cell(r.cost->bwd_s), csv_cell(share(r.total_s())));
+      out += fmt::format("{},{},{},{},{},{}\n", csv_escape(r.layer->name), to_string(r.layer->kind),
+                         csv_cell(r.cost->fwd_s), csv_cell(r.cost->bwd_s), r.kernels(), csv_cell(share(r.total_s())));
     return out;
   }
   std::string out = fmt::format("# ddlsim compute profile: {} on {}, {}, batch {} a GPU ({})\n", m.name, c.device,
                                 c.precision, c.batch, source_of(p, c.calibrated));
   out += fmt::format("# one micro-batch: forward {:.6g} s, backward {:.6g} s, optimizer {:.6g} s, framework {:.6g} s "
-                     "= {:.6g} s\n", p.forward_s(), p.backward_s(), p.optimizer_s, p.step_overhead_s, step_s);
+                     "= {:.6g} s; {} kernels\n", p.forward_s(), p.backward_s(), p.optimizer_s, p.step_overhead_s, step_s,
+                     step_kernels(p));
+  if (p.host_wait_share > 0)
+    out += fmt::format("# the GPU waits for its host {:.1f} % of it (compute.host_step_ms)\n", 100 * p.host_wait_share);
   if (top > 0) out += fmt::format("# the {} slowest layers\n", rows.size());
-  out += fmt::format("{:<36} {:<16} {:>12} {:>12} {:>8}\n", "layer", "kind", "forward_ms", "backward_ms", "share");
+  out += fmt::format("{:<36} {:<16} {:>12} {:>12} {:>8} {:>8}\n", "layer", "kind", "forward_ms", "backward_ms",
+                     "kernels", "share");
   for (const Row& r : rows)
-    out += fmt::format("{:<36} {:<16} {:>12.4f} {:>12.4f} {:>7.2f}%\n", r.layer->name, to_string(r.layer->kind),
-                       1e3 * r.cost->fwd_s, 1e3 * r.cost->bwd_s, 100 * share(r.total_s()));
+    out += fmt::format("{:<36} {:<16} {:>12.4f} {:>12.4f} {:>8} {:>7.2f}%\n", r.layer->name, to_string(r.layer->kind),
+                       1e3 * r.cost->fwd_s, 1e3 * r.cost->bwd_s, r.kernels(), 100 * share(r.total_s()));
   return out;
 }
 
