@@ -117,3 +117,25 @@ TEST(HostDispatch, SimulateWaitsForTheHost) {
   EXPECT_EQ(bad.code, 2);
   EXPECT_NE(bad.out.find("compute.host_step_ms"), std::string::npos) << bad.out;
 }
+
+// compute.host_kernel_us is a host time per kernel: the step's kernels (`ddlsim profile` counts
+// them) times it is the host's step, so 50 us a kernel is host_step_ms = kernels x 0.05 exactly.
+TEST(HostDispatch, PerKernelIsPerStepTimesTheKernels) {
+  const std::string keys = " --cluster.platform=dgx-h100 --cluster.nodes=1 --cluster.gpus_per_node=1 "
+                           "--compute.device=h200 --training.framework=pytorch_ddp --input.format=synthetic "
+                           "--model.name=efficientnet_b0 --model.precision=mixed --training.batch_per_gpu=128 "
+                           "--format=json";
+  const auto profile = testutil::run_ddlsim("profile" + keys);
+  ASSERT_EQ(profile.code, 0) << profile.out;
+  const int kernels = nlohmann::json::parse(profile.out)["kernels"].get<int>();
+  const auto per_kernel = testutil::run_ddlsim("simulate" + keys + " --compute.host_kernel_us=50");
+  const auto per_step =
+      testutil::run_ddlsim("simulate" + keys + " --compute.host_step_ms=" + std::to_string(kernels * 0.05));
+  ASSERT_EQ(per_kernel.code, 0) << per_kernel.out;
+  ASSERT_EQ(per_step.code, 0) << per_step.out;
+  EXPECT_NEAR(nlohmann::json::parse(per_kernel.out)["step_time_s"].get<double>(),
+              nlohmann::json::parse(per_step.out)["step_time_s"].get<double>(), 1e-12);
+  const auto both = testutil::run_ddlsim("simulate" + keys + " --compute.host_kernel_us=50 --compute.host_step_ms=9");
+  EXPECT_EQ(both.code, 2);
+  EXPECT_NE(both.out.find("not both"), std::string::npos) << both.out;
+}

@@ -478,6 +478,11 @@ ComputeProfile calibrated_profile(const Model& model, Precision precision, int b
   return prof;
 }
 
+// The host's time for a step: given, or a kernel's time for each kernel the step launches.
+Seconds host_time_s(const ComputeTuning& t, const ComputeProfile& p) {
+  return t.host_step_s > 0 ? t.host_step_s : t.host_kernel_s * step_kernels(p);
+}
+
 // The roofline's kernel counts on a calibrated profile (the host floor spreads its time over them).
 void copy_kernel_counts(const ComputeProfile& from, ComputeProfile& to) {
   for (std::size_t i = 0; i < to.layers.size() && i < from.layers.size(); ++i) {
@@ -493,9 +498,9 @@ ComputeProfile compute_profile(const Model& model, const Device& device, Precisi
   const Seconds overhead = step_overhead_s(fw);
   if (tuning.calibration) {
     ComputeProfile prof = calibrated_profile(model, precision, batch, tuning, optimizer);
-    if (tuning.host_step_s > 0) {
+    if (tuning.host_step_s > 0 || tuning.host_kernel_s > 0) {
       copy_kernel_counts(roofline_profile(model, device, precision, batch, tuning, optimizer, fw), prof);
-      apply_host_floor(prof, tuning.host_step_s);
+      apply_host_floor(prof, host_time_s(tuning, prof));
     }
     prof.step_overhead_s = overhead;
     return prof;
@@ -503,7 +508,7 @@ ComputeProfile compute_profile(const Model& model, const Device& device, Precisi
   // The host's floor comes before a measured throughput's scale, which then covers it too.
   const auto profile_at = [&](int b) {
     ComputeProfile p = roofline_profile(model, device, precision, b, tuning, optimizer, fw);
-    apply_host_floor(p, tuning.host_step_s);
+    apply_host_floor(p, host_time_s(tuning, p));
     return p;
   };
   ComputeProfile prof = profile_at(batch);

@@ -5,7 +5,8 @@
 // (calibration/torch/step_profile.py; docs/design.md "The harness on a GPU").
 //
 // The user gives the host's time for one step (forward, backward, update), measured where the GPU
-// is no bottleneck (a tiny batch); it is spread evenly over the kernels ddlsim counts. The host
+// is no bottleneck (a tiny batch), or its time per kernel ddlsim counts (compute.host_kernel_us,
+// times the step's kernels); it is spread evenly over the kernels ddlsim counts. The host
 // runs ahead of the GPU and never waits for it; a layer's GPU work starts once the GPU is free and
 // its first kernel has been issued, and ends no sooner than its last kernel's share after that
 // kernel was issued:

@@ -355,6 +355,10 @@ ComputeTuning resolve_compute(const Reader& r, int batch) {
   t.max_efficiency = r.real("compute.efficiency", 1e-6, true, 1);
   t.kernel_overhead_s = r.real("compute.kernel_overhead_us", 0, true, 1e6) * 1e-6;
   if (r.given("compute.host_step_ms")) t.host_step_s = r.real("compute.host_step_ms", 0, true, 1e6) * 1e-3;
+  if (r.given("compute.host_kernel_us")) t.host_kernel_s = r.real("compute.host_kernel_us", 0, true, 1e6) * 1e-6;
+  if (r.given("compute.host_step_ms") && r.given("compute.host_kernel_us"))
+    throw InputError(r.where("compute.host_kernel_us") + ": give compute.host_step_ms (this model's step) or "
+                     "compute.host_kernel_us (a kernel's), not both");
   t.winograd = r.boolean("compute.winograd");
   t.nchw = r.choice<bool>("compute.memory_format", {{"nhwc", false}, {"nchw", true}});
   const int traffic = r.choice<int>("compute.op_traffic", {{"kernels", 2}, {"kernels_add_fork", 1}, {"uniform", 0}});

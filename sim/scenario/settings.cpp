@@ -112,6 +112,9 @@ const std::vector<KeySpec>& scenario_keys() {
       {"compute.host_step_ms", "", "host time to issue one step (forward, backward, update) where the GPU is no "
                                    "bottleneck, ms: measure at a tiny batch (calibration/torch/step_profile.py); the "
                                    "GPU waits where it runs ahead of the host; default: none (the host keeps up)"},
+      {"compute.host_kernel_us", "", "or the host's time per kernel ddlsim counts (`ddlsim profile` prints them), us: "
+                                     "a tiny-batch step's time over its kernels carries to other models and batches; "
+                                     "default: none"},
       {"compute.winograd", "true", "roofline: FP32 3x3 stride-1 convolutions by Winograd, 2.25x fewer operations "
                                    "(cuDNN's autotuned choice; Lavin and Gray 2016)"},
       {"compute.op_traffic", "kernels", "roofline: kernels (each kind of layer's training kernels and their passes "
