@@ -139,3 +139,22 @@ TEST(HostDispatch, PerKernelIsPerStepTimesTheKernels) {
   EXPECT_EQ(both.code, 2);
   EXPECT_NE(both.out.find("not both"), std::string::npos) << both.out;
 }
+
+// A calibrated profile takes the roofline's kernel counts: the H200 file's ResNet-50 (27.5 ms of
+// kernels) under a 60 ms host ends just after the host's last kernel, and without a host it is the
+// calibrated step (tests/calibration_file_test.cpp).
+TEST(HostDispatch, CalibratedProfileWaitsToo) {
+  const std::string base = "simulate --cluster.platform=dgx-h100 --cluster.nodes=1 --cluster.gpus_per_node=1 "
+                           "--compute.device=h200 --training.framework=pytorch_ddp --input.format=synthetic "
+                           "--model.name=resnet50 --model.precision=mixed --training.batch_per_gpu=128 --format=json "
+                           "--compute.calibration=" + testutil::source_dir() +
+                           "/calibration/measured/h200-resnet50-224-mixed.cal";
+  const auto alone = testutil::run_ddlsim(base), waiting = testutil::run_ddlsim(base + " --compute.host_step_ms=60");
+  ASSERT_EQ(alone.code, 0) << alone.out;
+  ASSERT_EQ(waiting.code, 0) << waiting.out;
+  const auto a = nlohmann::json::parse(alone.out), w = nlohmann::json::parse(waiting.out);
+  EXPECT_NEAR(a["compute_time_s"].get<double>(), 0.027510, 1.5e-6);
+  EXPECT_EQ(a["host_wait_s"].get<double>(), 0);
+  EXPECT_NEAR(w["step_time_s"].get<double>(), 0.060, 0.0005);
+  EXPECT_NEAR(w["compute_time_s"].get<double>() - w["host_wait_s"].get<double>(), 0.027510, 1.5e-6);
+}
