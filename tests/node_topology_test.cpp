@@ -162,3 +162,21 @@ TEST(NodeTopology, NvlinkHopsGoByKind) {
   EXPECT_EQ(pcie5.code, 2) << pcie5.out;
   EXPECT_EQ(run_ddlsim(ws + "--cluster.intra=nvlink1").code, 0);
 }
+
+// A job drives one rail a GPU it uses (ClusterDescription::rails_used): 2 DGX A100 (8 HDR rails of
+// 24 GB/s each) with one GPU each are a 2-rank ring over one rail, busbw -> 24 GB/s at 1 GiB (the
+// ring's 2 (alpha + n / (2 B)) rounds: 23.99 with its latencies); two GPUs each, two rails: 48;
+// all eight, NVLink-bound inside the node as before (191.7). SimGrid's uplink is the same link.
+TEST(NodeTopology, AJobDrivesOneRailAGpu) {
+  const std::string dgx = "--cluster.platform=dgx-a100 --cluster.nodes=2 --comm.algorithm=ring --cluster.gpus_per_node=";
+  for (const auto& [g, rails] : std::vector<std::pair<int, double>>{{1, 1}, {2, 2}}) {
+    for (const char* backend : {"analytic", "simgrid"}) {
+      const auto r = run_ddlsim("collective --algorithm ring --sizes 1G --format json " + dgx + std::to_string(g) +
+                                " --simulation.backend=" + backend);
+      ASSERT_EQ(r.code, 0) << r.out;
+      const double busbw = nlohmann::json::parse(r.out)[0]["busbw_GBps"].get<double>();
+      EXPECT_NEAR(busbw, 24.0 * rails, 0.01 * 24.0 * rails) << g << " GPUs a node, " << backend;
+    }
+  }
+  EXPECT_GT(busbw_GBps(dgx + "8"), 150.0);
+}

@@ -3,6 +3,7 @@
 // name or generated. Every GPU is a host with a private link to its node's router; each node has
 // one uplink to the switch (its NICs, aggregated, that all of its GPUs share).
 #pragma once
+#include <algorithm>
 #include <map>
 #include <string>
 #include <utility>
@@ -65,7 +66,8 @@ struct ClusterDescription {
   std::string note;        // assumptions, shown by `ddlsim platform show`
   std::string xml_path;    // SimGrid platform file it was read from ("" = built in / generated)
   int nics = 1;            // inter-node NICs per node ("rails"), aggregated into the node's uplink
-                           // (NCCL spreads its rings' channels over them): uplink = nics x inter
+                           // (NCCL spreads its rings' channels over them): uplink = rails x inter,
+                           // of which a job drives at most one a GPU it uses (rails_used)
   // A platform file's netfit factors per library that measured them (exchange, duplex), and the
   // library its plain ddlsim.*_factor properties came from ("" when not recorded); see
   // use_library_factors.
@@ -107,7 +109,14 @@ struct ClusterDescription {
   Route inter_route() const;
   // The same while all of a node's GPUs send at once (one per rail): each gets uplink / G.
   Route rail_route() const;
-  BytesPerSecond uplink_Bps() const { return nics * inter.bw_Bps; }
+  // The rails a node's used GPUs drive: one NIC a GPU at most. On rail-optimised nodes (DGX A100
+  // and H100: one compute NIC beside each GPU on its PCIe switch) NCCL's topology search gives each
+  // GPU's channels the NIC nearest to it (src/graph/search.cc, by PCI distance), and a GPU's own
+  // PCIe x16 link carries about one NIC's rate, so a job using 2 GPUs of a node reaches 2 rails,
+  // not all of them. (NCCL's PXN routes through the NVLink of a peer GPU only where that GPU is in
+  // the job too.)
+  int rails_used() const { return std::max(1, std::min(nics, gpus_per_node)); }
+  BytesPerSecond uplink_Bps() const { return rails_used() * inter.bw_Bps; }
   // Whether the GPUs' switch reduces in the network (NVLink SHARP, for NCCL's nvls): the NVSwitch
   // of NVLink 4 (HGX/DGX H100 and later) has it; earlier NVSwitches and PCIe do not.
   bool switch_reduction() const { return intra.name == "nvlink4"; }
