@@ -184,4 +184,8 @@ TEST(DdpKit, GpuToolsSayWhyWithoutAGpu) {
   const auto overhead = python(kDir + "/eager_overhead.py --device cuda");
   EXPECT_EQ(overhead.code, 2) << overhead.out;
   EXPECT_NE(overhead.out.find("--device cuda: this torch sees no CUDA device"), std::string::npos) << overhead.out;
+  const auto check = testutil::run_shell("bash " + testutil::source_dir() + "/calibration/gpu_check.sh " +
+                                         ::testing::TempDir() + "gpu_check " + kPython + " 2>&1");
+  EXPECT_EQ(check.code, 2) << check.out;
+  EXPECT_NE(check.out.find("gpu_check.sh: "), std::string::npos) << check.out;
 }
