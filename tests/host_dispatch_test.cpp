@@ -14,6 +14,18 @@ namespace {
 
 constexpr double ms = 1e-3;
 
+// One H200 of a DGX H100 node, eager PyTorch, synthetic data: the machine of the H200 runs.
+const std::string kOneH200 = " --cluster.platform=dgx-h100 --cluster.nodes=1 --cluster.gpus_per_node=1 "
+                             "--compute.device=h200 --training.framework=pytorch_ddp --input.format=synthetic "
+                             "--format=json ";
+
+// `ddlsim ARGS` as JSON (a failure, and null, when it does not exit 0).
+nlohmann::json ddlsim_json(const std::string& args) {
+  const auto r = testutil::run_ddlsim(args);
+  EXPECT_EQ(r.code, 0) << args << "\n" << r.out;
+  return r.code == 0 ? nlohmann::json::parse(r.out) : nlohmann::json();
+}
+
 // Two layers: forward 1 ms in 2 kernels and 0.1 ms in 4; backward 0.2 ms in 2 (second layer) and
 // 2 ms in 2 (first); the update 0.1 ms in 2; accumulation 0.3 ms over the first layer's 2 tensors.
 // 12 kernels.
@@ -87,19 +99,12 @@ TEST(HostDispatch, NeverFasterThanEitherAlone) {
 // by the roofline (about 32 ms); a host that needs 60 ms a step makes the step just over 60 ms (the
 // last kernel's share after it was issued), and more host time is never faster.
 TEST(HostDispatch, SimulateWaitsForTheHost) {
-  const std::string base = "simulate --cluster.platform=dgx-h100 --cluster.nodes=1 --cluster.gpus_per_node=1 "
-                           "--compute.device=h200 --training.framework=pytorch_ddp --input.format=synthetic "
-                           "--model.name=bert_base --model.input_size=128 --model.precision=mixed "
-                           "--training.batch_per_gpu=32 --compute.attention=math --format=json";
-  const auto run = [&](const std::string& extra) {
-    const auto r = testutil::run_ddlsim(base + extra);
-    EXPECT_EQ(r.code, 0) << r.out;
-    return nlohmann::json::parse(r.out);
-  };
-  const auto step = [&](const std::string& extra) { return run(extra)["step_time_s"].get<double>(); };
+  const std::string base = "simulate" + kOneH200 + "--model.name=bert_base --model.input_size=128 "
+                           "--model.precision=mixed --training.batch_per_gpu=32 --compute.attention=math";
+  const auto step = [&](const std::string& extra) { return ddlsim_json(base + extra)["step_time_s"].get<double>(); };
   const double alone = step("");
   // The report names the wait: the compute beyond the GPU's own.
-  const auto gpu = run(""), waiting = run(" --compute.host_step_ms=60");
+  const auto gpu = ddlsim_json(base), waiting = ddlsim_json(base + " --compute.host_step_ms=60");
   EXPECT_EQ(gpu["host_wait_s"].get<double>(), 0);
   EXPECT_NEAR(waiting["compute_time_s"].get<double>() - waiting["host_wait_s"].get<double>(),
               gpu["compute_time_s"].get<double>(), 1e-9);
@@ -121,20 +126,12 @@ TEST(HostDispatch, SimulateWaitsForTheHost) {
 // compute.host_kernel_us is a host time per kernel: the step's kernels (`ddlsim profile` counts
 // them) times it is the host's step, so 50 us a kernel is host_step_ms = kernels x 0.05 exactly.
 TEST(HostDispatch, PerKernelIsPerStepTimesTheKernels) {
-  const std::string keys = " --cluster.platform=dgx-h100 --cluster.nodes=1 --cluster.gpus_per_node=1 "
-                           "--compute.device=h200 --training.framework=pytorch_ddp --input.format=synthetic "
-                           "--model.name=efficientnet_b0 --model.precision=mixed --training.batch_per_gpu=128 "
-                           "--format=json";
-  const auto profile = testutil::run_ddlsim("profile" + keys);
-  ASSERT_EQ(profile.code, 0) << profile.out;
-  const int kernels = nlohmann::json::parse(profile.out)["kernels"].get<int>();
-  const auto per_kernel = testutil::run_ddlsim("simulate" + keys + " --compute.host_kernel_us=50");
-  const auto per_step =
-      testutil::run_ddlsim("simulate" + keys + " --compute.host_step_ms=" + std::to_string(kernels * 0.05));
-  ASSERT_EQ(per_kernel.code, 0) << per_kernel.out;
-  ASSERT_EQ(per_step.code, 0) << per_step.out;
-  EXPECT_NEAR(nlohmann::json::parse(per_kernel.out)["step_time_s"].get<double>(),
-              nlohmann::json::parse(per_step.out)["step_time_s"].get<double>(), 1e-12);
+  const std::string keys = kOneH200 + "--model.name=efficientnet_b0 --model.precision=mixed --training.batch_per_gpu=128";
+  const int kernels = ddlsim_json("profile" + keys)["kernels"].get<int>();
+  EXPECT_NEAR(ddlsim_json("simulate" + keys + " --compute.host_kernel_us=50")["step_time_s"].get<double>(),
+              ddlsim_json("simulate" + keys + " --compute.host_step_ms=" + std::to_string(kernels * 0.05))["step_time_s"]
+                  .get<double>(),
+              1e-12);
   const auto both = testutil::run_ddlsim("simulate" + keys + " --compute.host_kernel_us=50 --compute.host_step_ms=9");
   EXPECT_EQ(both.code, 2);
   EXPECT_NE(both.out.find("not both"), std::string::npos) << both.out;
@@ -144,15 +141,10 @@ TEST(HostDispatch, PerKernelIsPerStepTimesTheKernels) {
 // kernels) under a 60 ms host ends just after the host's last kernel, and without a host it is the
 // calibrated step (tests/calibration_file_test.cpp).
 TEST(HostDispatch, CalibratedProfileWaitsToo) {
-  const std::string base = "simulate --cluster.platform=dgx-h100 --cluster.nodes=1 --cluster.gpus_per_node=1 "
-                           "--compute.device=h200 --training.framework=pytorch_ddp --input.format=synthetic "
-                           "--model.name=resnet50 --model.precision=mixed --training.batch_per_gpu=128 --format=json "
-                           "--compute.calibration=" + testutil::source_dir() +
+  const std::string base = "simulate" + kOneH200 + "--model.name=resnet50 --model.precision=mixed "
+                           "--training.batch_per_gpu=128 --compute.calibration=" + testutil::source_dir() +
                            "/calibration/measured/h200-resnet50-224-mixed.cal";
-  const auto alone = testutil::run_ddlsim(base), waiting = testutil::run_ddlsim(base + " --compute.host_step_ms=60");
-  ASSERT_EQ(alone.code, 0) << alone.out;
-  ASSERT_EQ(waiting.code, 0) << waiting.out;
-  const auto a = nlohmann::json::parse(alone.out), w = nlohmann::json::parse(waiting.out);
+  const auto a = ddlsim_json(base), w = ddlsim_json(base + " --compute.host_step_ms=60");
   EXPECT_NEAR(a["compute_time_s"].get<double>(), 0.027510, 1.5e-6);
   EXPECT_EQ(a["host_wait_s"].get<double>(), 0);
   EXPECT_NEAR(w["step_time_s"].get<double>(), 0.060, 0.0005);
