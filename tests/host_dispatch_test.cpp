@@ -64,6 +64,23 @@ TEST(HostDispatch, RecurrenceByHand) {
   EXPECT_NEAR(p.host_wait_share, 1 - 3.4 / 12.05, 1e-12);
 }
 
+// Work without kernels (a calibrated layer the roofline counts none for) still occupies the GPU.
+// Layers of 0.1, 2 and 0.1 ms with 1, 0 and 1 kernels, a 2 ms host (1 ms a kernel): the first,
+// issued at 1, ends at 1.1; the second runs 1.1 -> 3.1; the third, issued at 2, waits for the GPU
+// and ends at 3.2: 1.1, 2 and 0.1 ms (a GPU clock left at 1.1 would have charged the third 1 ms).
+TEST(HostDispatch, WorkWithoutKernelsKeepsTheGpuBusy) {
+  ComputeProfile p;
+  LayerCost a, b, c;
+  a.fwd_s = 0.1 * ms, a.fwd_kernels = 1;
+  b.fwd_s = 2 * ms;
+  c.fwd_s = 0.1 * ms, c.fwd_kernels = 1;
+  p.layers = {a, b, c};
+  apply_host_floor(p, 2 * ms);
+  EXPECT_NEAR(p.layers[0].fwd_s, 1.1 * ms, 1e-12);
+  EXPECT_NEAR(p.layers[1].fwd_s, 2 * ms, 1e-12);
+  EXPECT_NEAR(p.layers[2].fwd_s, 0.1 * ms, 1e-12);
+}
+
 TEST(HostDispatch, NoHostTimeChangesNothing) {
   ComputeProfile p = two_layers();
   apply_host_floor(p, 0);

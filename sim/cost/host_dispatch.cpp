@@ -14,9 +14,13 @@ struct Clocks {
   Seconds host = 0;
   Seconds gpu = 0;
 
-  // Issues `kernels` kernels of `gpu_s` in all; returns the GPU time they now take.
+  // Issues `kernels` kernels of `gpu_s` in all; returns the GPU time they now take. Work counted
+  // without kernels (a calibrated layer the roofline gives none) runs as soon as the GPU is free.
   Seconds run(Seconds gpu_s, int kernels) {
-    if (kernels <= 0) return gpu_s;
+    if (kernels <= 0) {
+      gpu += gpu_s;
+      return gpu_s;
+    }
     const Seconds first = host + per_kernel_s;
     host += kernels * per_kernel_s;
     const Seconds end = std::max(std::max(gpu, first) + gpu_s, host + gpu_s / kernels);
