@@ -194,9 +194,53 @@ def write_row(o, row):
     os.replace(tmp, o.csv)  # all or nothing
 
 
+class Workload:
+    """One zoo model on `device` with one synthetic batch, trained as ddlsim's scenario says:
+    SGD with momentum 0.9 (ddlsim's default optimizer), o.precision (AMP with a GradScaler for
+    mixed; TF32 only for tf32), o.memory_format; on a GPU cuDNN's autotuner, as NVIDIA's examples
+    and tf_cnn_benchmarks run (ddlsim's roofline assumes it: Winograd for 3x3 convolutions). The
+    DDP runner wraps `model` in DDP; step_profile.py trains it alone."""
+
+    def __init__(self, o, torch, device):
+        self.torch = torch
+        if device.type == "cuda":
+            torch.backends.cudnn.benchmark = True
+            torch.backends.cudnn.allow_tf32 = o.precision == "tf32"
+            torch.backends.cuda.matmul.allow_tf32 = o.precision == "tf32"
+        fmt = torch.channels_last if o.memory_format == "nhwc" else torch.contiguous_format
+        self.model = build_model(o.model, o.classes, o.input_size).to(device, memory_format=fmt)
+        self.params = sum(p.numel() for p in self.model.parameters() if p.requires_grad)
+        self.text = o.model in text_models.CONFIGS
+        if self.text:  # token ids; the model returns its own loss
+            self.x = torch.randint(0, o.classes, (o.batch, o.input_size), device=device)
+        else:
+            self.x = torch.randn(o.batch, 3, o.input_size, o.input_size, device=device).to(memory_format=fmt)
+            self.y = torch.randint(0, o.classes, (o.batch,), device=device)
+            self.loss = torch.nn.CrossEntropyLoss()
+        self.mixed = o.precision == "mixed"
+        self.scaler = (torch.amp.GradScaler("cuda") if hasattr(torch.amp, "GradScaler")
+                       else torch.cuda.amp.GradScaler()) if self.mixed else None
+
+    def optimizer(self, params):
+        return self.torch.optim.SGD(params, lr=1e-3, momentum=0.9)
+
+    def forward_backward(self, model):
+        """One micro-batch through `model` (this workload's, or DDP around it)."""
+        with self.torch.autocast("cuda", dtype=self.torch.float16) if self.mixed else contextlib.nullcontext():
+            loss = model(self.x) if self.text else self.loss(model(self.x), self.y)
+        (self.scaler.scale(loss) if self.mixed else loss).backward()
+
+    def update(self, opt):
+        if self.mixed:
+            self.scaler.step(opt)
+            self.scaler.update()
+        else:
+            opt.step()
+        opt.zero_grad(set_to_none=False)
+
+
 class Trainer:
-    """The DDP model, its optimizer (SGD with momentum 0.9: ddlsim's default optimizer) and one
-    synthetic batch, resident on the rank's device."""
+    """The Workload in DDP on the rank's device, with the DDP model's optimizer."""
 
     def __init__(self, o, layout, torch, dist):
         from torch.nn.parallel import DistributedDataParallel as DDP
@@ -205,36 +249,18 @@ class Trainer:
         self.device = torch.device(f"cuda:{layout.local_rank % max(1, torch.cuda.device_count())}" if cuda else "cpu")
         if cuda:
             torch.cuda.set_device(self.device)
-            # cuDNN's autotuner, as NVIDIA's examples and tf_cnn_benchmarks run (ddlsim's roofline
-            # assumes it: Winograd for 3x3 convolutions); TF32 only where --precision tf32 asks.
-            torch.backends.cudnn.benchmark = True
-            torch.backends.cudnn.allow_tf32 = o.precision == "tf32"
-            torch.backends.cuda.matmul.allow_tf32 = o.precision == "tf32"
         torch.manual_seed(1234 + layout.rank)
-        fmt = torch.channels_last if o.memory_format == "nhwc" else torch.contiguous_format
-        model = build_model(o.model, o.classes, o.input_size).to(self.device, memory_format=fmt)
-        self.params = sum(p.numel() for p in model.parameters() if p.requires_grad)
-        self.ddp = DDP(model, device_ids=[self.device] if cuda else None, bucket_cap_mb=o.bucket_mb)
-        self.opt = torch.optim.SGD(self.ddp.parameters(), lr=1e-3, momentum=0.9)
-        self.text = o.model in text_models.CONFIGS
-        if self.text:  # token ids; the model returns its own loss
-            self.x = torch.randint(0, o.classes, (o.batch, o.input_size), device=self.device)
-        else:
-            self.x = torch.randn(o.batch, 3, o.input_size, o.input_size, device=self.device).to(memory_format=fmt)
-            self.y = torch.randint(0, o.classes, (o.batch,), device=self.device)
-            self.loss = torch.nn.CrossEntropyLoss()
-        self.mixed = o.precision == "mixed"
-        self.scaler = (torch.amp.GradScaler("cuda") if hasattr(torch.amp, "GradScaler")
-                       else torch.cuda.amp.GradScaler()) if self.mixed else None
+        self.work = Workload(o, torch, self.device)
+        self.params = self.work.params
+        self.ddp = DDP(self.work.model, device_ids=[self.device] if cuda else None, bucket_cap_mb=o.bucket_mb)
+        self.opt = self.work.optimizer(self.ddp.parameters())
 
     def sync(self):
         if self.device.type == "cuda":
             self.torch.cuda.synchronize(self.device)
 
     def micro_batch(self):
-        with self.torch.autocast("cuda", dtype=self.torch.float16) if self.mixed else contextlib.nullcontext():
-            loss = self.ddp(self.x) if self.text else self.loss(self.ddp(self.x), self.y)
-        (self.scaler.scale(loss) if self.mixed else loss).backward()
+        self.work.forward_backward(self.ddp)
 
     def iteration(self):
         """sync-period micro-batches (all but the last without allreduce), then the update."""
@@ -242,12 +268,7 @@ class Trainer:
             with self.ddp.no_sync():
                 self.micro_batch()
         self.micro_batch()
-        if self.mixed:
-            self.scaler.step(self.opt)
-            self.scaler.update()
-        else:
-            self.opt.step()
-        self.opt.zero_grad(set_to_none=False)
+        self.work.update(self.opt)
 
     def timed(self, fn):
         self.sync()

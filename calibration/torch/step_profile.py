@@ -3,13 +3,13 @@
 torchvision or text_models.py equivalent, as ddp_runner.py builds it) on one GPU, synthetic data,
 SGD with momentum, and prints per step: the wall time, the GPU's busy time (the union of its
 kernels' intervals, from torch.profiler), the kernels launched and the host operators dispatched.
-A busy time well below the wall time means the GPU waits for the host (ddlsim's
-compute.host_dispatch_us). Needs a CUDA device; bad input: exit code 2.
+A busy time well below the wall time means the GPU waits for the host: at a tiny batch the
+step's time is the host's (ddlsim's compute.host_step_ms; over `ddlsim profile`'s kernels,
+compute.host_kernel_us). Needs a CUDA device; bad input: exit code 2.
 
     python3 step_profile.py --model resnet50 --batch 128 --precision mixed --memory-format nhwc
 """
 import argparse
-import contextlib
 import statistics
 import sys
 import time
@@ -47,32 +47,12 @@ def main(argv):
     if not torch.cuda.is_available():
         sys.stderr.write("step_profile.py: error: this torch sees no CUDA device\n")
         sys.exit(2)
-    torch.backends.cudnn.benchmark = True
-    torch.backends.cudnn.allow_tf32 = torch.backends.cuda.matmul.allow_tf32 = o.precision == "tf32"
-    fmt = torch.channels_last if o.memory_format == "nhwc" else torch.contiguous_format
-    text = o.model in ddp_runner.text_models.CONFIGS
-    model = ddp_runner.build_model(o.model, o.classes, o.input_size).cuda().to(memory_format=fmt)
-    opt = torch.optim.SGD(model.parameters(), lr=1e-3, momentum=0.9)
-    mixed = o.precision == "mixed"
-    scaler = torch.amp.GradScaler("cuda") if mixed else None
-    if text:
-        x = torch.randint(0, o.classes, (o.batch, o.input_size), device="cuda")
-    else:
-        x = torch.randn(o.batch, 3, o.input_size, o.input_size, device="cuda").to(memory_format=fmt)
-        y = torch.randint(0, o.classes, (o.batch,), device="cuda")
-        loss_fn = torch.nn.CrossEntropyLoss()
+    work = ddp_runner.Workload(o, torch, torch.device("cuda"))
+    opt = work.optimizer(work.model.parameters())
 
     def step():
-        with torch.autocast("cuda", dtype=torch.float16) if mixed else contextlib.nullcontext():
-            loss = model(x) if text else loss_fn(model(x), y)
-        if mixed:
-            scaler.scale(loss).backward()
-            scaler.step(opt)
-            scaler.update()
-        else:
-            loss.backward()
-            opt.step()
-        opt.zero_grad(set_to_none=False)
+        work.forward_backward(work.model)
+        work.update(opt)
 
     try:
         step()  # a shape the model cannot train (BatchNorm over one value) or a batch too large
