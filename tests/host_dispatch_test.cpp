@@ -143,11 +143,12 @@ TEST(HostDispatch, SimulateWaitsForTheHost) {
 // compute.host_kernel_us is a host time per kernel: the step's kernels (`ddlsim profile` counts
 // them) times it is the host's step, so 50 us a kernel is host_step_ms = kernels x 0.05 exactly.
 TEST(HostDispatch, PerKernelIsPerStepTimesTheKernels) {
-  const std::string keys = kOneH200 + "--model.name=efficientnet_b0 --model.precision=mixed --training.batch_per_gpu=128";
+  const std::string keys =
+      kOneH200 + "--model.name=efficientnet_b0 --model.precision=mixed --training.batch_per_gpu=128";
   const int kernels = ddlsim_json("profile" + keys)["kernels"].get<int>();
   EXPECT_NEAR(ddlsim_json("simulate" + keys + " --compute.host_kernel_us=50")["step_time_s"].get<double>(),
-              ddlsim_json("simulate" + keys + " --compute.host_step_ms=" + std::to_string(kernels * 0.05))["step_time_s"]
-                  .get<double>(),
+              ddlsim_json("simulate" + keys + " --compute.host_step_ms=" + std::to_string(kernels * 0.05))
+                  ["step_time_s"].get<double>(),
               1e-12);
   const auto both = testutil::run_ddlsim("simulate" + keys + " --compute.host_kernel_us=50 --compute.host_step_ms=9");
   EXPECT_EQ(both.code, 2);

@@ -168,7 +168,8 @@ TEST(NodeTopology, NvlinkHopsGoByKind) {
 // ring's 2 (alpha + n / (2 B)) rounds: 23.99 with its latencies); two GPUs each, two rails: 48;
 // all eight, NVLink-bound inside the node as before (191.7). SimGrid's uplink is the same link.
 TEST(NodeTopology, AJobDrivesOneRailAGpu) {
-  const std::string dgx = "--cluster.platform=dgx-a100 --cluster.nodes=2 --comm.algorithm=ring --cluster.gpus_per_node=";
+  const std::string dgx =
+      "--cluster.platform=dgx-a100 --cluster.nodes=2 --comm.algorithm=ring --cluster.gpus_per_node=";
   for (const auto& [g, rails] : std::vector<std::pair<int, double>>{{1, 1}, {2, 2}}) {
     for (const char* backend : {"analytic", "simgrid"}) {
       const auto r = run_ddlsim("collective --algorithm ring --sizes 1G --format json " + dgx + std::to_string(g) +

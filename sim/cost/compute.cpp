@@ -448,7 +448,8 @@ ComputeProfile roofline_profile(const Model& model, const Device& device, Precis
   const double params = double(model.params_trainable());
   const BytesPerSecond bw = device.mem_bw_Bps * tuning.memory_efficiency;
   prof.optimizer_kernels = optimizer_launches(optimizer, fw, tensors, params);
-  prof.optimizer_s = params * optimizer_update_bytes(optimizer) / bw + prof.optimizer_kernels * tuning.kernel_overhead_s;
+  prof.optimizer_s =
+      params * optimizer_update_bytes(optimizer) / bw + prof.optimizer_kernels * tuning.kernel_overhead_s;
   prof.accumulate_s = params * 12.0 / bw + tensors * tuning.kernel_overhead_s;
   return prof;
 }

@@ -53,7 +53,8 @@ int optimizer_launches(Optimizer o, const FrameworkSpec& fw, int tensors, double
     return tensors * optimizer_kernels_per_tensor(o, fw.mode);
   if (tensors <= 0) return 0;
   int n = 0;
-  for (int max_tensors : multi_tensor_ops(o, fw.optimizer_launches)) n += multi_tensor_launches(max_tensors, tensors, params);
+  for (int max_tensors : multi_tensor_ops(o, fw.optimizer_launches))
+    n += multi_tensor_launches(max_tensors, tensors, params);
   return n;
 }
 

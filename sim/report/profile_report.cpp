@@ -78,8 +78,8 @@ std::string render_compute_profile(const Model& m, const ComputeProfile& p, cons
   std::string out = fmt::format("# ddlsim compute profile: {} on {}, {}, batch {} a GPU ({})\n", m.name, c.device,
                                 c.precision, c.batch, source_of(p, c.calibrated));
   out += fmt::format("# one micro-batch: forward {:.6g} s, backward {:.6g} s, optimizer {:.6g} s, framework {:.6g} s "
-                     "= {:.6g} s; {} kernels\n", p.forward_s(), p.backward_s(), p.optimizer_s, p.step_overhead_s, step_s,
-                     step_kernels(p));
+                     "= {:.6g} s; {} kernels\n", p.forward_s(), p.backward_s(), p.optimizer_s, p.step_overhead_s,
+                     step_s, step_kernels(p));
   if (p.host_wait_share > 0)
     out += fmt::format("# the GPU waits for its host {:.1f} % of it (compute.host_step_ms)\n", 100 * p.host_wait_share);
   if (top > 0) out += fmt::format("# the {} slowest layers\n", rows.size());

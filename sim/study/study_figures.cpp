@@ -116,8 +116,8 @@ FigureSource bars_source(const SweepResults& sw, const Lines& l) {
   }
   FigureSource src = bar_figure_source(b);
   src.caption = "Predicted time of one training step per configuration, split into compute, host contention, "
-                "host dispatch wait, interference, exposed (not overlapped) communication, input wait and straggler wait; the bar's "
-                "height is step_time_s." + cap_note(shown, sw.ok.size(), "configurations");
+                "host dispatch wait, interference, exposed (not overlapped) communication, input wait and "
+                "straggler wait; the bar's height is step_time_s." + cap_note(shown, sw.ok.size(), "configurations");
   return src;
 }
 
