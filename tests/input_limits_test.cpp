@@ -75,6 +75,8 @@ TEST(InputLimits, AcceptedExtremesGiveFiniteFiguresOrAnInputError) {
       {"--input.sample_kb=1e9", "--input.decode_ms=1e6", "--input.storage=nfs", "--input.format=files"},
       {"--compute.throughput=0.000001", "--training.sync_period=1000000", "--comm.cycle_time_ms=1e6"},
       {"--compute.efficiency=0.000001", "--compute.kernel_overhead_us=1e6", "--comm.bucket_mb=1e6"},
+      {"--compute.half_efficiency_us=0", "--compute.kernel_overhead_us=0"},
+      {"--compute.half_efficiency_us=1e6"},
       {"--model.name=small_cnn", "--model.classes=10000000", "--model.channels=4096", "--model.input_size=4096"},
   };
   for (const auto& c : corners) {

@@ -53,6 +53,21 @@ TEST(Roofline, Fp32ThreeByThreeConvolutionsRunAsWinograd) {
   EXPECT_NEAR(off.layers[0].fwd_s, kernel_s(1e9 * batch, peak), 1e-12);
 }
 
+// compute.half_efficiency_us: a 1x1 convolution of 1 GFLOP a sample, batch 32, FP32 on a V100
+// (15.7 TFLOP/s): 32 GFLOP / (0.6 x 15.7e12) = 3.397 ms, plus 20 us / 0.6 = 33.3 us by default,
+// 2 us / 0.6 = 3.33 us at 2 us (an H100's, calibration/measured/h100-kernel-sweep.csv), none at 0;
+// plus 5 us of launch each time.
+TEST(Roofline, HalfEfficiencyLengthIsAKnob) {
+  const Device& v100 = find_device("v100", "");
+  ComputeTuning t;
+  const double work = 32e9 / (0.6 * 15.7e12);
+  for (const double half_us : {20.0, 2.0, 0.0}) {
+    t.half_efficiency_work_s = half_us * 1e-6;
+    const auto p = compute_profile(conv_model(1, 1), v100, Precision::FP32, 32, t, Optimizer::Sgd);
+    EXPECT_NEAR(p.layers[0].fwd_s, work + half_us * 1e-6 / 0.6 + 5e-6, 1e-12) << half_us;
+  }
+}
+
 TEST(Roofline, ChannelsFirstTensorCoreConvolutionsPayTheirTransposes) {
   // A 3x3 convolution in mixed precision on a V100 with 1e6 input and 1e6 output elements a
   // sample (2 bytes each): NCHW adds a transpose kernel reading and writing both, 2 x 4 MB x 32

@@ -109,6 +109,10 @@ const std::vector<KeySpec>& scenario_keys() {
       {"compute.memory_gib", "", "device memory, GiB, for the memory check; default: the device's (e.g. 16 for v100)"},
       {"compute.efficiency", "0.6", "best fraction of peak FLOP/s that large kernels reach"},
       {"compute.kernel_overhead_us", "5", "launch and framework cost per kernel, microseconds"},
+      {"compute.half_efficiency_us", "20", "roofline: the length at peak of a kernel that reaches half of "
+                                           "compute.efficiency, microseconds (each kernel with operations pays "
+                                           "it / efficiency on top; calibration/torch/kernel_sweep.py measures a "
+                                           "GPU's)"},
       {"compute.host_step_ms", "", "host time to issue one step (forward, backward, update) where the GPU is no "
                                    "bottleneck, ms: measure at a tiny batch (calibration/torch/step_profile.py); the "
                                    "GPU waits where it runs ahead of the host; default: none (the host keeps up)"},

@@ -18,7 +18,7 @@ enum class Decoder { Cpu, Dali };
 
 struct ComputeTuning {
   // Best fraction of peak a large GEMM or convolution reaches, and the kernel length (at peak) that
-  // reaches half of it: the first version's figures, checked against DeepBench's published cuDNN
+  // reaches half of it (compute.efficiency, compute.half_efficiency_us): the first version's figures, checked against DeepBench's published cuDNN
   // convolutions (a 5x5 layer on a TitanX Pascal: 0.588 measured, 0.568 modelled; docs/design.md,
   // "An outside check of the convolution roofline").
   double max_efficiency = 0.6;
