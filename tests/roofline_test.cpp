@@ -17,6 +17,7 @@ Model conv_model(int k, int stride) {
   c.kind = LayerKind::Conv2D;
   c.geom = {k, k, stride, 1};
   c.params_trainable = 1000;
+  c.bias_in_params_only = true;  // its parameters are weights: no bias kernels
   c.fwd_flops = 1e9;
   c.in_elems = c.out_elems = 1000;
   m.layers = {c};
@@ -255,4 +256,46 @@ TEST(Roofline, InPlaceActivationsCopyTheirInputInEagerPyTorch) {
   const auto f = compute_profile(m, v100, Precision::FP32, 32, t, Optimizer::Sgd, eager);
   const auto fg = compute_profile(m, v100, Precision::FP32, 32, t, Optimizer::Sgd, graph);
   for (std::size_t i = 1; i < m.layers.size(); ++i) EXPECT_NEAR(f.layers[i].fwd_s, fg.layers[i].fwd_s, 1e-15);
+}
+
+// A biased convolution: cuDNN's call, then ATen adds the bias (reads and writes y: 2 passes) and
+// backward sums dy into its gradient (1 pass), each a kernel of its own; a dense layer adds its
+// bias inside the GEMM and sums dy backward; a bias kept only for the parameter count (Keras's
+// ResNets) runs neither. Channels-first tensor-core convolutions transpose around cuDNN's call
+// only: the bias kernels pay no transposes. 1x1 layers of one channel over 1e6 pixels: the
+// convolution's weight is 1 value, so 2 parameters are a weight and a bias.
+TEST(Roofline, BiasesRunTheirOwnKernels) {
+  const Device& v100 = find_device("v100", "");
+  ComputeTuning t;
+  const auto with = [&](LayerKind kind, std::int64_t params, bool params_only, Precision p) {
+    Model m = conv_model(1, 1);
+    Layer l = memory_layer(kind, params);
+    l.geom = {1, 1, 1, 1};
+    l.in.c = l.out.c = 1;
+    l.bias_in_params_only = params_only;
+    m.layers.push_back(l);
+    return compute_profile(m, v100, p, 32, t, Optimizer::Sgd).layers[1];
+  };
+  const LayerCost plain = with(LayerKind::Conv2D, 1, false, Precision::FP32);
+  const LayerCost biased = with(LayerKind::Conv2D, 2, false, Precision::FP32);
+  // (+ the bias's 4 bytes, read by the forward and data-gradient kernels, written by the weights'.)
+  EXPECT_NEAR(biased.fwd_s - plain.fwd_s, (2 * kPass + 4) / kV100 + kLaunch, 1e-15);
+  EXPECT_NEAR(biased.bwd_s - plain.bwd_s, (kPass + 8) / kV100 + kLaunch, 1e-15);
+  EXPECT_EQ(biased.fwd_kernels, plain.fwd_kernels + 1);
+  EXPECT_EQ(biased.bwd_kernels, plain.bwd_kernels + 1);
+  const LayerCost dense = with(LayerKind::Dense, 1, false, Precision::FP32);
+  const LayerCost dense_biased = with(LayerKind::Dense, 2, false, Precision::FP32);
+  EXPECT_NEAR(dense_biased.fwd_s - dense.fwd_s, 4 / kV100, 1e-15);
+  EXPECT_NEAR(dense_biased.bwd_s - dense.bwd_s, (kPass + 8) / kV100 + kLaunch, 1e-15);
+  const LayerCost keras = with(LayerKind::Conv2D, 2, true, Precision::FP32);
+  EXPECT_NEAR(keras.fwd_s - plain.fwd_s, 4 / kV100, 1e-15);
+  EXPECT_NEAR(keras.bwd_s - plain.bwd_s, 8 / kV100, 1e-15);
+  // FP16 activations (no autocast casts), channels-first: 1 pass is 64 MB.
+  t.autocast = false;
+  t.nchw = true;
+  const LayerCost half = with(LayerKind::Conv2D, 1, false, Precision::Mixed);
+  const LayerCost half_biased = with(LayerKind::Conv2D, 2, false, Precision::Mixed);
+  EXPECT_NEAR(half_biased.fwd_s - half.fwd_s, (kPass + 2) / kV100 + kLaunch, 1e-15);
+  EXPECT_NEAR(half_biased.bwd_s - half.bwd_s, (kPass / 2 + 4) / kV100 + kLaunch, 1e-15);
+  EXPECT_EQ(half_biased.fwd_kernels, half.fwd_kernels + 1);
 }

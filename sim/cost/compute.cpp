@@ -63,6 +63,7 @@ struct Kernel {
   bool fork_sum = false;     // autograd's sum of the output's gradients (no cuDNN transposes)
   double inner = 0;          // passes over the layer's inner tensor (attention's scores)
   double mask = 0;           // passes over a dropout's one-byte mask (of the output's, or the scores', size)
+  bool beside_cudnn = false; // an ATen kernel around a convolution's cuDNN call (no cuDNN transposes)
 };
 // A kernel of attention: passes over its input (packed q, k, v), output and scores, and its work.
 Kernel attn(double in, double out, double inner, double work, double mask = 0) {
@@ -71,6 +72,17 @@ Kernel attn(double in, double out, double inner, double work, double mask = 0) {
 struct Kernels {
   std::vector<Kernel> fwd, bwd;
 };
+
+// A biased convolution or dense layer in eager PyTorch (ATen Convolution.cpp: cuDNN's convolution
+// is called without the bias and `output.add_(reshape_bias(...))` follows; convolution_backward and
+// addmm's backward sum grad_output over all but the channel dimension, a reduce_kernel; linear's
+// forward adds the bias in cuBLAS's epilogue). Counted on an H100 (calibration/measured/
+// h100-zoo-kernels.csv): VGG-16 ran 13 such adds (its convolutions) and 16 sums (and its 3 dense
+// layers), ConvNeXt-T 58 sums (18 blocks x (depthwise + 2 linear) + 4 downsampling convolutions),
+// ViT-B/16 50 (12 blocks x 4 linear + patch embedding + head). TensorFlow's BiasAdd and
+// BiasAddGrad are the same two kernels.
+Kernel bias_add() { return {0, 2, 0, false, false, false, 0, 0, true}; }
+Kernel bias_sum() { return {0, 1, 0, false, true, false, 0, 0, true}; }
 
 // The kernels a framework runs for a layer in training (compute.op_traffic = kernels), after
 // PyTorch's ATen CUDA kernels (TensorFlow and cuDNN follow the same passes):
@@ -220,8 +232,16 @@ Kernels per_kind_kernels(const Layer& l, bool fork_sums, bool promoted, bool inp
   switch (l.kind) {
     case LayerKind::Conv2D:
     case LayerKind::Dense:
-    case LayerKind::DepthwiseConv2D:
-      return {{{1, 1, 1, true}}, {{1, 1, 1, true}, {1, 1, 1, true, true}}};
+    case LayerKind::DepthwiseConv2D: {
+      Kernels ks{{{1, 1, 1, true}}, {{1, 1, 1, true}, {1, 1, 1, true, true}}};
+      if (l.trainable_tensors() < 2 || l.bias_in_params_only) return ks;
+      // A bias: a convolution adds it after cuDNN's call (reads and writes y), and its gradient is
+      // a sum of dy over all but the channels (one reduction kernel) for dense layers too, whose
+      // forward GEMM adds the bias in its epilogue (bias_add, bias_sum).
+      if (l.kind != LayerKind::Dense) ks.fwd.push_back(bias_add());
+      ks.bwd.push_back(bias_sum());
+      return ks;
+    }
     case LayerKind::BatchNorm:
       return {{{1, 0, 0.5}, {1, 1, 0.5, true}}, {{1, 1, 0.5, true, true}, {2, 1, 0.5, true}}};
     case LayerKind::Activation:
@@ -316,9 +336,11 @@ LayerCost layer_cost(const Layer& l, const Device& d, Precision p, int batch, co
   const auto run = [&](const Kernel& k) {
     return roof.kernel_s(flops * k.work, k.in * in_bytes + k.out * out_bytes + k.inner * inner_bytes +
                                              k.mask * mask_bytes + (k.weights ? weights : 0)) +
-           (k.fork_sum ? 0 : transpose_s);
+           (k.fork_sum || k.beside_cudnn ? 0 : transpose_s);
   };
-  const auto launches = [&](const Kernel& k) { return 1 + (transpose_s > 0 && !k.fork_sum ? 1 : 0); };
+  const auto launches = [&](const Kernel& k) {
+    return 1 + (transpose_s > 0 && !k.fork_sum && !k.beside_cudnn ? 1 : 0);
+  };
   const Kernels ks = layer_kernels(l, t, p, ab, eager_inplace);
   for (const Kernel& k : ks.fwd) c.fwd_s += run(k), c.fwd_kernels += launches(k);
   // No layer before the first one with trainable weights needs a gradient; that layer computes

@@ -158,6 +158,10 @@ Shape ModelBuilder::batchnorm(Shape x, bool scale, const std::string& name) {
   return append(l);
 }
 
+void ModelBuilder::bias_in_params_only() {
+  if (!model_.layers.empty()) model_.layers.back().bias_in_params_only = true;
+}
+
 Shape ModelBuilder::activation(Shape x, const std::string& fn, const std::string& name, bool inplace) {
   const auto& known = activation_names();
   const std::string n = layer_name(name, fn.empty() ? "activation" : fn);

@@ -62,6 +62,8 @@ class ModelBuilder {
   // Applies to the last axis, as Keras Dense does (flatten first for a classic MLP).
   Shape dense(Shape x, int units, bool use_bias = true, const std::string& name = {});
   Shape batchnorm(Shape x, bool scale = true, const std::string& name = {});
+  // The last layer's bias is in the parameter count only (Layer::bias_in_params_only).
+  void bias_in_params_only();
   // inplace: PyTorch's implementations run it in place (Layer::inplace).
   Shape activation(Shape x, const std::string& fn, const std::string& name = {}, bool inplace = false);
   Shape pool(Shape x, PoolKind kind, int size, int stride, Padding pad, const std::string& name = {});

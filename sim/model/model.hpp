@@ -80,6 +80,10 @@ struct Layer {
   // Reshape: a permuted view whose gradient arrives as a view the next backward reshapes, so autograd
   // copies it (ConvNeXt's permute back to channels-first before the layer scale).
   bool grad_copy = false;
+  // Conv2D: a bias the parameter count keeps but the implementations users run omit (Keras's
+  // ResNet-50/101/152 bias each convolution before its batch norm; torchvision's, NVIDIA's and
+  // tf_cnn_benchmarks' do not): no bias kernels (cost/compute.cpp bias_add, bias_sum).
+  bool bias_in_params_only = false;
 
   std::int64_t params() const { return params_trainable + params_non_trainable; }
   // Trainable tensors the framework holds (and launches optimizer and copy kernels for): a GEMM
