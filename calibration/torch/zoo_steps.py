@@ -31,6 +31,7 @@ import ddlsim_dist as dd
 import step_profile
 
 TOP_KERNELS = 12
+ANNOTATION = re.compile(r"^[A-Za-z_][\w.]*#[\w.]+$|^ProfilerStep")  # not a kernel's name ({lambda()#3} is)
 CATEGORIES = ["matmul_s", "norm_s", "layout_s", "optimizer_s", "other_s"]
 HEADER = ddp_runner.HEADER + ["gpu_busy_s", "kernels"] + CATEGORIES
 # First match wins: cuDNN's batch-norm kernels are named cudnn::bn_..., so norms come before
@@ -123,8 +124,8 @@ def measure(torch, mo, device, warmup, steps):
         torch.cuda.synchronize()
     # The profiler also puts the optimizer's annotations (Optimizer.step#SGD.step) on the GPU's
     # timeline, spanning their kernels: not kernels (the first run, h100-zoo-steps.csv, counted them).
-    kernels = [e for e in prof.events() if e.device_type == torch.autograd.DeviceType.CUDA and "#" not in e.name
-               and not e.name.startswith("ProfilerStep")]
+    kernels = [e for e in prof.events() if e.device_type == torch.autograd.DeviceType.CUDA
+               and not ANNOTATION.match(e.name)]
     per_cat = dict.fromkeys(CATEGORIES, 0.0)
     per_name = {}
     for e in kernels:
