@@ -224,10 +224,14 @@ class Workload:
     def optimizer(self, params):
         return self.torch.optim.SGD(params, lr=1e-3, momentum=0.9)
 
-    def forward_backward(self, model):
-        """One micro-batch through `model` (this workload's, or DDP around it)."""
+    def forward(self, model):
+        """The micro-batch's loss through `model` (this workload's, or DDP around it)."""
         with self.torch.autocast("cuda", dtype=self.torch.float16) if self.mixed else contextlib.nullcontext():
-            loss = model(self.x) if self.text else self.loss(model(self.x), self.y)
+            return model(self.x) if self.text else self.loss(model(self.x), self.y)
+
+    def forward_backward(self, model):
+        """One micro-batch through `model`, forward and backward."""
+        loss = self.forward(model)
         (self.scaler.scale(loss) if self.mixed else loss).backward()
 
     def update(self, opt):

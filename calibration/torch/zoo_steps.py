@@ -10,6 +10,7 @@ the GPU's kernel time by what the kernel does (its name):
   optimizer_s   the update's multi-tensor kernels
   other_s       everything else: elementwise, reductions, pooling, copies, softmax
   gpu_busy_s    the union of the kernels' intervals: well below step_time_s, the host is the bound
+  forward_s, forward_backward_s   with --phases: the forward pass alone, and forward + backward
 --kernels also keeps each model's 12 longest kernels. One row per model is appended to --csv as soon as it is measured (a model that fails, out of
 memory say, is reported on stderr and skipped), in ddp_runner.py's columns plus the ones above,
 so `ddlsim compare CSV --scenario ONE_GPU.ini` scores the roofline on it. --budget-s stops
@@ -33,7 +34,7 @@ import step_profile
 TOP_KERNELS = 12
 ANNOTATION = re.compile(r"^[A-Za-z_][\w.]*#[\w.]+$|^ProfilerStep")  # not a kernel's name ({lambda()#3} is)
 CATEGORIES = ["matmul_s", "norm_s", "layout_s", "optimizer_s", "other_s"]
-HEADER = ddp_runner.HEADER + ["gpu_busy_s", "kernels"] + CATEGORIES
+HEADER = ddp_runner.HEADER + ["gpu_busy_s", "kernels"] + CATEGORIES + ["forward_s", "forward_backward_s"]
 # First match wins: cuDNN's batch-norm kernels are named cudnn::bn_..., so norms come before
 # the matmul names (cuDNN's convolution kernels: xmma/implicit_gemm/fprop/dgrad/wgrad/winograd;
 # cuBLAS: gemm, nvjet; CUTLASS: cutlass).
@@ -67,6 +68,8 @@ def options(argv):
     p.add_argument("--steps", type=ddp_runner.positive, default=10)
     p.add_argument("--kernels", help="also append each model's longest kernels (name, category, calls and "
                                      "seconds a step) to this CSV")
+    p.add_argument("--phases", action="store_true",
+                   help="also time the forward pass alone and forward + backward (forward_s, forward_backward_s)")
     p.add_argument("--budget-s", type=float, default=1e9, help="start no model after this many seconds")
     p.add_argument("--csv", required=True, help="CSV to append rows to (created with its header)")
     o = p.parse_args(argv)
@@ -92,7 +95,19 @@ def model_options(o, name):
                               memory_format="nchw" if text or name == "small_cnn" else o.memory_format)
 
 
-def measure(torch, mo, device, warmup, steps):
+def timed(torch, fn, steps, cuda):
+    """Median wall time of fn over `steps` calls, the GPU drained after each."""
+    walls = []
+    for _ in range(steps):
+        t0 = time.perf_counter()
+        fn()
+        if cuda:
+            torch.cuda.synchronize()
+        walls.append(time.perf_counter() - t0)
+    return walls
+
+
+def measure(torch, mo, device, warmup, steps, phases):
     work = ddp_runner.Workload(mo, torch, device)
     cuda = device.type == "cuda"
     opt = work.optimizer(work.model.parameters())
@@ -108,12 +123,13 @@ def measure(torch, mo, device, warmup, steps):
     for _ in range(warmup):
         step()
     sync()
-    walls = []
-    for _ in range(steps):
-        t0 = time.perf_counter()
-        step()
-        sync()
-        walls.append(time.perf_counter() - t0)
+    walls = timed(torch, step, steps, cuda)
+    # Phases: the forward pass alone (its graph dropped), forward and backward (gradients
+    # accumulate), each drained: where the host or the GPU spends a step's time.
+    measure.phases = ((statistics.median(timed(torch, lambda: work.forward(work.model), steps, cuda)),
+                       statistics.median(timed(torch, lambda: work.forward_backward(work.model), steps, cuda)))
+                      if phases else None)
+    opt.zero_grad(set_to_none=False)
     if not cuda:
         return work.params, walls, None, None, None
     from torch.profiler import ProfilerActivity, profile
@@ -155,6 +171,8 @@ def row_for(mo, torch, device, params, walls, busy, kernels, per_cat):
         "gpu_busy_s": f"{busy:.6g}" if busy is not None else "", "kernels": f"{kernels:.0f}" if busy is not None else "",
     }
     row.update({k: f"{(per_cat or {}).get(k, 0):.6g}" if busy is not None else "" for k in CATEGORIES})
+    row.update(dict(zip(["forward_s", "forward_backward_s"], [f"{v:.6g}" for v in measure.phases]
+                        if measure.phases else ["", ""])))
     return row
 
 
@@ -188,7 +206,7 @@ def main(argv):
             break
         mo = model_options(o, name)
         try:
-            result = measure(torch, mo, device, o.warmup, o.steps)
+            result = measure(torch, mo, device, o.warmup, o.steps, o.phases)
         except (ValueError, RuntimeError) as e:  # out of memory, a shape the model refuses
             sys.stderr.write(f"zoo_steps: {name} at {mo.input_size} batch {mo.batch}: skipped: {str(e)[:200]}\n")
             result = None
