@@ -34,10 +34,12 @@ zoo() {  # MODELS ARGS...: one zoo_steps.py process over MODELS, within what is 
   "$py" calibration/torch/zoo_steps.py --models "$models" --budget-s "$left" --csv "$out/zoo.csv" \
     --kernels "$out/kernels.csv" "$@" 2>&1 | grep -E '^zoo_steps|rror'
 }
-zoo resnet50,efficientnet_b0,vgg16,densenet121,mobilenet_v2,convnext_tiny,vit_b_16,resnet18,resnet152,resnext50_32x4d,wide_resnet50_2,regnet_y_3_2gf,mobilenet_v3_large,swin_t,densenet201,vgg16_bn,regnet_x_3_2gf,mnasnet1_0,squeezenet1_1 \
-  --precision mixed --memory-format nhwc --batch 128
+first=resnet50,efficientnet_b0,vgg16,densenet121,mobilenet_v2,convnext_tiny,vit_b_16,resnet18,resnet152
+first=$first,resnext50_32x4d,wide_resnet50_2,regnet_y_3_2gf,mobilenet_v3_large,swin_t,densenet201,vgg16_bn
+zoo $first,regnet_x_3_2gf,mnasnet1_0,squeezenet1_1 --precision mixed --memory-format nhwc --batch 128
 zoo inception_v3,efficientnet_b3,efficientnet_v2_s --precision mixed --memory-format nhwc --batch 64
-zoo resnet50,densenet121,vgg16,efficientnet_b0,convnext_tiny,mobilenet_v2 --precision mixed --memory-format nchw --batch 128
+zoo resnet50,densenet121,vgg16,efficientnet_b0,convnext_tiny,mobilenet_v2 \
+  --precision mixed --memory-format nchw --batch 128
 zoo resnet50,vgg16,densenet121,vit_b_16,efficientnet_b0 --precision tf32 --memory-format nhwc --batch 128
 zoo efficientnet_b0,resnet50,mobilenet_v2,convnext_tiny --precision mixed --memory-format nhwc --batch 2 --steps 20
 echo "zoo_check.sh: done: $out"

@@ -59,8 +59,9 @@ TEST(OutsideRoofline, SuperBenchA100Models) {
     (std::string(r.precision) == "tf32" ? tf32 : mixed) += std::abs(error) / 9;
   }
   std::printf("MAPE: tf32 %.1f %%, mixed (pure FP16, channels-first) %.1f %%\n", 100 * tf32, 100 * mixed);
-  EXPECT_LE(tf32, 0.155);
-  EXPECT_LE(mixed, 0.44);
+  // 14.9 and 43.6 % when it was added; 12.1 and 40.5 % once biases ran their own kernels.
+  EXPECT_LE(tf32, 0.122);
+  EXPECT_LE(mixed, 0.406);
 }
 
 // The same baseline's transformers (docs/design.md, "Transformers"): superbenchmark's pytorch_bert
@@ -125,8 +126,8 @@ TEST(OutsideRoofline, SuperBenchA100Transformers) {
   // 42.4 % when it was added; 37.4 % once BERT projected q, k and v separately, 25.7 % once GPT-2
   // ran gelu_new as its eight operations, 23.5 % once the scores were scaled and BERT's mask added
   // as Hugging Face does, 23.1 % once the causal mask's gradient was charged: every row too fast
-  // (docs/design.md).
-  EXPECT_LE(mape, 0.232);
+  // (docs/design.md); 21.2 % once each bias's gradient sum was a kernel of its own.
+  EXPECT_LE(mape, 0.213);
 }
 
 // The steps PyTorch 2.11 ran on one NVIDIA H200 (calibration/measured/h200-torch-steps.csv, the DDP
@@ -150,16 +151,17 @@ TEST(OutsideRoofline, H200PyTorchSteps) {
   ASSERT_EQ(n, 7);
   mape /= n;
   std::printf("MAPE %.1f %%\n", 100 * mape);
-  EXPECT_LE(mape, 0.239);
+  EXPECT_LE(mape, 0.235);  // 23.8 % when it was added, 23.4 % with the bias kernels
 }
 
 // PyTorch 2.11 on one NVIDIA H100, each of 22 zoo models alone (calibration/zoo_check.sh:
 // calibration/measured/h100-zoo-steps.csv, 36 steps: mixed precision channels-last and -first,
 // TF32, three at batch 2), against the roofline through `compare`. Nothing of ddlsim was set from
 // these runs; the guards are the figures of the round that added them (docs/design.md "An outside
-// check on H100"): 24.1 % over all 36, every family but the ResNets too fast; with the host's time
-// a kernel measured by the batch-2 steps (their wall time over the kernels ddlsim counts: 35.0,
-// 40.8 and 40.9 us, mean 38.9), the other 33 steps 21.2 %.
+// check on H100"): 24.1 % over all 36, every family but the ResNets too fast, 22.4 % once biases ran
+// their own kernels (whose counts were read from these runs' kernels); with the host's time a kernel
+// measured by the batch-2 steps (their wall time over the kernels ddlsim counts: 35.0, 40.8 and 40.9
+// us, mean 38.9), the other 33 steps 21.2 %, 18.6 % with the bias kernels.
 TEST(OutsideRoofline, H100ZooSteps) {
   const std::string dir = testutil::source_dir() + "/calibration/measured/";
   std::ifstream in(dir + "h100-one-gpu.ini");
@@ -183,10 +185,10 @@ TEST(OutsideRoofline, H100ZooSteps) {
   const auto [all, mape] = mape_of("", true);
   EXPECT_EQ(all, 36);
   std::printf("roofline alone: MAPE %.1f %% over %d steps\n", 100 * mape, all);
-  EXPECT_LE(mape, 0.242);
+  EXPECT_LE(mape, 0.225);
   const auto [large, host] = mape_of("host_kernel_us = 38.9\n", false);
   EXPECT_EQ(large, 33);
   std::printf("with the host's 38.9 us a kernel: MAPE %.1f %% over the %d steps at batch 64 and 128\n", 100 * host,
               large);
-  EXPECT_LE(host, 0.213);
+  EXPECT_LE(host, 0.187);
 }

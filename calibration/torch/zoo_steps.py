@@ -11,8 +11,8 @@ the GPU's kernel time by what the kernel does (its name):
   other_s       everything else: elementwise, reductions, pooling, copies, softmax
   gpu_busy_s    the union of the kernels' intervals: well below step_time_s, the host is the bound
   forward_s, forward_backward_s   with --phases: the forward pass alone, and forward + backward
---kernels also keeps each model's 12 longest kernels. One row per model is appended to --csv as soon as it is measured (a model that fails, out of
-memory say, is reported on stderr and skipped), in ddp_runner.py's columns plus the ones above,
+--kernels also keeps each model's 12 longest kernels. One row per model is appended to --csv as
+soon as it is measured (a model that fails, out of memory say, is reported on stderr and skipped), in ddp_runner.py's columns plus the ones above,
 so `ddlsim compare CSV --scenario ONE_GPU.ini` scores the roofline on it. --budget-s stops
 before a model that would start after that many seconds. Needs a CUDA device; bad input: exit 2.
 
@@ -168,7 +168,8 @@ def row_for(mo, torch, device, params, walls, busy, kernels, per_cat):
         "compute_step_s": "", "allreduce_s": "", "grad_bytes": 4 * params, "params": params, "threads": 1,
         "device": torch.cuda.get_device_name().replace(",", " ") if busy is not None else "cpu",
         "torch_version": torch.__version__,
-        "gpu_busy_s": f"{busy:.6g}" if busy is not None else "", "kernels": f"{kernels:.0f}" if busy is not None else "",
+        "gpu_busy_s": f"{busy:.6g}" if busy is not None else "",
+        "kernels": f"{kernels:.0f}" if busy is not None else "",
     }
     row.update({k: f"{(per_cat or {}).get(k, 0):.6g}" if busy is not None else "" for k in CATEGORIES})
     row.update(dict(zip(["forward_s", "forward_backward_s"], [f"{v:.6g}" for v in measure.phases]
@@ -221,7 +222,8 @@ def main(argv):
             append_kernels(o.kernels, mo, measure.top)
         sys.stderr.write(f"zoo_steps: [{time.perf_counter() - start:.0f} s] {name} {mo.precision} "
                          f"{mo.memory_format} batch {mo.batch}: step {row['step_time_s']} s, busy "
-                         f"{row['gpu_busy_s'] or '-'} s, matmul {row['matmul_s'] or '-'} s, {row['kernels'] or '-'} kernels\n")
+                         f"{row['gpu_busy_s'] or '-'} s, matmul {row['matmul_s'] or '-'} s, "
+                         f"{row['kernels'] or '-'} kernels\n")
 
 
 if __name__ == "__main__":
