@@ -299,3 +299,28 @@ TEST(Roofline, BiasesRunTheirOwnKernels) {
   EXPECT_NEAR(half_biased.bwd_s - half.bwd_s, (kPass / 2 + 4) / kV100 + kLaunch, 1e-15);
   EXPECT_EQ(half_biased.fwd_kernels, half.fwd_kernels + 1);
 }
+
+// Fused attention on FP32 inputs is PyTorch's memory-efficient kernel, 3xTF32 on Ampere and later:
+// one attention layer of 1 GFLOP a sample (one value in and out, so its copies cost their launch
+// only), batch 32, TF32: on an A100 32 GFLOP at 0.6 x 156 / 3 TFLOP/s (+ the ramp, + 5 us), with
+// the split and merge copies 5 us each; on a V100 (no TF32) its 15.7 FP32; in mixed precision
+// FlashAttention at the FP16 rate, as before.
+TEST(Roofline, Fp32FusedAttentionRuns3xTf32FromAmpere) {
+  Model m;
+  Layer a;
+  a.name = "attention";
+  a.kind = LayerKind::Attention;
+  a.heads = 1;
+  a.fwd_flops = 1e9;
+  a.in_elems = a.out_elems = 1;
+  m.layers = {a};
+  ComputeTuning t;
+  const auto fwd = [&](const char* device, Precision p) {
+    return compute_profile(m, find_device(device, ""), p, 32, t, Optimizer::Sgd).layers[0].fwd_s;
+  };
+  EXPECT_NEAR(fwd("a100", Precision::TF32), kernel_s(32e9, 156e12 / 3) + 2 * kLaunch, 1e-9);
+  EXPECT_NEAR(fwd("a100", Precision::FP32), kernel_s(32e9, 156e12 / 3) + 2 * kLaunch, 1e-9);
+  EXPECT_NEAR(fwd("v100", Precision::TF32), kernel_s(32e9, 15.7e12) + 2 * kLaunch, 1e-9);
+  t.autocast = false;
+  EXPECT_NEAR(fwd("a100", Precision::Mixed), kernel_s(32e9, 312e12) + 2 * kLaunch, 1e-9);
+}

@@ -307,6 +307,17 @@ Kernels layer_kernels(const Layer& l, const ComputeTuning& t, Precision p, const
   return {{{1, 1, 1, true}}, {{1.5, 1.5, 1}}};
 }
 
+// Fused attention on FP32 inputs (precision fp32 or tf32) is PyTorch's memory-efficient kernel
+// (FlashAttention takes FP16 and BF16 only), whose products on compute capability 8.0 and later
+// run 3xTF32, three TF32 tensor-core products for each FP32 one, whatever allow_tf32 says
+// (ATen mem_eff_attention/gemm_kernel_utils.h: DefaultGemmType<ArchTag, float> for
+// kMinComputeCapability >= 80 is OpClassTensorOp with OpMultiplyAddFastF32), and plain FP32 on the
+// CUDA cores before (OpClassSimt). On an H100 in TF32 ViT-B/16's attention kernels
+// (fmha_cutlassF/B_f32..._sm80) took 31 ms of its 133 ms step (calibration/measured/h100-zoo-kernels.csv).
+FlopsPerSecond fp32_fused_attention_peak(const Device& d) {
+  return d.bf16 ? d.peak_tf32 / 3 : d.peak_fp32;  // bf16: Ampere and later (compute capability 8.0+)
+}
+
 LayerCost layer_cost(const Layer& l, const Device& d, Precision p, int batch, const ComputeTuning& t,
                      bool needs_input_gradient, const ActivationBytes& ab, bool eager_inplace) {
   LayerCost c;
@@ -321,7 +332,8 @@ LayerCost layer_cost(const Layer& l, const Device& d, Precision p, int batch, co
       (l.kind == LayerKind::Input || l.consumers < 2 || !t.fork_sums || !t.per_kind_traffic))
     return c;
   const double act_bytes = p == Precision::Mixed ? 2.0 : 4.0;  // weights' copies, attention's scores
-  const Roofline gemm{d.peak(p), d.mem_bw_Bps * t.memory_efficiency, t};
+  const bool fp32_fused = l.kind == LayerKind::Attention && t.fused_attention && p != Precision::Mixed;
+  const Roofline gemm{fp32_fused ? fp32_fused_attention_peak(d) : d.peak(p), d.mem_bw_Bps * t.memory_efficiency, t};
   const Roofline simt{d.peak_fp32, d.mem_bw_Bps * t.memory_efficiency, t};
   const Roofline& roof = is_gemm(l.kind) ? gemm : simt;
   const Flops flops = l.fwd_flops * batch / (t.winograd && winograd(l, p) ? kWinogradSaving : 1.0);
