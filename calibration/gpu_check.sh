@@ -20,17 +20,14 @@ if [ ! -x build/ddlsim_cuda ]; then
   echo "gpu_check.sh: build/ddlsim_cuda is missing: run ./setup.sh build where nvcc is found" >&2
   exit 2
 fi
-if ! "$py" -c 'import sys, torch; sys.exit(0 if torch.cuda.is_available() else 1)' 2>/dev/null; then
-  echo "gpu_check.sh: $py has no torch that sees a CUDA device" >&2
-  exit 2
-fi
+source calibration/gpu_common.sh
+need_cuda_torch gpu_check.sh "$py"
 mkdir -p "$out" || exit 2
 export PYTHONUNBUFFERED=1
 start=$(date +%s)
 say() { echo "[$(( $(date +%s) - start )) s] $*"; }
 
-nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,power.limit --format=csv > "$out/gpu.txt" 2>&1
-"$py" -c 'import torch; print("torch", torch.__version__, "cudnn", torch.backends.cudnn.version())' >> "$out/gpu.txt"
+describe_gpu "$out" "$py"
 
 calibrate() {  # NAME ARGS...: the harness's per-layer times and its whole-step check
   local name=$1; shift

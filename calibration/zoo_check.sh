@@ -17,15 +17,12 @@ if [ -z "$out" ] || [ $# -gt 3 ] || ! [[ "$budget" =~ ^[0-9]+$ ]]; then
   echo "usage: calibration/zoo_check.sh OUTDIR [PYTHON] [SECONDS]" >&2
   exit 2
 fi
-if ! "$py" -c 'import sys, torch; sys.exit(0 if torch.cuda.is_available() else 1)' 2>/dev/null; then
-  echo "zoo_check.sh: $py has no torch that sees a CUDA device" >&2
-  exit 2
-fi
+source calibration/gpu_common.sh
+need_cuda_torch zoo_check.sh "$py"
 mkdir -p "$out" || exit 2
 export PYTHONUNBUFFERED=1
 deadline=$(( $(date +%s) + budget ))
-nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,power.limit --format=csv > "$out/gpu.txt" 2>&1
-"$py" -c 'import torch; print("torch", torch.__version__, "cudnn", torch.backends.cudnn.version())' >> "$out/gpu.txt"
+describe_gpu "$out" "$py"
 
 zoo() {  # MODELS ARGS...: one zoo_steps.py process over MODELS, within what is left of the budget
   local models=$1; shift

@@ -3,6 +3,7 @@
 // code 2 naming the option. Skipped, with the reason, where /usr/bin/python3 has no torch.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -188,4 +189,52 @@ TEST(DdpKit, GpuToolsSayWhyWithoutAGpu) {
                                          ::testing::TempDir() + "gpu_check " + kPython + " 2>&1");
   EXPECT_EQ(check.code, 2) << check.out;
   EXPECT_NE(check.out.find("gpu_check.sh: "), std::string::npos) << check.out;
+}
+
+// zoo_steps.py (the H100 zoo check's runner) on the CPU: one row a model in compare's columns, the
+// phases when asked, and exit 2 for what it cannot do; its kernel sorting by name (a cuDNN batch
+// norm is a norm even though cuDNN's name; a lambda's '#' is no profiler annotation); kernel_sweep.py
+// and zoo_check.sh refuse a machine without a GPU.
+TEST(DdpKit, ZooStepsOnCpuAndItsRefusals) {
+  if (!have_torch()) GTEST_SKIP() << "skipped: no torch for " << kPython << " (Debian: python3-torch)";
+  const testutil::TempFile csv("zoo.csv");
+  const auto run = python(kDir + "/zoo_steps.py --device cpu --precision fp32 --models small_cnn,small_cnn "
+                          "--batch 2 --warmup 1 --steps 2 --phases --csv " + csv.path());
+  ASSERT_EQ(run.code, 0) << run.out;
+  const std::string text = testutil::slurp(csv.path());
+  EXPECT_EQ(text.rfind("model.name,model.input_size,", 0), 0u) << text;
+  EXPECT_NE(text.find("gpu_busy_s,kernels,matmul_s"), std::string::npos) << text;
+  EXPECT_NE(text.find("forward_s,forward_backward_s\n"), std::string::npos) << text;
+  EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 3) << text;  // the header, two rows
+  EXPECT_NE(text.find("\nsmall_cnn,32,10,fp32,nchw,per_tensor,"), std::string::npos) << text;
+  const auto sort = python("-c 'import sys; sys.path.insert(0, \"" + kDir + "\"); import zoo_steps as z; print("
+                           "z.category(\"void cudnn::batchnorm_bwtr_nhwc_semiPersist<__half>\"), "
+                           "z.category(\"sm90_xmma_fprop_implicit_gemm_f16f16\"), z.category(\"nvjet_sm90_hsh_192x192\"), "
+                           "z.category(\"conv_depthwise2d_forward_kernel\"), z.category(\"nchwToNhwcKernel\"), "
+                           "z.category(\"multi_tensor_apply_kernel\"), "
+                           "bool(z.ANNOTATION.match(\"Optimizer.step#SGD.step\")), "
+                           "bool(z.ANNOTATION.match(\"elementwise_kernel<{lambda()#3}>\")))'");
+  EXPECT_EQ(sort.out, "norm_s matmul_s matmul_s other_s layout_s optimizer_s True False\n") << sort.out;
+  const auto unknown = python(kDir + "/zoo_steps.py --device cpu --precision fp32 --models resnet9 --csv " + csv.path());
+  EXPECT_EQ(unknown.code, 2) << unknown.out;
+  EXPECT_NE(unknown.out.find("unknown zoo name(s) resnet9"), std::string::npos) << unknown.out;
+  const auto mixed = python(kDir + "/zoo_steps.py --device cpu --precision mixed --models small_cnn --csv " + csv.path());
+  EXPECT_EQ(mixed.code, 2) << mixed.out;
+  EXPECT_NE(mixed.out.find("--precision mixed: needs --device cuda"), std::string::npos) << mixed.out;
+  const testutil::TempFile other("other.csv", "a,b\n1,2\n");
+  const auto header = python(kDir + "/zoo_steps.py --device cpu --precision fp32 --models small_cnn --csv " + other.path());
+  EXPECT_EQ(header.code, 2) << header.out;
+  EXPECT_NE(header.out.find("the file's header is not zoo_steps.py's"), std::string::npos) << header.out;
+  if (python("-c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)'").code == 0)
+    GTEST_SKIP() << "this machine has a GPU: nothing to refuse";
+  const auto gpu = python(kDir + "/zoo_steps.py --models small_cnn --csv " + csv.path());
+  EXPECT_EQ(gpu.code, 2) << gpu.out;
+  EXPECT_NE(gpu.out.find("sees no CUDA device"), std::string::npos) << gpu.out;
+  const auto sweep = python(kDir + "/kernel_sweep.py --csv " + csv.path());
+  EXPECT_EQ(sweep.code, 2) << sweep.out;
+  EXPECT_NE(sweep.out.find("sees no CUDA device"), std::string::npos) << sweep.out;
+  const auto check = testutil::run_shell("bash " + testutil::source_dir() + "/calibration/zoo_check.sh " +
+                                         ::testing::TempDir() + "zoo_check " + kPython + " 2>&1");
+  EXPECT_EQ(check.code, 2) << check.out;
+  EXPECT_NE(check.out.find("zoo_check.sh: "), std::string::npos) << check.out;
 }
