@@ -209,20 +209,22 @@ TEST(DdpKit, ZooStepsOnCpuAndItsRefusals) {
   EXPECT_NE(text.find("\nsmall_cnn,32,10,fp32,nchw,per_tensor,"), std::string::npos) << text;
   const auto sort = python("-c 'import sys; sys.path.insert(0, \"" + kDir + "\"); import zoo_steps as z; print("
                            "z.category(\"void cudnn::batchnorm_bwtr_nhwc_semiPersist<__half>\"), "
-                           "z.category(\"sm90_xmma_fprop_implicit_gemm_f16f16\"), z.category(\"nvjet_sm90_hsh_192x192\"), "
+                           "z.category(\"sm90_xmma_fprop_implicit_gemm_f16f16\"), "
+                           "z.category(\"nvjet_sm90_hsh_192x192\"), "
                            "z.category(\"conv_depthwise2d_forward_kernel\"), z.category(\"nchwToNhwcKernel\"), "
                            "z.category(\"multi_tensor_apply_kernel\"), "
                            "bool(z.ANNOTATION.match(\"Optimizer.step#SGD.step\")), "
                            "bool(z.ANNOTATION.match(\"elementwise_kernel<{lambda()#3}>\")))'");
   EXPECT_EQ(sort.out, "norm_s matmul_s matmul_s other_s layout_s optimizer_s True False\n") << sort.out;
-  const auto unknown = python(kDir + "/zoo_steps.py --device cpu --precision fp32 --models resnet9 --csv " + csv.path());
+  const std::string cpu = kDir + "/zoo_steps.py --device cpu --precision ";
+  const auto unknown = python(cpu + "fp32 --models resnet9 --csv " + csv.path());
   EXPECT_EQ(unknown.code, 2) << unknown.out;
   EXPECT_NE(unknown.out.find("unknown zoo name(s) resnet9"), std::string::npos) << unknown.out;
-  const auto mixed = python(kDir + "/zoo_steps.py --device cpu --precision mixed --models small_cnn --csv " + csv.path());
+  const auto mixed = python(cpu + "mixed --models small_cnn --csv " + csv.path());
   EXPECT_EQ(mixed.code, 2) << mixed.out;
   EXPECT_NE(mixed.out.find("--precision mixed: needs --device cuda"), std::string::npos) << mixed.out;
   const testutil::TempFile other("other.csv", "a,b\n1,2\n");
-  const auto header = python(kDir + "/zoo_steps.py --device cpu --precision fp32 --models small_cnn --csv " + other.path());
+  const auto header = python(cpu + "fp32 --models small_cnn --csv " + other.path());
   EXPECT_EQ(header.code, 2) << header.out;
   EXPECT_NE(header.out.find("the file's header is not zoo_steps.py's"), std::string::npos) << header.out;
   if (python("-c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)'").code == 0)

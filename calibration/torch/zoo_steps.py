@@ -12,9 +12,10 @@ the GPU's kernel time by what the kernel does (its name):
   gpu_busy_s    the union of the kernels' intervals: well below step_time_s, the host is the bound
   forward_s, forward_backward_s   with --phases: the forward pass alone, and forward + backward
 --kernels also keeps each model's 12 longest kernels. One row per model is appended to --csv as
-soon as it is measured (a model that fails, out of memory say, is reported on stderr and skipped), in ddp_runner.py's columns plus the ones above,
-so `ddlsim compare CSV --scenario ONE_GPU.ini` scores the roofline on it. --budget-s stops
-before a model that would start after that many seconds. Needs a CUDA device; bad input: exit 2.
+soon as it is measured (a model that fails, out of memory say, is reported on stderr and skipped),
+in ddp_runner.py's columns plus the ones above, so `ddlsim compare CSV --scenario ONE_GPU.ini`
+scores the roofline on it. --budget-s stops before a model that would start after that many
+seconds. Needs a CUDA device (--device cpu: fp32, a check of the script); bad input: exit 2.
 
     python3 zoo_steps.py --models resnet50,efficientnet_b0 --batch 128 --precision mixed \
         --memory-format nhwc --csv zoo.csv
