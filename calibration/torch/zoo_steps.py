@@ -97,7 +97,7 @@ def model_options(o, name):
 
 
 def timed(torch, fn, steps, cuda):
-    """Median wall time of fn over `steps` calls, the GPU drained after each."""
+    """Wall times of `steps` calls of fn, the GPU drained after each."""
     walls = []
     for _ in range(steps):
         t0 = time.perf_counter()
@@ -109,6 +109,10 @@ def timed(torch, fn, steps, cuda):
 
 
 def measure(torch, mo, device, warmup, steps, phases):
+    """One model's steps: a namespace of params, walls (s), phases ((forward, forward + backward)
+    medians or None) and, on a GPU, busy (s a step), kernels (a step), per_cat (s a step by
+    category) and top (the longest kernels: (name, (calls, s)) a step), which stay None (top empty)
+    off a GPU."""
     work = ddp_runner.Workload(mo, torch, device)
     cuda = device.type == "cuda"
     opt = work.optimizer(work.model.parameters())
@@ -117,22 +121,15 @@ def measure(torch, mo, device, warmup, steps, phases):
         work.forward_backward(work.model)
         work.update(opt)
 
-    def sync():
-        if cuda:
-            torch.cuda.synchronize()
-
-    for _ in range(warmup):
-        step()
-    sync()
-    walls = timed(torch, step, steps, cuda)
-    # Phases: the forward pass alone (its graph dropped), forward and backward (gradients
-    # accumulate), each drained: where the host or the GPU spends a step's time.
-    measure.phases = ((statistics.median(timed(torch, lambda: work.forward(work.model), steps, cuda)),
-                       statistics.median(timed(torch, lambda: work.forward_backward(work.model), steps, cuda)))
-                      if phases else None)
+    timed(torch, step, warmup, cuda)
+    m = argparse.Namespace(params=work.params, walls=timed(torch, step, steps, cuda), phases=None, busy=None,
+                           kernels=None, per_cat=None, top=[])
+    if phases:  # the forward pass alone (its graph dropped), forward and backward (gradients accumulate)
+        m.phases = tuple(statistics.median(timed(torch, fn, steps, cuda))
+                         for fn in (lambda: work.forward(work.model), lambda: work.forward_backward(work.model)))
     opt.zero_grad(set_to_none=False)
     if not cuda:
-        return work.params, walls, None, None, None
+        return m
     from torch.profiler import ProfilerActivity, profile
     profiled = 2
     with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
@@ -150,12 +147,14 @@ def measure(torch, mo, device, warmup, steps, phases):
         per_cat[category(e.name)] += seconds
         calls, total = per_name.get(e.name, (0, 0.0))
         per_name[e.name] = (calls + 1 / profiled, total + seconds)
-    measure.top = sorted(per_name.items(), key=lambda kv: -kv[1][1])[:TOP_KERNELS]
-    busy = step_profile.busy_us([(e.time_range.start, e.time_range.end) for e in kernels]) * 1e-6 / profiled
-    return work.params, walls, busy, len(kernels) / profiled, per_cat
+    m.top = sorted(per_name.items(), key=lambda kv: -kv[1][1])[:TOP_KERNELS]
+    m.busy = step_profile.busy_us([(e.time_range.start, e.time_range.end) for e in kernels]) * 1e-6 / profiled
+    m.kernels, m.per_cat = len(kernels) / profiled, per_cat
+    return m
 
 
-def row_for(mo, torch, device, params, walls, busy, kernels, per_cat):
+def row_for(mo, torch, device, m):
+    walls, busy = m.walls, m.busy
     row = {
         "model.name": mo.model, "model.input_size": mo.input_size, "model.classes": mo.classes,
         "model.precision": mo.precision, "compute.memory_format": mo.memory_format,
@@ -166,15 +165,15 @@ def row_for(mo, torch, device, params, walls, busy, kernels, per_cat):
         "input.format": "synthetic", "step_time_s": f"{statistics.median(walls):.6g}",
         "step_time_p10_s": f"{dd.quantile(walls, 0.1):.6g}", "step_time_p90_s": f"{dd.quantile(walls, 0.9):.6g}",
         "step_time_min_s": f"{min(walls):.6g}", "step_time_max_s": f"{max(walls):.6g}", "steps": len(walls),
-        "compute_step_s": "", "allreduce_s": "", "grad_bytes": 4 * params, "params": params, "threads": 1,
+        "compute_step_s": "", "allreduce_s": "", "grad_bytes": 4 * m.params, "params": m.params, "threads": 1,
         "device": torch.cuda.get_device_name().replace(",", " ") if busy is not None else "cpu",
         "torch_version": torch.__version__,
         "gpu_busy_s": f"{busy:.6g}" if busy is not None else "",
-        "kernels": f"{kernels:.0f}" if busy is not None else "",
+        "kernels": f"{m.kernels:.0f}" if busy is not None else "",
     }
-    row.update({k: f"{(per_cat or {}).get(k, 0):.6g}" if busy is not None else "" for k in CATEGORIES})
-    row.update(dict(zip(["forward_s", "forward_backward_s"], [f"{v:.6g}" for v in measure.phases]
-                        if measure.phases else ["", ""])))
+    row.update({k: f"{m.per_cat[k]:.6g}" if busy is not None else "" for k in CATEGORIES})
+    row.update(dict(zip(["forward_s", "forward_backward_s"],
+                        [f"{v:.6g}" for v in m.phases] if m.phases else ["", ""])))
     return row
 
 
@@ -217,10 +216,10 @@ def main(argv):
             torch.cuda.empty_cache()
         if result is None:
             continue
-        row = row_for(mo, torch, device, *result)
+        row = row_for(mo, torch, device, result)
         append(o.csv, row)
         if o.kernels and device.type == "cuda":
-            append_kernels(o.kernels, mo, measure.top)
+            append_kernels(o.kernels, mo, result.top)
         sys.stderr.write(f"zoo_steps: [{time.perf_counter() - start:.0f} s] {name} {mo.precision} "
                          f"{mo.memory_format} batch {mo.batch}: step {row['step_time_s']} s, busy "
                          f"{row['gpu_busy_s'] or '-'} s, matmul {row['matmul_s'] or '-'} s, "
