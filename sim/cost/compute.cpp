@@ -88,7 +88,8 @@ Kernel bias_sum() { return {0, 1, 0, false, true, false, 0, 0, true}; }
 // PyTorch's ATen CUDA kernels (TensorFlow and cuDNN follow the same passes):
 // * convolution, dense, depthwise: forward x -> y; backward the data gradient dy -> dx and the
 //   weight gradient (x, dy) -> dW, each with the forward's operations (cuDNN's BackwardData and
-//   BackwardFilter);
+//   BackwardFilter); with a bias, bias_add and bias_sum above (ATen's own NCHW depthwise kernel
+//   adds its bias inside, which is not told apart);
 // * batch norm (Normalization.cuh): forward batch_norm_collect_statistics reads x, then
 //   batch_norm_transform_input reads x and writes y; backward batch_norm_backward_reduce reads x
 //   and dy, batch_norm_backward_elemt reads x and dy and writes dx;
@@ -235,9 +236,7 @@ Kernels per_kind_kernels(const Layer& l, bool fork_sums, bool promoted, bool inp
     case LayerKind::DepthwiseConv2D: {
       Kernels ks{{{1, 1, 1, true}}, {{1, 1, 1, true}, {1, 1, 1, true, true}}};
       if (l.trainable_tensors() < 2 || l.bias_in_params_only) return ks;
-      // A bias: a convolution adds it after cuDNN's call (reads and writes y), and its gradient is
-      // a sum of dy over all but the channels (one reduction kernel) for dense layers too, whose
-      // forward GEMM adds the bias in its epilogue (bias_add, bias_sum).
+      // A bias (bias_add, bias_sum): a dense layer's GEMM adds it in its epilogue.
       if (l.kind != LayerKind::Dense) ks.fwd.push_back(bias_add());
       ks.bwd.push_back(bias_sum());
       return ks;
