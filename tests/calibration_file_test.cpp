@@ -218,13 +218,14 @@ TEST(CalibrationFile, LargeModelsRoundTrip) {
 // H200, docs/design.md "The harness on a GPU") round-trip byte for byte, and a simulation with
 // one predicts the step the harness printed: ResNet-50 at 224, mixed, batch 128, forward 0.011835 +
 // backward 0.015249 + update 0.000426 = 0.027510 s of compute (the printout's rounding), plus
-// eager PyTorch's 37 us a step (cost/framework_costs.cpp). BERT-base at 128 tokens, batch 32:
-// 0.004103 + 0.006714 + 0.000759 = 0.011576 s.
+// eager PyTorch's 37 us a step (cost/framework_costs.cpp), the GPU's kernels alone (no host time:
+// compute.host_kernel_us = 0). BERT-base at 128 tokens, batch 32: 0.004103 + 0.006714 + 0.000759 =
+// 0.011576 s.
 TEST(CalibrationFile, GpuMeasuredFilesPredictTheirCheckedStep) {
   const std::string dir = testutil::source_dir() + "/calibration/measured/";
   const std::string base = " --cluster.platform=dgx-h100 --cluster.nodes=1 --cluster.gpus_per_node=1 "
                            "--compute.device=h200 --training.framework=pytorch_ddp --input.format=synthetic "
-                           "--model.precision=mixed --format=json";
+                           "--model.precision=mixed --format=json --compute.host_kernel_us=0";
   for (const auto& [file, model, step] : std::vector<std::tuple<std::string, std::string, double>>{
            {"h200-resnet50-224-mixed.cal", "--model.name=resnet50 --training.batch_per_gpu=128", 0.027510},
            {"h200-bert_base-128-mixed.cal", "--model.name=bert_base --model.input_size=128 --training.batch_per_gpu=32",

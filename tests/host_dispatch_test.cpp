@@ -42,7 +42,7 @@ ComputeProfile two_layers() {
 
 }  // namespace
 
-// 12 ms of host time: 1 ms a kernel. Host clock H, GPU clock E (ms):
+// 12 ms of host time: 1 ms a kernel, the update's 2 ms over its 2. Host clock H, GPU clock E (ms):
 //   first forward:   issued 1..2, E = max(max(0, 1) + 1, 2 + 1/2) = 2.5        -> 2.5
 //   second forward:  issued 3..6, E = max(max(2.5, 3) + 0.1, 6 + 0.1/4) = 6.025 -> 3.525
 //   second backward: issued 7..8, E = max(7 + 0.2, 8 + 0.1) = 8.1             -> 2.075
@@ -52,7 +52,7 @@ ComputeProfile two_layers() {
 TEST(HostDispatch, RecurrenceByHand) {
   ComputeProfile p = two_layers();
   EXPECT_EQ(step_kernels(p), 12);
-  apply_host_floor(p, 12 * ms);
+  apply_host_floor(p, {1 * ms, 2 * ms});
   EXPECT_NEAR(p.layers[0].fwd_s, 2.5 * ms, 1e-12);
   EXPECT_NEAR(p.layers[1].fwd_s, 3.525 * ms, 1e-12);
   EXPECT_NEAR(p.layers[1].bwd_s, 2.075 * ms, 1e-12);
@@ -75,7 +75,7 @@ TEST(HostDispatch, WorkWithoutKernelsKeepsTheGpuBusy) {
   b.fwd_s = 2 * ms;
   c.fwd_s = 0.1 * ms, c.fwd_kernels = 1;
   p.layers = {a, b, c};
-  apply_host_floor(p, 2 * ms);
+  apply_host_floor(p, {1 * ms, 0});
   EXPECT_NEAR(p.layers[0].fwd_s, 1.1 * ms, 1e-12);
   EXPECT_NEAR(p.layers[1].fwd_s, 2 * ms, 1e-12);
   EXPECT_NEAR(p.layers[2].fwd_s, 0.1 * ms, 1e-12);
@@ -83,7 +83,7 @@ TEST(HostDispatch, WorkWithoutKernelsKeepsTheGpuBusy) {
 
 TEST(HostDispatch, NoHostTimeChangesNothing) {
   ComputeProfile p = two_layers();
-  apply_host_floor(p, 0);
+  apply_host_floor(p, {});
   const ComputeProfile q = two_layers();
   for (std::size_t i = 0; i < p.layers.size(); ++i) {
     EXPECT_EQ(p.layers[i].fwd_s, q.layers[i].fwd_s);
@@ -100,7 +100,7 @@ TEST(HostDispatch, NeverFasterThanEitherAlone) {
   const Seconds gpu_step = gpu.forward_s() + gpu.backward_s() + gpu.optimizer_s;
   for (const Seconds host : {1e-6, 1 * ms, 3.3 * ms, 12 * ms, 50 * ms}) {
     ComputeProfile p = two_layers();
-    apply_host_floor(p, host);
+    apply_host_floor(p, {host / 12, 2 * host / 12});
     for (std::size_t i = 0; i < p.layers.size(); ++i) {
       EXPECT_GE(p.layers[i].fwd_s, gpu.layers[i].fwd_s) << host;
       EXPECT_GE(p.layers[i].bwd_s, gpu.layers[i].bwd_s) << host;
@@ -118,10 +118,11 @@ TEST(HostDispatch, NeverFasterThanEitherAlone) {
 TEST(HostDispatch, SimulateWaitsForTheHost) {
   const std::string base = "simulate" + kOneH200 + "--model.name=bert_base --model.input_size=128 "
                            "--model.precision=mixed --training.batch_per_gpu=32 --compute.attention=math";
+  const std::string no_host = " --compute.host_kernel_us=0";  // the GPU alone (no eager default)
   const auto step = [&](const std::string& extra) { return ddlsim_json(base + extra)["step_time_s"].get<double>(); };
-  const double alone = step("");
+  const double alone = step(no_host);
   // The report names the wait: the compute beyond the GPU's own.
-  const auto gpu = ddlsim_json(base), waiting = ddlsim_json(base + " --compute.host_step_ms=60");
+  const auto gpu = ddlsim_json(base + no_host), waiting = ddlsim_json(base + " --compute.host_step_ms=60");
   EXPECT_EQ(gpu["host_wait_s"].get<double>(), 0);
   EXPECT_NEAR(waiting["compute_time_s"].get<double>() - waiting["host_wait_s"].get<double>(),
               gpu["compute_time_s"].get<double>(), 1e-9);
@@ -140,31 +141,65 @@ TEST(HostDispatch, SimulateWaitsForTheHost) {
   EXPECT_NE(bad.out.find("compute.host_step_ms"), std::string::npos) << bad.out;
 }
 
-// compute.host_kernel_us is a host time per kernel: the step's kernels (`ddlsim profile` counts
-// them) times it is the host's step, so 50 us a kernel is host_step_ms = kernels x 0.05 exactly.
-TEST(HostDispatch, PerKernelIsPerStepTimesTheKernels) {
+// compute.host_kernel_us is the host's time per layer kernel; the update is issued at the
+// optimizer's own host time (PyTorch 1.x's per-tensor loop: 20.9 / 3 us an operation a tensor,
+// cost/framework_costs.hpp). EfficientNet-B0 at batch 1 with 500 us a kernel is host-bound: the
+// step ends one update kernel's GPU share after the host has issued its last kernel, at
+// layer kernels x 500 us + update operations x 20.9 / 3 us (`ddlsim profile` counts both).
+TEST(HostDispatch, PerKernelForTheLayersAndTheOptimizersOwnForTheUpdate) {
   const std::string keys =
-      kOneH200 + "--model.name=efficientnet_b0 --model.precision=mixed --training.batch_per_gpu=128";
-  const int kernels = ddlsim_json("profile" + keys)["kernels"].get<int>();
-  EXPECT_NEAR(ddlsim_json("simulate" + keys + " --compute.host_kernel_us=50")["step_time_s"].get<double>(),
-              ddlsim_json("simulate" + keys + " --compute.host_step_ms=" + std::to_string(kernels * 0.05))
-                  ["step_time_s"].get<double>(),
-              1e-12);
+      kOneH200 + "--model.name=efficientnet_b0 --model.precision=mixed --training.batch_per_gpu=1";
+  const auto prof = ddlsim_json("profile" + keys + " --compute.host_kernel_us=500");
+  const int kernels = prof["kernels"].get<int>(), update = prof["update_kernels"].get<int>();
+  const double update_host = prof["update_host_s"].get<double>();
+  EXPECT_NEAR(update_host, update * 20.9e-6 / 3, 1e-12);  // momentum: 3 operations a tensor
+  const auto sim = ddlsim_json("simulate" + keys + " --compute.host_kernel_us=500");
+  const double host_s = (kernels - update) * 500e-6 + update_host;
+  const double framework_s = sim["framework_s"].get<double>();
+  EXPECT_GE(sim["step_time_s"].get<double>() - framework_s, host_s);
+  EXPECT_LE(sim["step_time_s"].get<double>() - framework_s, host_s + 1e-5);
   const auto both = testutil::run_ddlsim("simulate" + keys + " --compute.host_kernel_us=50 --compute.host_step_ms=9");
   EXPECT_EQ(both.code, 2);
   EXPECT_NE(both.out.find("not both"), std::string::npos) << both.out;
 }
 
+// The default: eager frameworks wait for a host of 39.3 us a layer kernel (cost/host_dispatch.hpp),
+// graphs and compute.host_step_ms = 0 for none. EfficientNet-B0 at batch 1 on one H200 is
+// host-bound under the default.
+TEST(HostDispatch, EagerFrameworksHaveADefaultHost) {
+  const std::string keys =
+      kOneH200 + "--model.name=efficientnet_b0 --model.precision=mixed --training.batch_per_gpu=1";
+  const auto step = [&](const std::string& extra) {
+    return ddlsim_json("simulate" + keys + extra)["step_time_s"].get<double>();
+  };
+  const double eager = step(""), off = step(" --compute.host_kernel_us=0");
+  EXPECT_EQ(eager, step(" --compute.host_kernel_us=39.3"));
+  // Host-bound: at least the host's layer kernels and its update (`ddlsim profile` counts them).
+  const auto prof = ddlsim_json("profile" + keys);
+  const int layer_kernels = prof["kernels"].get<int>() - prof["update_kernels"].get<int>();
+  EXPECT_GT(eager, layer_kernels * 39.3e-6 + prof["update_host_s"].get<double>());
+  EXPECT_GT(eager, 1.3 * off);
+  EXPECT_EQ(step(" --compute.host_step_ms=0"), off);
+  EXPECT_EQ(step(" --framework.mode=graph"), step(" --framework.mode=graph --compute.host_kernel_us=0"));
+  const auto bad = testutil::run_ddlsim("simulate" + keys + " --compute.host_kernel_us=-1");
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_NE(bad.out.find("compute.host_kernel_us"), std::string::npos) << bad.out;
+}
+
 // A calibrated profile takes the roofline's kernel counts: the H200 file's ResNet-50 (27.5 ms of
-// kernels) under a 60 ms host ends just after the host's last kernel, and without a host it is the
-// calibrated step (tests/calibration_file_test.cpp).
+// kernels) under a 60 ms host ends just after the host's last kernel, and without a host
+// (compute.host_kernel_us = 0) it is the calibrated step (tests/calibration_file_test.cpp); with
+// the eager default (39.3 us a layer kernel) the GPU waits for its host some of the step.
 TEST(HostDispatch, CalibratedProfileWaitsToo) {
   const std::string base = "simulate" + kOneH200 + "--model.name=resnet50 --model.precision=mixed "
                            "--training.batch_per_gpu=128 --compute.calibration=" + testutil::source_dir() +
                            "/calibration/measured/h200-resnet50-224-mixed.cal";
-  const auto a = ddlsim_json(base), w = ddlsim_json(base + " --compute.host_step_ms=60");
+  const auto a = ddlsim_json(base + " --compute.host_kernel_us=0"), w = ddlsim_json(base + " --compute.host_step_ms=60");
   EXPECT_NEAR(a["compute_time_s"].get<double>(), 0.027510, 1.5e-6);
   EXPECT_EQ(a["host_wait_s"].get<double>(), 0);
+  const auto d = ddlsim_json(base);
+  EXPECT_GT(d["host_wait_s"].get<double>(), 0);
+  EXPECT_NEAR(d["compute_time_s"].get<double>() - d["host_wait_s"].get<double>(), 0.027510, 1.5e-6);
   EXPECT_NEAR(w["step_time_s"].get<double>(), 0.060, 0.0005);
   EXPECT_NEAR(w["compute_time_s"].get<double>() - w["host_wait_s"].get<double>(), 0.027510, 1.5e-6);
 }

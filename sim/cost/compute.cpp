@@ -481,6 +481,7 @@ ComputeProfile roofline_profile(const Model& model, const Device& device, Precis
   const double params = double(model.params_trainable());
   const BytesPerSecond bw = device.mem_bw_Bps * tuning.memory_efficiency;
   prof.optimizer_kernels = optimizer_launches(optimizer, fw, tensors, params);
+  prof.optimizer_host_s = optimizer_host_s(optimizer, fw, tensors);
   prof.optimizer_s =
       params * optimizer_update_bytes(optimizer) / bw + prof.optimizer_kernels * tuning.kernel_overhead_s;
   prof.accumulate_s = params * 12.0 / bw + tensors * tuning.kernel_overhead_s;
@@ -512,9 +513,22 @@ ComputeProfile calibrated_profile(const Model& model, Precision precision, int b
   return prof;
 }
 
-// The host's time for a step: given, or a kernel's time for each kernel the step launches.
-Seconds host_time_s(const ComputeTuning& t, const ComputeProfile& p) {
-  return t.host_step_s > 0 ? t.host_step_s : t.host_kernel_s * step_kernels(p);
+// The host's time per layer kernel: given, else an eager framework's default on a GPU (none for
+// CPU ranks of a `cpu` calibration: their host is the device).
+Seconds host_kernel_s(const ComputeTuning& t, const FrameworkSpec& fw) {
+  if (t.host_kernel_s >= 0) return t.host_kernel_s;
+  const bool cpu = t.calibration && t.calibration->device_kind == "cpu";
+  return fw.mode == FrameworkMode::Eager && !cpu ? kEagerHostKernel_s : 0;
+}
+
+// The host's times: a given step's spread evenly over its kernels, or a kernel's time for each
+// layer kernel and the optimizer's own for the update.
+HostTimes host_times(const ComputeTuning& t, const FrameworkSpec& fw, const ComputeProfile& p) {
+  if (t.host_step_s > 0) {
+    const Seconds each = t.host_step_s / std::max(1, step_kernels(p));
+    return {each, each * p.optimizer_kernels};
+  }
+  return {host_kernel_s(t, fw), p.optimizer_host_s};
 }
 
 // The roofline's kernel counts on a calibrated profile (the host floor spreads its time over them).
@@ -524,6 +538,7 @@ void copy_kernel_counts(const ComputeProfile& from, ComputeProfile& to) {
     to.layers[i].bwd_kernels = from.layers[i].bwd_kernels;
   }
   to.optimizer_kernels = from.optimizer_kernels;
+  to.optimizer_host_s = from.optimizer_host_s;
 }
 }  // namespace
 
@@ -532,9 +547,9 @@ ComputeProfile compute_profile(const Model& model, const Device& device, Precisi
   const Seconds overhead = step_overhead_s(fw);
   if (tuning.calibration) {
     ComputeProfile prof = calibrated_profile(model, precision, batch, tuning, optimizer);
-    if (tuning.host_step_s > 0 || tuning.host_kernel_s > 0) {
+    if (tuning.host_step_s > 0 || host_kernel_s(tuning, fw) > 0) {
       copy_kernel_counts(roofline_profile(model, device, precision, batch, tuning, optimizer, fw), prof);
-      apply_host_floor(prof, host_time_s(tuning, prof));
+      apply_host_floor(prof, host_times(tuning, fw, prof));
     }
     prof.step_overhead_s = overhead;
     return prof;
@@ -542,7 +557,7 @@ ComputeProfile compute_profile(const Model& model, const Device& device, Precisi
   // The host's floor comes before a measured throughput's scale, which then covers it too.
   const auto profile_at = [&](int b) {
     ComputeProfile p = roofline_profile(model, device, precision, b, tuning, optimizer, fw);
-    apply_host_floor(p, host_time_s(tuning, p));
+    apply_host_floor(p, host_times(tuning, fw, p));
     return p;
   };
   ComputeProfile prof = profile_at(batch);

@@ -36,6 +36,7 @@ struct ComputeProfile {
   Seconds optimizer_s = 0;        // weight update after a synchronisation
   Seconds accumulate_s = 0;       // adding a micro-batch's gradients into the accumulator
   int optimizer_kernels = 0;      // the update's kernel launches
+  Seconds optimizer_host_s = 0;   // the host's time to issue them (eager; cost/framework_costs.hpp)
   Seconds step_overhead_s = 0;    // the framework's host time per micro-batch (not scaled by scale_by)
   double scale = 1;               // factor applied from a measured throughput (1: none)
   double host_wait_share = 0;     // the part of forward + backward + update the GPU waits for its host

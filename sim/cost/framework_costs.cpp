@@ -58,6 +58,13 @@ int optimizer_launches(Optimizer o, const FrameworkSpec& fw, int tensors, double
   return n;
 }
 
+Seconds optimizer_host_s(Optimizer o, const FrameworkSpec& fw, int tensors) {
+  if (fw.mode == FrameworkMode::Graph) return 0;
+  if (fw.optimizer_launches == OptimizerLaunches::PerTensor)
+    return tensors * optimizer_kernels_per_tensor(o, fw.mode) * kHostTensorOp_s;
+  return tensors * double(multi_tensor_ops(o, fw.optimizer_launches).size()) * kHostForeachTensorOp_s;
+}
+
 // Eager: PyTorch 1.13's training loop around a one-parameter model (zero_grad, forward, backward,
 // SGD step) took 36.5, 37.4 and 38.4 us per iteration in three runs on this project's 2-core
 // machine, nothing else running (calibration/torch/eager_overhead.py): 37 us. The kernels' own

@@ -46,6 +46,16 @@ int optimizer_kernels_per_tensor(Optimizer o, FrameworkMode m);
 // with chunks = params / 65,536 + tensors (each tensor's last chunk partial).
 int optimizer_launches(Optimizer o, const FrameworkSpec& fw, int tensors, double params);
 
+// Host time of an eager update (the optimizer's Python and dispatch; a graph's is 0): PyTorch 2.11's
+// SGD with momentum on CUDA tensors took 20.9 us a tensor in its per-tensor loop (3 operations: 7.0
+// us each) and 2.3 us a tensor with foreach (3 multi-tensor operations: 0.77 us a tensor each), on
+// the lent H200 machine (calibration/torch/eager_overhead.py --device cuda; docs/design.md "The
+// host as a bottleneck"). per_tensor: 7.0 us an operation a tensor; foreach: 0.77 us a tensor an
+// operation; fused: one operation.
+constexpr Seconds kHostTensorOp_s = 20.9e-6 / 3;
+constexpr Seconds kHostForeachTensorOp_s = 2.3e-6 / 3;
+Seconds optimizer_host_s(Optimizer o, const FrameworkSpec& fw, int tensors);
+
 // Host time of the training loop per micro-batch: the scenario's, else the mode's default.
 Seconds default_step_overhead_s(FrameworkMode m);
 Seconds step_overhead_s(const FrameworkSpec& fw);

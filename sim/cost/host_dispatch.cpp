@@ -38,20 +38,20 @@ int step_kernels(const ComputeProfile& p) {
   return n;
 }
 
-void apply_host_floor(ComputeProfile& p, Seconds host_step_s) {
-  const int kernels = step_kernels(p);
-  if (host_step_s <= 0 || kernels <= 0) return;
+void apply_host_floor(ComputeProfile& p, HostTimes host) {
+  if (host.per_kernel_s <= 0 || step_kernels(p) <= 0) return;
   const Seconds gpu_alone = p.forward_s() + p.backward_s() + p.optimizer_s;
-  Clocks c{host_step_s / kernels};
+  Clocks c{host.per_kernel_s};
   for (LayerCost& l : p.layers) l.fwd_s = c.run(l.fwd_s, l.fwd_kernels);
   for (auto l = p.layers.rbegin(); l != p.layers.rend(); ++l) l->bwd_s = c.run(l->bwd_s, l->bwd_kernels);
   const Seconds after_backward_host = c.host, after_backward_gpu = c.gpu;
+  c.per_kernel_s = p.optimizer_kernels > 0 ? host.update_s / p.optimizer_kernels : 0;
   p.optimizer_s = c.run(p.optimizer_s, p.optimizer_kernels);
   p.host_wait_share = c.gpu > 0 ? 1 - gpu_alone / c.gpu : 0;
   // Accumulating instead of updating: the same clocks after the backward pass.
   int tensors = 0;
   for (const LayerCost& l : p.layers) tensors += l.grad_tensors;
-  Clocks acc{c.per_kernel_s, after_backward_host, after_backward_gpu};
+  Clocks acc{host.per_kernel_s, after_backward_host, after_backward_gpu};
   p.accumulate_s = acc.run(p.accumulate_s, tensors);
 }
 

@@ -57,6 +57,8 @@ std::string render_compute_profile(const Model& m, const ComputeProfile& p, cons
     j["framework_s"] = p.step_overhead_s;
     j["step_s"] = step_s;
     j["kernels"] = step_kernels(p);  // what compute.host_step_ms is spread over
+    j["update_kernels"] = p.optimizer_kernels;
+    j["update_host_s"] = p.optimizer_host_s;  // the update's host time with compute.host_kernel_us
     j["host_wait_share"] = p.host_wait_share;
     j["per_layer"] = ordered_json::array();
     for (const Row& r : rows)
@@ -81,7 +83,7 @@ std::string render_compute_profile(const Model& m, const ComputeProfile& p, cons
                      "= {:.6g} s; {} kernels\n", p.forward_s(), p.backward_s(), p.optimizer_s, p.step_overhead_s,
                      step_s, step_kernels(p));
   if (p.host_wait_share > 0)
-    out += fmt::format("# the GPU waits for its host {:.1f} % of it (compute.host_step_ms)\n", 100 * p.host_wait_share);
+    out += fmt::format("# the GPU waits for its host {:.1f} % of it (compute.host_kernel_us, host_step_ms)\n", 100 * p.host_wait_share);
   if (top > 0) out += fmt::format("# the {} slowest layers\n", rows.size());
   out += fmt::format("{:<36} {:<16} {:>12} {:>12} {:>8} {:>8}\n", "layer", "kind", "forward_ms", "backward_ms",
                      "kernels", "share");

@@ -355,7 +355,11 @@ ComputeTuning resolve_compute(const Reader& r, int batch) {
   t.max_efficiency = r.real("compute.efficiency", 1e-6, true, 1);
   t.kernel_overhead_s = r.real("compute.kernel_overhead_us", 0, true, 1e6) * 1e-6;
   t.half_efficiency_work_s = r.real("compute.half_efficiency_us", 0, true, 1e6) * 1e-6;
-  if (r.given("compute.host_step_ms")) t.host_step_s = r.real("compute.host_step_ms", 0, true, 1e6) * 1e-3;
+  // A step's own host time (0 included: none) replaces the per-kernel one and its eager default.
+  if (r.given("compute.host_step_ms")) {
+    t.host_step_s = r.real("compute.host_step_ms", 0, true, 1e6) * 1e-3;
+    t.host_kernel_s = 0;
+  }
   if (r.given("compute.host_kernel_us")) t.host_kernel_s = r.real("compute.host_kernel_us", 0, true, 1e6) * 1e-6;
   if (r.given("compute.host_step_ms") && r.given("compute.host_kernel_us"))
     throw InputError(r.where("compute.host_kernel_us") + ": give compute.host_step_ms (this model's step) or "

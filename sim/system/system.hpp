@@ -28,7 +28,8 @@ struct ComputeTuning {
   double memory_efficiency = 0.8;     // fraction of memory bandwidth a streaming kernel reaches
   Seconds kernel_overhead_s = 5e-6;   // launch and framework cost per kernel
   Seconds host_step_s = 0;            // the host's time to issue one step (cost/host_dispatch.hpp); 0: none
-  Seconds host_kernel_s = 0;          // ... or a kernel, times the step's kernels (host_step_s wins); 0: none
+  Seconds host_kernel_s = -1;         // ... or a layer kernel's (host_step_s wins); 0: none; < 0: the
+                                      // framework's default (cost/host_dispatch.hpp)
   bool winograd = true;               // FP32 3x3 convolutions by Winograd (cost/compute.cpp)
   bool nchw = false;                  // activations channels-first: tensor-core convolutions transpose
   bool per_kind_traffic = true;       // each kind of layer's kernels and passes (cost/compute.cpp)
