@@ -16,8 +16,10 @@ using testutil::run_ddlsim;
 using testutil::TempFile;
 
 namespace {
-ClusterDescription node(const char* intra, int gpus, const char* cpu, int per_socket, int per_switch) {
+ClusterDescription node(const char* intra, int gpus, const char* cpu, int per_socket, int per_switch,
+                        bool peer_to_peer = true) {
   ClusterDescription c = find_cluster("cluster4x25g", "test");
+  c.peer_to_peer = peer_to_peer;
   c.intra = find_link_kind(intra, "test", LinkPlace::Intra);
   c.gpus_per_node = gpus;
   c.cpu = cpu;
@@ -67,6 +69,45 @@ TEST(NodeTopology, GpuPathFollowsNcclsTopologyModel) {
   }
 }
 
+// Without peer-to-peer (GeForce RTX 30/40/50) NCCL sends every hop through the CPU: a PHB path
+// (Intel: 5/6) whose switch uplink carries each of its GPUs' hops (docs/design.md "CPU sockets and
+// PCIe switches"). By hand.
+TEST(NodeTopology, WithoutPeerToPeerEveryHopCrossesTheCpu) {
+  const struct {
+    const char* intra;
+    int gpus;
+    const char* cpu;
+    int per_socket, per_switch;
+    double GBps;
+  } cases[] = {
+      {"pcie4", 4, "skylake", 0, 4, 5.0},     // one switch of four: 24 x 5/6 / 4
+      {"pcie4", 4, "epyc-milan", 0, 4, 6.0},  // AMD: 24 / 4
+      {"pcie4", 4, "skylake", 0, 1, 20.0},    // root ports: each GPU's own link, 24 x 5/6
+      {"pcie4", 8, "skylake", 4, 4, 5.0},     // min(5, UPI 10)
+      {"pcie4", 8, "epyc-rome", 4, 2, 12.0},  // min(24 / 2, Infinity Fabric 16)
+      {"pcie4", 8, "skylake", 2, 4, 10.0},    // two a socket behind its switch: min(24 x 5/6 / 2, 10)
+      {"pcie4", 4, "", 0, 1, 24.0},           // not described: the link alone
+      {"pcie4", 1, "skylake", 0, 1, 24.0},    // one GPU: no hop inside the node
+      {"nvlink3", 8, "broadwell", 4, 1, 230.0},  // NVLink: peer-to-peer over its own links
+  };
+  for (const auto& c : cases) {
+    const ClusterDescription d = node(c.intra, c.gpus, c.cpu, c.per_socket, c.per_switch, false);
+    EXPECT_NEAR(d.gpu_path_Bps() / 1e9, c.GBps, 1e-9) << c.intra << " " << c.gpus << " " << c.cpu << " "
+                                                      << c.per_socket << " " << c.per_switch;
+    EXPECT_LE(d.gpu_path_Bps(), node(c.intra, c.gpus, c.cpu, c.per_socket, c.per_switch).gpu_path_Bps()) << c.cpu;
+  }
+  const std::string xml = platform_xml(node("pcie4", 4, "skylake", 0, 4, false), 2);
+  EXPECT_NE(xml.find("share its uplink"), std::string::npos) << xml;
+  const auto gen = run_ddlsim("platform generate --gpus-per-node 4 --intra pcie4 --cpu skylake --gpus-per-switch 4 "
+                              "--device rtx4090");
+  ASSERT_EQ(gen.code, 0) << gen.out;
+  EXPECT_NE(gen.out.find("bw=\"5000000000Bps\""), std::string::npos) << gen.out;
+  const auto on = run_ddlsim("platform generate --gpus-per-node 4 --intra pcie4 --cpu skylake --gpus-per-switch 4 "
+                             "--device rtx4090 --peer-to-peer on");
+  ASSERT_EQ(on.code, 0) << on.out;
+  EXPECT_NE(on.out.find("bw=\"24000000000Bps\""), std::string::npos) << on.out;
+}
+
 TEST(NodeTopology, MoreSocketBandwidthIsNeverSlower) {
   for (const CpuKind& a : cpu_kinds())
     for (const CpuKind& b : cpu_kinds()) {
@@ -86,22 +127,31 @@ TEST(NodeTopology, RingBusBandwidthIsThePathInEveryBackend) {
   EXPECT_NEAR(busbw_GBps(ws), 24.0, 0.24);
   EXPECT_NEAR(busbw_GBps(ws + "--cluster.cpu=skylake"), 20.0, 0.2);
   EXPECT_NEAR(busbw_GBps(ws + "--cluster.cpu=epyc-rome --cluster.gpus_per_socket=2"), 16.0, 0.16);
-  EXPECT_NEAR(busbw_GBps(ws + "--cluster.cpu=icelake --cluster.gpus_per_switch=4"), 24.0, 0.24);
+  // The RTX 3090 has no peer-to-peer: behind one switch the four share its uplink, each hop at
+  // 5/6 through the Intel root complex (24 x 5/6 / 4 = 5); with it, the switch joins them (24).
+  EXPECT_NEAR(busbw_GBps(ws + "--cluster.cpu=icelake --cluster.gpus_per_switch=4"), 5.0, 0.05);
+  EXPECT_NEAR(busbw_GBps(ws + "--cluster.cpu=icelake --cluster.gpus_per_switch=4 --cluster.peer_to_peer=on"), 24.0,
+              0.24);
+  EXPECT_NEAR(busbw_GBps(ws + "--cluster.cpu=icelake --cluster.gpus_per_switch=4 --compute.device=a100-pcie"), 24.0,
+              0.24);
   // 2 nodes of 8 PCIe 3 GPUs on two Broadwell sockets with 100 GbE: min(6, 11.5).
   const std::string two = "--cluster.platform=cluster4x25g --cluster.gpus_per_node=8 --cluster.nodes=2 "
                           "--cluster.inter=100gbe --cluster.cpu=broadwell --cluster.gpus_per_socket=4 ";
-  const double analytic = busbw_GBps(two);
-  EXPECT_NEAR(analytic, 6.0, 0.06);
-  for (const char* fidelity : {"fast", "full"}) {
-    const auto r = run_ddlsim("collective --algorithm ring --sizes 64M --format json " + two +
-                              "--simulation.backend=simgrid --simulation.fidelity=" + fidelity);
-    const auto a = run_ddlsim("collective --algorithm ring --sizes 64M --format json " + two);
-    ASSERT_EQ(r.code, 0) << r.out;
-    ASSERT_EQ(a.code, 0) << a.out;
-    const double simgrid_s = nlohmann::json::parse(r.out)[0]["time_s"].get<double>();
-    const double analytic_s = nlohmann::json::parse(a.out)[0]["time_s"].get<double>();
-    EXPECT_NEAR(simgrid_s, analytic_s, 1e-6 * analytic_s) << fidelity;
-  }
+  EXPECT_NEAR(busbw_GBps(two), 6.0, 0.06);
+  // Without peer-to-peer, switches of four: 12 x 5/6 / 4 = 2.5 GB/s.
+  const std::string no_p2p = two + "--cluster.gpus_per_switch=4 --cluster.peer_to_peer=off ";
+  EXPECT_NEAR(busbw_GBps(no_p2p), 2.5, 0.025);
+  for (const std::string& keys : {two, no_p2p})
+    for (const char* fidelity : {"fast", "full"}) {
+      const auto r = run_ddlsim("collective --algorithm ring --sizes 64M --format json " + keys +
+                                "--simulation.backend=simgrid --simulation.fidelity=" + fidelity);
+      const auto a = run_ddlsim("collective --algorithm ring --sizes 64M --format json " + keys);
+      ASSERT_EQ(r.code, 0) << r.out;
+      ASSERT_EQ(a.code, 0) << a.out;
+      const double simgrid_s = nlohmann::json::parse(r.out)[0]["time_s"].get<double>();
+      const double analytic_s = nlohmann::json::parse(a.out)[0]["time_s"].get<double>();
+      EXPECT_NEAR(simgrid_s, analytic_s, 1e-6 * analytic_s) << fidelity << " " << keys;
+    }
 }
 
 TEST(NodeTopology, GeneratedPlatformCarriesThePath) {
@@ -132,6 +182,8 @@ TEST(NodeTopology, BadInputsExit2NamingTheKey) {
       {"collective --cluster.platform=workstation-4x3090 --cluster.cpu=intel-core --cluster.gpus_per_socket=2",
        "cluster.gpus_per_socket"},
       {"platform generate --gpus-per-node 4 --cpu amd-ryzen --gpus-per-socket 2", "has one socket"},
+      {"collective --cluster.peer_to_peer=maybe", "cluster.peer_to_peer = 'maybe'"},
+      {"platform generate --peer-to-peer maybe", "--peer-to-peer maybe: expected auto, on or off"},
   };
   for (const auto& c : cases) {
     const auto r = run_ddlsim(c.args);

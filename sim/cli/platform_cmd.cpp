@@ -6,8 +6,10 @@
 #include "cli/commands.hpp"
 #include "core/output.hpp"
 #include "core/error.hpp"
+#include "core/text.hpp"
 #include "simgrid/platform_reader.hpp"
 #include "system/platform_xml.hpp"
+#include "system/device.hpp"
 #include "system/platform.hpp"
 
 namespace po = boost::program_options;
@@ -36,6 +38,8 @@ int generate(const Args& args) {
       "cpu", po::value<std::string>()->default_value(""), "host CPU family (PCIe nodes: root complex, socket link)")(
       "gpus-per-socket", po::value<int>()->default_value(0), "GPUs per CPU socket (0: all on one)")(
       "gpus-per-switch", po::value<int>()->default_value(1), "GPUs behind one PCIe switch")(
+      "peer-to-peer", po::value<std::string>()->default_value("auto"),
+      "auto, on or off: CUDA peer-to-peer over PCIe (auto: the device's; GeForce RTX 30/40/50 have none)")(
       "device", po::value<std::string>()->default_value("v100"), "GPU model")(
       "name", po::value<std::string>()->default_value("cluster"), "zone name")(
       "from", po::value<std::string>()->default_value(""), "start from a built-in platform (its links, device, GPUs)")(
@@ -60,6 +64,11 @@ int generate(const Args& args) {
   if (from.empty() || !vm["gpus-per-socket"].defaulted())
     c.gpus_per_socket = vm["gpus-per-socket"].as<int>() == 0 ? 0 : bounded(vm, "gpus-per-socket", kMaxGpusPerNode);
   if (from.empty() || !vm["gpus-per-switch"].defaulted()) c.gpus_per_switch = bounded(vm, "gpus-per-switch", kMaxGpusPerNode);
+  const std::string p2p = to_lower(vm["peer-to-peer"].as<std::string>());
+  if (p2p != "auto" && p2p != "on" && p2p != "off")
+    throw InputError("ddlsim platform generate: --peer-to-peer " + vm["peer-to-peer"].as<std::string>() +
+                     ": expected auto, on or off");
+  c.peer_to_peer = p2p == "auto" ? find_device(c.device, "--device").pcie_peer_to_peer : p2p == "on";
   if (c.cpu.empty() && (c.gpus_per_socket > 0 || c.gpus_per_switch > 1))
     throw InputError("ddlsim platform generate: --gpus-per-socket and --gpus-per-switch need --cpu (the CPU family)");
   c.check_node_topology("ddlsim platform generate: --gpus-per-socket");

@@ -308,7 +308,7 @@ ClusterDescription resolve_cluster(const Reader& r, const std::string& base_dir,
 void check_no_link_overrides(const Reader& r, const ClusterDescription& c) {
   for (const char* key : {"cluster.nics", "cluster.intra", "cluster.inter", "cluster.inter_bw_GBps", "cluster.inter_latency_us",
                           "cluster.intra_bw_GBps", "cluster.intra_latency_us", "cluster.cpu", "cluster.gpus_per_socket",
-                          "cluster.gpus_per_switch"})
+                          "cluster.gpus_per_switch", "cluster.peer_to_peer"})
     if (r.given(key))
       throw InputError(r.where(key) + ": cannot override the links of platform file " + c.xml_path +
                        " with simulation.backend = simgrid, which simulates the file's own links; edit the file "
@@ -491,6 +491,13 @@ Scenario resolve_scenario(const Settings& settings, const std::string& base_dir,
                      "ddlsim.device); expected compute.device to name one (see `ddlsim keys`)");
   sc.system.device = sc.system.groups.empty() ? find_device(device, r.where("compute.device"))
                                               : sc.system.groups.front().device;
+  // CUDA peer-to-peer between a node's GPUs: the device's own (auto), or as the user says.
+  const int p2p = r.given("cluster.peer_to_peer")
+                      ? r.choice<int>("cluster.peer_to_peer", {{"auto", -1}, {"on", 1}, {"off", 0}})
+                      : -1;
+  bool device_p2p = sc.system.device.pcie_peer_to_peer;
+  for (const NodeGroup& g : sc.system.groups) device_p2p = device_p2p && g.device.pcie_peer_to_peer;
+  sc.system.cluster.peer_to_peer = p2p < 0 ? device_p2p : p2p == 1;
   sc.execution = resolve_execution(r, sc.system.nodes);
   // bf16 is costed as mixed (the same tensor-core rate and autocast lists) where the GPU has it.
   if (to_lower(r.text("model.precision")) == "bf16") {

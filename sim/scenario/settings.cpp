@@ -52,6 +52,10 @@ const std::vector<KeySpec>& scenario_keys() {
                                       "cluster.cpu; default: all on one socket; platform"},
       {"cluster.gpus_per_switch", "", "GPUs behind one PCIe switch (peer-to-peer without the root complex); needs "
                                       "cluster.cpu; default 1 (each GPU on a root port); platform"},
+      {"cluster.peer_to_peer", "", "auto, on or off: CUDA peer-to-peer between a node's GPUs over PCIe; default "
+                                   "auto, the device's (GeForce RTX 30/40/50 have none). Off, NCCL routes every hop "
+                                   "through the CPU: with cluster.cpu an Intel root complex costs 6/5, and the GPUs "
+                                   "behind one PCIe switch share its uplink"},
       {"cluster.network_reduction", "none", "none or sharp: the InfiniBand switches reduce (SHARP), so NCCL can run "
                                            "collnet (CollNet Direct) across NVSwitch nodes; platform"},
       {"cluster.inter", "", "inter-node link kind override (1gbe .. 400gbe, 100gbe-tcp, ib-fdr .. ib-ndr)"},

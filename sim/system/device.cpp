@@ -23,16 +23,20 @@ FlopsPerSecond Device::peak(Precision p) const {
 }
 
 // GeForce parts (Ada) run FP16 tensor math with FP32 accumulate at half the FP16-accumulate rate;
-// the figures below are dense (no sparsity), boost clock. The last field is the host interface's
+// the figures below are dense (no sparsity), boost clock. After the source: the host interface's
 // PCIe generation (x16) from the same datasheets: Gen3 for K80/P100/V100/T4/RTX 2080 Ti, Gen4 for
 // Ampere and Ada, Gen5 for H100; then whether it has tensor cores, and BF16 (Ampere and later:
-// the Ampere, Ada, Hopper and Blackwell architecture whitepapers).
+// the Ampere, Ada, Hopper and Blackwell architecture whitepapers); last, whether the driver allows
+// CUDA peer-to-peer over PCIe: not on GeForce RTX 30/40/50 boards (GNS in `nvidia-smi topo -p2p`
+// on an RTX 5090 pair, noonghunna/club-3090 issue #1124; the RTX 4090's and 3090's PCIe P2P needs
+// a patched kernel module, tinygrad/open-gpu-kernel-modules and aikitoria/open-gpu-kernel-modules,
+// Puget Systems "Problems with RTX4090 MultiGPU"). The RTX 2080 Ti is left with it (no source).
 const std::vector<Device>& device_table() {
   static const std::vector<Device> table = {
-      {"rtx4090", 82.6 * T, 82.6 * T, 165.2 * T, 1008 * G, 24 * kGiB, "NVIDIA Ada whitepaper, RTX 4090", 4, true, true},
+      {"rtx4090", 82.6 * T, 82.6 * T, 165.2 * T, 1008 * G, 24 * kGiB, "NVIDIA Ada whitepaper, RTX 4090", 4, true, true, false},
       {"rtx3090", 35.6 * T, 35.6 * T, 71 * T, 936 * G, 24 * kGiB,
-       "NVIDIA Ampere GA102 whitepaper, RTX 3090 (tensor FP16 with FP32 accumulate, dense)", 4, true, true},
-      {"rtx4070", 29.1 * T, 29.1 * T, 58.3 * T, 504 * G, 12 * kGiB, "NVIDIA Ada whitepaper, RTX 4070", 4, true, true},
+       "NVIDIA Ampere GA102 whitepaper, RTX 3090 (tensor FP16 with FP32 accumulate, dense)", 4, true, true, false},
+      {"rtx4070", 29.1 * T, 29.1 * T, 58.3 * T, 504 * G, 12 * kGiB, "NVIDIA Ada whitepaper, RTX 4070", 4, true, true, false},
       {"v100", 15.7 * T, 15.7 * T, 125 * T, 900 * G, 16 * kGiB, "V100 SXM2 16GB datasheet"},
       {"a100", 19.5 * T, 156 * T, 312 * T, 1555 * G, 40 * kGiB, "A100 SXM4 40GB datasheet", 4, true, true},
       {"a100-80gb", 19.5 * T, 156 * T, 312 * T, 2039 * G, 80 * kGiB, "A100 SXM4 80GB datasheet", 4, true, true},
@@ -49,7 +53,7 @@ const std::vector<Device>& device_table() {
       // RTX Blackwell whitepaper: 104.8 TFLOPS FP32; FP16 tensor 838 TFLOPS sparse = 419 dense with
       // FP16 accumulate, half of it with FP32 accumulate on GeForce parts; GDDR7 1792 GB/s; PCIe 5.
       {"rtx5090", 104.8 * T, 104.8 * T, 209.5 * T, 1792 * G, 32 * kGiB,
-       "NVIDIA RTX Blackwell whitepaper, RTX 5090 (tensor FP16 with FP32 accumulate, dense)", 5, true, true},
+       "NVIDIA RTX Blackwell whitepaper, RTX 5090 (tensor FP16 with FP32 accumulate, dense)", 5, true, true, false},
       {"rtx2080ti", 13.4 * T, 13.4 * T, 53.8 * T, 616 * G, 11 * kGiB,
        "NVIDIA Turing TU102 whitepaper, RTX 2080 Ti (FP16 tensor with FP32 accumulate)"},
       // Datasheets list tensor rates with sparsity (*) beside the dense ones; these are dense.
@@ -62,9 +66,9 @@ const std::vector<Device>& device_table() {
       {"l4", 30.3 * T, 60 * T, 121 * T, 300 * G, 24 * kGiB, "L4 datasheet (dense: half the sparse 120 / 242)", 4, true, true},
       {"h200", 67 * T, 494.7 * T, 989.4 * T, 4800 * G, 141 * kGiB, "H200 SXM datasheet (dense)", 5, true, true},
       {"rtx3080", 29.8 * T, 29.8 * T, 59.5 * T, 760 * G, 10 * kGiB,
-       "NVIDIA Ampere GA102 whitepaper, RTX 3080 (tensor FP16 with FP32 accumulate, dense)", 4, true, true},
+       "NVIDIA Ampere GA102 whitepaper, RTX 3080 (tensor FP16 with FP32 accumulate, dense)", 4, true, true, false},
       {"rtx4080", 48.7 * T, 48.7 * T, 97.5 * T, 716.8 * G, 16 * kGiB,
-       "NVIDIA Ada whitepaper, RTX 4080 (tensor FP16 with FP32 accumulate, dense)", 4, true, true},
+       "NVIDIA Ada whitepaper, RTX 4080 (tensor FP16 with FP32 accumulate, dense)", 4, true, true, false},
   };
   return table;
 }

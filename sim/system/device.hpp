@@ -19,6 +19,10 @@ struct Device {
   int pcie_gen = 3;               // the host interface (PCIe generation, x16), same datasheets
   bool tensor_cores = true;       // Volta and later; K80 and P100 have none
   bool bf16 = false;              // BF16 tensor math: Ampere and later
+  // CUDA peer-to-peer over PCIe: GeForce boards of the RTX 30, 40 and 50 series have none under
+  // NVIDIA's driver (`nvidia-smi topo -p2p` reports GNS, "GPU not supported"): NCCL then routes
+  // their traffic through host memory (docs/design.md "CPU sockets and PCIe switches").
+  bool pcie_peer_to_peer = true;
 
   FlopsPerSecond peak(Precision p) const;
 };

@@ -116,12 +116,13 @@ bool is_pcie(const LinkKind& k) { return k.name.rfind("pcie", 0) == 0; }
 // between GPUs of one socket that no PCIe switch joins goes through the root complex (PHB), a hop
 // between sockets over the socket link (SYS). Local ranks fill socket 0's GPUs first.
 struct NodePaths {
+  int per_socket = 1;  // GPUs of the job on one socket
   bool through_root_complex = false;
   bool across_sockets = false;
 };
 NodePaths node_paths(const ClusterDescription& c) {
   const int per_socket = c.gpus_per_socket > 0 ? std::min(c.gpus_per_socket, c.gpus_per_node) : c.gpus_per_node;
-  return {per_socket > 1 && c.gpus_per_switch < per_socket, c.gpus_per_node > per_socket};
+  return {per_socket, per_socket > 1 && c.gpus_per_switch < per_socket, c.gpus_per_node > per_socket};
 }
 
 // Intel's root complex: peer-to-peer traffic costs 6/5 of its bandwidth (topo.h INTEL_P2P_OVERHEAD,
@@ -144,14 +145,30 @@ struct GpuPath {
   BytesPerSecond bw_Bps = 0;
   std::string bound;
 };
+// Without peer-to-peer NCCL diverts every hop between two GPUs through their CPU (src/graph/paths.cc
+// ncclTopoComputePaths, "Divert all traffic through the CPU", when ncclTopoCheckP2p finds NVML's
+// P2P status not OK), and its search charges each channel's hop to every link the path crosses
+// (search.cc followPath): the uplink of a PCIe switch carries each of its GPUs' hops up and down,
+// so a ring through g GPUs behind one switch gets 1/g of it (the uplink taken as one more link of
+// the GPUs' kind, x16). The path is a PHB one, so an Intel root complex's 6/5 applies on every hop.
 GpuPath gpu_path(const ClusterDescription& c) {
   GpuPath out{c.intra.bw_Bps, ""};
   if (c.cpu.empty() || !is_pcie(c.intra)) return out;
   const CpuKind& k = find_cpu_kind(c.cpu, "cluster.cpu");
   const NodePaths p = node_paths(c);
-  if (p.through_root_complex && k.intel_root_complex) {
+  const bool via_host = !c.peer_to_peer && c.gpus_per_node > 1;
+  if ((p.through_root_complex || via_host) && k.intel_root_complex) {
     out.bw_Bps *= kIntelP2pShare;
-    out.bound = "peer-to-peer through an Intel root complex at 5/6 of the PCIe rate (NCCL's INTEL_P2P_OVERHEAD)";
+    out.bound = via_host ? "no peer-to-peer: every hop through an Intel root complex at 5/6 of the PCIe rate "
+                           "(NCCL's INTEL_P2P_OVERHEAD)"
+                         : "peer-to-peer through an Intel root complex at 5/6 of the PCIe rate (NCCL's "
+                           "INTEL_P2P_OVERHEAD)";
+  }
+  const int sharing = std::min(c.gpus_per_switch, p.per_socket);
+  if (via_host && sharing > 1) {
+    out.bw_Bps /= sharing;
+    out.bound += std::string(out.bound.empty() ? "" : "; ") + "no peer-to-peer: the " + std::to_string(sharing) +
+                 " GPUs behind a PCIe switch share its uplink to the CPU";
   }
   if (p.across_sockets && k.socket_link_Bps > 0) {  // else refused (check_node_topology)
     out.bw_Bps = std::min(out.bw_Bps, k.socket_link_Bps);

@@ -91,6 +91,10 @@ struct ClusterDescription {
   std::string cpu;
   int gpus_per_socket = 0;
   int gpus_per_switch = 1;
+  // The GPUs may use CUDA peer-to-peer over PCIe (the device's own: not GeForce RTX 30/40/50;
+  // cluster.peer_to_peer). Without it NCCL routes every hop between a node's GPUs through its CPU
+  // (host memory: NCCL's SHM transport), so the GPUs behind one PCIe switch share its uplink.
+  bool peer_to_peer = true;
   // The InfiniBand switches between the nodes reduce (SHARP, Mellanox/NVIDIA Quantum switches):
   // NCCL's CollNet runs where the SHARP plugin is loaded (cluster.network_reduction = sharp).
   bool network_reduction = false;
