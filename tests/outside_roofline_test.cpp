@@ -153,9 +153,10 @@ TEST(OutsideRoofline, H200PyTorchSteps) {
   ASSERT_EQ(n, 7);
   mape /= n;
   std::printf("MAPE %.1f %%\n", 100 * mape);
-  // 23.8 % when it was added, 23.4 % with the bias kernels, 17.2 % with the eager default host time
+  // 23.8 % when it was added, 23.4 % with the bias kernels, 16.9 % with the eager default host time
+  // and GradScaler's synchronisation
   // (in part in-sample: two tiny steps of this machine helped set it).
-  EXPECT_LE(mape, 0.173);
+  EXPECT_LE(mape, 0.170);
 }
 
 // PyTorch 2.11 on one NVIDIA H100, each of 22 zoo models alone (calibration/zoo_check.sh:
@@ -195,5 +196,5 @@ TEST(OutsideRoofline, H100ZooSteps) {
   EXPECT_EQ(large, 33);
   std::printf("with the eager default host time: MAPE %.1f %% over the %d steps at batch 64 and 128\n", 100 * host,
               large);
-  EXPECT_LE(host, 0.183);  // 19.1 % with the batch-2 steps' 38.1 us a kernel; 18.2 % with the default
+  EXPECT_LE(host, 0.179);  // 19.1 % with the batch-2 steps' 38.1 us a kernel; 17.8 % with the default
 }

@@ -523,12 +523,14 @@ Seconds host_kernel_s(const ComputeTuning& t, const FrameworkSpec& fw) {
 
 // The host's times: a given step's spread evenly over its kernels, or a kernel's time for each
 // layer kernel and the optimizer's own for the update.
-HostTimes host_times(const ComputeTuning& t, const FrameworkSpec& fw, const ComputeProfile& p) {
+HostTimes host_times(const ComputeTuning& t, const FrameworkSpec& fw, const ComputeProfile& p, Precision precision) {
+  // Eager mixed precision under autocast scales its loss with a GradScaler, which synchronises.
+  const bool grad_scaler = fw.mode == FrameworkMode::Eager && precision == Precision::Mixed && t.autocast;
   if (t.host_step_s > 0) {
     const Seconds each = t.host_step_s / std::max(1, step_kernels(p));
-    return {each, each * p.optimizer_kernels};
+    return {each, each * p.optimizer_kernels, grad_scaler};
   }
-  return {host_kernel_s(t, fw), p.optimizer_host_s};
+  return {host_kernel_s(t, fw), p.optimizer_host_s, grad_scaler};
 }
 
 // The roofline's kernel counts on a calibrated profile (the host floor spreads its time over them).
@@ -549,7 +551,7 @@ ComputeProfile compute_profile(const Model& model, const Device& device, Precisi
     ComputeProfile prof = calibrated_profile(model, precision, batch, tuning, optimizer);
     if (tuning.host_step_s > 0 || host_kernel_s(tuning, fw) > 0) {
       copy_kernel_counts(roofline_profile(model, device, precision, batch, tuning, optimizer, fw), prof);
-      apply_host_floor(prof, host_times(tuning, fw, prof));
+      apply_host_floor(prof, host_times(tuning, fw, prof, precision));
     }
     prof.step_overhead_s = overhead;
     return prof;
@@ -557,7 +559,7 @@ ComputeProfile compute_profile(const Model& model, const Device& device, Precisi
   // The host's floor comes before a measured throughput's scale, which then covers it too.
   const auto profile_at = [&](int b) {
     ComputeProfile p = roofline_profile(model, device, precision, b, tuning, optimizer, fw);
-    apply_host_floor(p, host_times(tuning, fw, p));
+    apply_host_floor(p, host_times(tuning, fw, p, precision));
     return p;
   };
   ComputeProfile prof = profile_at(batch);

@@ -45,6 +45,7 @@ void apply_host_floor(ComputeProfile& p, HostTimes host) {
   for (LayerCost& l : p.layers) l.fwd_s = c.run(l.fwd_s, l.fwd_kernels);
   for (auto l = p.layers.rbegin(); l != p.layers.rend(); ++l) l->bwd_s = c.run(l->bwd_s, l->bwd_kernels);
   const Seconds after_backward_host = c.host, after_backward_gpu = c.gpu;
+  if (host.sync_before_update) c.host = std::max(c.host, c.gpu);
   c.per_kernel_s = p.optimizer_kernels > 0 ? host.update_s / p.optimizer_kernels : 0;
   p.optimizer_s = c.run(p.optimizer_s, p.optimizer_kernels);
   p.host_wait_share = c.gpu > 0 ? 1 - gpu_alone / c.gpu : 0;

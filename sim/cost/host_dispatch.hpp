@@ -38,6 +38,10 @@ int step_kernels(const ComputeProfile& p);
 struct HostTimes {
   Seconds per_kernel_s = 0;
   Seconds update_s = 0;
+  // The host waits for the GPU before it issues the update: AMP's GradScaler reads whether any
+  // gradient overflowed (torch/cuda/amp/grad_scaler.py _maybe_opt_step: found_inf .item()), so
+  // the update's host time is not hidden behind the backward pass.
+  bool sync_before_update = false;
 };
 
 // Applies the host's floor (per_kernel_s > 0; else the profile stays as it is). The accumulation of
