@@ -300,6 +300,42 @@ TEST(Roofline, BiasesRunTheirOwnKernels) {
   EXPECT_EQ(half_biased.fwd_kernels, half.fwd_kernels + 1);
 }
 
+// cuDNN's channels-first FP16 batch norm runs a thread block a channel at 7.6 GB/s, two blocks an
+// SM (cost/compute.cpp bn_channel_blocks_s). A batch norm of one channel of 1e6 values a sample,
+// batch 32, FP16 activations (no autocast casts): a pass is 64 MB, one wave on the V100's 80 SMs:
+// forward 3 passes, 192 MB / 7.6 GB/s + 2 launches = 25.26 ms (the roofline: 0.27 ms); backward
+// 5 passes, 320 MB / 7.6 GB/s + 2 launches. With 320 channels, 2 waves of 160 blocks: 192 MB / (160
+// x 7.6 GB/s) = 1.216 TB/s, faster than the roofline's 720 GB/s, which stays. Channels-last, FP32
+// and a compiled step (pointwise fusion) keep the roofline.
+TEST(Roofline, ChannelsFirstHalfBatchNormRunsABlockAChannel) {
+  const Device& v100 = find_device("v100", "");
+  ComputeTuning t;
+  t.autocast = false;
+  t.nchw = true;
+  const auto bn = [&](int channels, Precision p, const ComputeTuning& tuning) {
+    Model m = conv_model(1, 1);
+    Layer l = memory_layer(LayerKind::BatchNorm, 2);
+    l.out.c = channels;
+    m.layers.push_back(l);
+    return compute_profile(m, v100, p, 32, tuning, Optimizer::Sgd).layers[1];
+  };
+  constexpr double pass = 64e6, block = 7.6e9;
+  const LayerCost one = bn(1, Precision::Mixed, t);
+  EXPECT_NEAR(one.fwd_s, 3 * pass / block + 2 * kLaunch, 1e-12);
+  EXPECT_NEAR(one.bwd_s, 5 * pass / block + 2 * kLaunch, 1e-12);
+  const double roofline_fwd = (3 * pass + 4) / kV100 + 2 * kLaunch;
+  EXPECT_NEAR(bn(320, Precision::Mixed, t).fwd_s, roofline_fwd, 1e-12);
+  ComputeTuning nhwc = t, fused = t;
+  nhwc.nchw = false;
+  fused.pointwise_fusion = true;
+  EXPECT_NEAR(bn(1, Precision::Mixed, nhwc).fwd_s, roofline_fwd, 1e-12);
+  EXPECT_NEAR(bn(1, Precision::FP32, t).fwd_s, (6 * pass + 8) / kV100 + 2 * kLaunch, 1e-12);
+  EXPECT_LT(bn(1, Precision::Mixed, fused).fwd_s, one.fwd_s / 10);
+  ComputeTuning off = t;
+  off.bn_channel_blocks = false;  // compute.nchw_batchnorm = roofline
+  EXPECT_NEAR(bn(1, Precision::Mixed, off).fwd_s, roofline_fwd, 1e-12);
+}
+
 // Fused attention on FP32 inputs is PyTorch's memory-efficient kernel, 3xTF32 on Ampere and later:
 // one attention layer of 1 GFLOP a sample (one value in and out, so its copies cost their launch
 // only), batch 32, TF32: on an A100 32 GFLOP at 0.6 x 156 / 3 TFLOP/s (+ the ramp, + 5 us), with

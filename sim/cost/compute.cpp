@@ -1,6 +1,7 @@
 #include "cost/compute.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include "core/error.hpp"
 #include "core/text.hpp"
@@ -65,6 +66,26 @@ struct Kernel {
   double mask = 0;           // passes over a dropout's one-byte mask (of the output's, or the scores', size)
   bool beside_cudnn = false; // an ATen kernel around a convolution's cuDNN call (no cuDNN transposes)
 };
+// Batch norm on channels-first FP16 activations: PyTorch's cudnn_batch_norm asks cuDNN for
+// CUDNN_BATCHNORM_SPATIAL unless the input is channels-last (ATen native/cudnn/BatchNorm.cpp), and
+// cuDNN ran it on an H100 as bn_fw_tr_1C11_kernel_NCHW and bn_bw_1C11_kernel_new: one thread block
+// a channel (calibration/measured/h100-zoo-kernels.csv). Measured there, per pass over a channel's
+// data: the 112x112 layers (ResNet-50's first, C = 64; MobileNetV2's four, C = 16 to 96: one wave)
+// streamed 8.0 and 8.1 GB/s a block forward, 7.0 and 7.2 backward, 7.6 on average; ResNet-50's
+// 28x28 layers (C = 128 to 512) took 2.46 ms backward as 18 waves of two blocks an SM would (2.38
+// ms; one block an SM: 29 waves, 3.9 ms). A block's rate is its loads in flight over the memory's
+// latency (Little's law), the same on any GPU running the same kernel, not a share of the chip's
+// bandwidth. So a kernel of `bytes` over C channels takes ceil(C / (2 SMs)) x (bytes / C) / 7.6
+// GB/s, when that is longer than the roofline's.
+constexpr BytesPerSecond kBnChannelBlock_Bps = 7.6e9;
+constexpr int kBnChannelBlocksPerSm = 2;
+Seconds bn_channel_blocks_s(Bytes bytes, int channels, const Device& d) {
+  const int sms = streaming_multiprocessors(d.name);
+  if (sms <= 0 || channels <= 0) return 0;
+  const double waves = std::ceil(double(channels) / (kBnChannelBlocksPerSm * sms));
+  return waves * (bytes / channels) / kBnChannelBlock_Bps;
+}
+
 // A kernel of attention: passes over its input (packed q, k, v), output and scores, and its work.
 Kernel attn(double in, double out, double inner, double work, double mask = 0) {
   return {in, out, work, false, false, false, inner, mask};
@@ -344,10 +365,17 @@ LayerCost layer_cost(const Layer& l, const Device& d, Precision p, int batch, co
   // Channels-first activations: a tensor-core convolution transposes its input and output.
   const Seconds transpose_s = t.nchw && tensor_cores(d, p) && l.kind == LayerKind::Conv2D
                                   ? roof.kernel_s(0, 2 * (in_bytes + out_bytes)) : 0;
+  // cuDNN's channels-first FP16 batch norm: a block a channel (bn_channel_blocks_s).
+  const bool channel_blocks = l.kind == LayerKind::BatchNorm && t.nchw && p == Precision::Mixed &&
+                              t.bn_channel_blocks && t.per_kind_traffic && !t.pointwise_fusion;
   const auto run = [&](const Kernel& k) {
-    return roof.kernel_s(flops * k.work, k.in * in_bytes + k.out * out_bytes + k.inner * inner_bytes +
-                                             k.mask * mask_bytes + (k.weights ? weights : 0)) +
-           (k.fork_sum || k.beside_cudnn ? 0 : transpose_s);
+    const Bytes bytes = k.in * in_bytes + k.out * out_bytes + k.inner * inner_bytes + k.mask * mask_bytes +
+                        (k.weights ? weights : 0);
+    const Seconds s = roof.kernel_s(flops * k.work, bytes);
+    const Seconds blocks = channel_blocks && !k.fork_sum
+                               ? bn_channel_blocks_s(bytes - (k.weights ? weights : 0), l.out.c, d) + t.kernel_overhead_s
+                               : 0;
+    return std::max(s, blocks) + (k.fork_sum || k.beside_cudnn ? 0 : transpose_s);
   };
   const auto launches = [&](const Kernel& k) {
     return 1 + (transpose_s > 0 && !k.fork_sum && !k.beside_cudnn ? 1 : 0);

@@ -371,6 +371,7 @@ ComputeTuning resolve_compute(const Reader& r, int batch) {
   t.fork_sums = traffic == 2;
   t.fused_attention = r.choice<bool>("compute.attention", {{"fused", true}, {"math", false}});
   t.pointwise_fusion = r.choice<bool>("compute.fusion", {{"none", false}, {"pointwise", true}});
+  t.bn_channel_blocks = r.choice<bool>("compute.nchw_batchnorm", {{"blocks", true}, {"roofline", false}});
   t.autocast = r.choice<bool>("compute.mixed_activations", {{"autocast", true}, {"fp16", false}});
   t.jitter_cv = r.real("compute.jitter_cv", 0, true, 1);
   if (r.given("compute.device_spread")) t.device_spread = r.real("compute.device_spread", 0, true, 1);

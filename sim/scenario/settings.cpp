@@ -137,6 +137,9 @@ const std::vector<KeySpec>& scenario_keys() {
                                      "scaled_dot_product_attention runs it: FlashAttention or memory-efficient "
                                      "attention; the scores are never stored) or math (two matrix products and a "
                                      "softmax over the stored scores: PyTorch 1.x, Keras' MultiHeadAttention)"},
+      {"compute.nchw_batchnorm", "blocks", "roofline: blocks (channels-first FP16 batch norm as cuDNN runs it, a "
+                                           "thread block a channel at 7.6 GB/s, two an SM, measured on an H100) or "
+                                           "roofline (at the memory roofline like every memory-bound kernel)"},
       {"compute.fusion", "none", "roofline: none (every operation its own kernel: eager PyTorch, TensorFlow "
                                  "without XLA) or pointwise (each chain of elementwise operations one kernel each "
                                  "way: torch.compile, XLA)"},

@@ -73,6 +73,24 @@ const std::vector<Device>& device_table() {
   return table;
 }
 
+int streaming_multiprocessors(const std::string& device) {
+  // Kepler GK210 (K80: 13 a die), Pascal GP100 (P100 SXM2 and PCIe: 56), Volta GV100 (V100, V100S:
+  // 80), Turing TU102 (RTX 2080 Ti: 68) and TU104 (T4: 40), Ampere GA100 (A100: 108; A30: 56) and
+  // GA102 (RTX 3090: 82, 3080: 68, A40: 84, A10: 72), Ada AD102 (RTX 4090: 128, L40S: 142), AD103
+  // (RTX 4080: 76), AD104 (RTX 4070: 46, L4: 58), Hopper GH100 (H100 and H200 SXM: 132, H100
+  // PCIe: 114), Blackwell GB202 (RTX 5090: 170): the architecture whitepapers and product pages.
+  static const std::vector<std::pair<std::string, int>> sms = {
+      {"k80", 13},       {"p100", 56},      {"p100-pcie", 56},     {"v100", 80},      {"v100-32gb", 80},
+      {"v100-pcie", 80}, {"v100s", 80},     {"rtx2080ti", 68},     {"t4", 40},        {"a100", 108},
+      {"a100-80gb", 108}, {"a100-pcie", 108}, {"a100-80gb-pcie", 108}, {"a30", 56},   {"rtx3090", 82},
+      {"rtx3080", 68},   {"a40", 84},       {"a10", 72},           {"rtx4090", 128},  {"l40s", 142},
+      {"rtx4080", 76},   {"rtx4070", 46},   {"l4", 58},            {"h100", 132},     {"h200", 132},
+      {"h100-pcie", 114}, {"rtx5090", 170}};
+  for (const auto& [name, n] : sms)
+    if (name == device) return n;
+  return 0;
+}
+
 const Device& find_device(const std::string& name, const std::string& key) {
   const std::string n = to_lower(name);
   const auto& table = device_table();

@@ -28,6 +28,10 @@ struct Device {
 };
 
 const std::vector<Device>& device_table();
+
+// Streaming multiprocessors (one die), from NVIDIA's architecture whitepapers and datasheets; 0
+// for a device the table does not list.
+int streaming_multiprocessors(const std::string& device);
 // Throws InputError naming `key` when the device is unknown.
 const Device& find_device(const std::string& name, const std::string& key);
 

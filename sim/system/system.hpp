@@ -38,6 +38,7 @@ struct ComputeTuning {
                                       // lists (cost/autocast.hpp), not FP16 throughout
   bool fused_attention = true;        // attention as one fused kernel each way (FlashAttention), not
                                       // matrix products and a softmax over stored scores
+  bool bn_channel_blocks = true;      // channels-first FP16 batch norm a block a channel (cost/compute.cpp)
   bool pointwise_fusion = false;      // chains of pointwise layers as one kernel each way
                                       // (torch.compile, XLA: cost/fusion.hpp)
   double jitter_cv = 0;               // per-rank compute variation (cost/stragglers.hpp); 0: none
