@@ -209,7 +209,8 @@ TEST(HostDispatch, CalibratedProfileWaitsToo) {
   const std::string base = "simulate" + kOneH200 + "--model.name=resnet50 --model.precision=mixed "
                            "--training.batch_per_gpu=128 --compute.calibration=" + testutil::source_dir() +
                            "/calibration/measured/h200-resnet50-224-mixed.cal";
-  const auto a = ddlsim_json(base + " --compute.host_kernel_us=0"), w = ddlsim_json(base + " --compute.host_step_ms=60");
+  const auto a = ddlsim_json(base + " --compute.host_kernel_us=0");
+  const auto w = ddlsim_json(base + " --compute.host_step_ms=60");
   EXPECT_NEAR(a["compute_time_s"].get<double>(), 0.027510, 1.5e-6);
   EXPECT_EQ(a["host_wait_s"].get<double>(), 0);
   const auto d = ddlsim_json(base);

@@ -372,9 +372,9 @@ LayerCost layer_cost(const Layer& l, const Device& d, Precision p, int batch, co
     const Bytes bytes = k.in * in_bytes + k.out * out_bytes + k.inner * inner_bytes + k.mask * mask_bytes +
                         (k.weights ? weights : 0);
     const Seconds s = roof.kernel_s(flops * k.work, bytes);
-    const Seconds blocks = channel_blocks && !k.fork_sum
-                               ? bn_channel_blocks_s(bytes - (k.weights ? weights : 0), l.out.c, d) + t.kernel_overhead_s
-                               : 0;
+    const Bytes activations = bytes - (k.weights ? weights : 0);
+    const Seconds blocks =
+        channel_blocks && !k.fork_sum ? bn_channel_blocks_s(activations, l.out.c, d) + t.kernel_overhead_s : 0;
     return std::max(s, blocks) + (k.fork_sum || k.beside_cudnn ? 0 : transpose_s);
   };
   const auto launches = [&](const Kernel& k) {

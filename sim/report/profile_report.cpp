@@ -83,7 +83,8 @@ std::string render_compute_profile(const Model& m, const ComputeProfile& p, cons
                      "= {:.6g} s; {} kernels\n", p.forward_s(), p.backward_s(), p.optimizer_s, p.step_overhead_s,
                      step_s, step_kernels(p));
   if (p.host_wait_share > 0)
-    out += fmt::format("# the GPU waits for its host {:.1f} % of it (compute.host_kernel_us, host_step_ms)\n", 100 * p.host_wait_share);
+    out += fmt::format("# the GPU waits for its host {:.1f} % of it (compute.host_kernel_us, host_step_ms)\n",
+                       100 * p.host_wait_share);
   if (top > 0) out += fmt::format("# the {} slowest layers\n", rows.size());
   out += fmt::format("{:<36} {:<16} {:>12} {:>12} {:>8} {:>8}\n", "layer", "kind", "forward_ms", "backward_ms",
                      "kernels", "share");

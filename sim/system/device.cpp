@@ -33,10 +33,12 @@ FlopsPerSecond Device::peak(Precision p) const {
 // Puget Systems "Problems with RTX4090 MultiGPU"). The RTX 2080 Ti is left with it (no source).
 const std::vector<Device>& device_table() {
   static const std::vector<Device> table = {
-      {"rtx4090", 82.6 * T, 82.6 * T, 165.2 * T, 1008 * G, 24 * kGiB, "NVIDIA Ada whitepaper, RTX 4090", 4, true, true, false},
+      {"rtx4090", 82.6 * T, 82.6 * T, 165.2 * T, 1008 * G, 24 * kGiB, "NVIDIA Ada whitepaper, RTX 4090", 4, true, true,
+       false},
       {"rtx3090", 35.6 * T, 35.6 * T, 71 * T, 936 * G, 24 * kGiB,
        "NVIDIA Ampere GA102 whitepaper, RTX 3090 (tensor FP16 with FP32 accumulate, dense)", 4, true, true, false},
-      {"rtx4070", 29.1 * T, 29.1 * T, 58.3 * T, 504 * G, 12 * kGiB, "NVIDIA Ada whitepaper, RTX 4070", 4, true, true, false},
+      {"rtx4070", 29.1 * T, 29.1 * T, 58.3 * T, 504 * G, 12 * kGiB, "NVIDIA Ada whitepaper, RTX 4070", 4, true, true,
+       false},
       {"v100", 15.7 * T, 15.7 * T, 125 * T, 900 * G, 16 * kGiB, "V100 SXM2 16GB datasheet"},
       {"a100", 19.5 * T, 156 * T, 312 * T, 1555 * G, 40 * kGiB, "A100 SXM4 40GB datasheet", 4, true, true},
       {"a100-80gb", 19.5 * T, 156 * T, 312 * T, 2039 * G, 80 * kGiB, "A100 SXM4 80GB datasheet", 4, true, true},
