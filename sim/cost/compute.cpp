@@ -545,8 +545,7 @@ ComputeProfile calibrated_profile(const Model& model, Precision precision, int b
 // CPU ranks of a `cpu` calibration: their host is the device).
 Seconds host_kernel_s(const ComputeTuning& t, const FrameworkSpec& fw) {
   if (t.host_kernel_s >= 0) return t.host_kernel_s;
-  const bool cpu = t.calibration && t.calibration->device_kind == "cpu";
-  return fw.mode == FrameworkMode::Eager && !cpu ? kEagerHostKernel_s : 0;
+  return fw.mode == FrameworkMode::Eager && !t.cpu_ranks() ? kEagerHostKernel_s : 0;
 }
 
 // The host's times: a given step's spread evenly over its kernels, or a kernel's time for each
@@ -615,8 +614,7 @@ void ComputeProfile::scale_by(double f) {
 }
 
 double host_contention(const ComputeTuning& t, int ranks_per_node) {
-  const bool cpu = t.calibration && t.calibration->device_kind == "cpu";
-  if (!cpu || t.node_cores <= 0) return 1;
+  if (!t.cpu_ranks() || t.node_cores <= 0) return 1;
   // Relative to the lone rank that was calibrated (itself slowed if it had more threads than cores).
   const auto share = [&](int ranks) { return std::max(1.0, double(ranks) * t.threads_per_rank / t.node_cores); };
   return share(ranks_per_node) / share(1);

@@ -77,14 +77,6 @@ Seconds step_overhead_s(const FrameworkSpec& fw) {
   return fw.step_overhead_s >= 0 ? fw.step_overhead_s : default_step_overhead_s(fw.mode);
 }
 
-namespace {
-
-bool cpu_compute(const System& sys) {
-  return sys.compute.calibration && sys.compute.calibration->device_kind == "cpu";
-}
-
-}  // namespace
-
 FrameworkCosts framework_costs(const Execution& e, const System& sys, int nodes, int gpus_per_node) {
   FrameworkCosts c;
   c.step_overhead_s = step_overhead_s(e.fw);
@@ -92,7 +84,7 @@ FrameworkCosts framework_costs(const Execution& e, const System& sys, int nodes,
   if (ranks <= 1) return c;
   // CPU ranks: the calibration measured a CPU whose memory rate the device table does not hold,
   // so copies are not costed there.
-  if (!cpu_compute(sys)) {
+  if (!sys.compute.cpu_ranks()) {
     c.copies = e.fw.copies;
     c.copy_Bps = sys.device.mem_bw_Bps * sys.compute.memory_efficiency;
     c.per_launch_s = sys.compute.kernel_overhead_s;

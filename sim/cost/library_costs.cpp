@@ -30,10 +30,6 @@ bool stages_through_host(Library l) { return l == Library::Mpi || l == Library::
 
 namespace {
 
-bool cpu_compute(const System& sys) {
-  return sys.compute.calibration && sys.compute.calibration->device_kind == "cpu";
-}
-
 BytesPerSecond host_link_Bps(const System& sys) {
   return find_link_kind("pcie" + std::to_string(sys.device.pcie_gen), "compute.device", LinkPlace::Intra).bw_Bps;
 }
@@ -42,7 +38,7 @@ BytesPerSecond host_link_Bps(const System& sys) {
 
 LibraryCosts library_costs(const Execution& e, const System& sys) {
   const StepCostOverrides& o = e.step_costs;
-  const bool cpu = cpu_compute(sys);
+  const bool cpu = sys.compute.cpu_ranks();
   LibraryCosts c;
   // A calibration file that measured the slow-down on its own device (ddlsim calibrate
   // --interference) beats the library's default; the scenario key beats both.

@@ -38,8 +38,7 @@ double expected_max_std_normal(int n) {
 
 double device_spread(const ComputeTuning& t) {
   if (t.device_spread >= 0) return t.device_spread;
-  const bool cpu = t.calibration && t.calibration->device_kind == "cpu";
-  return cpu ? 0 : kGpuDeviceSpread;
+  return t.cpu_ranks() ? 0 : kGpuDeviceSpread;
 }
 
 Seconds straggler_wait_s(Seconds compute_s, double cv, double spread, int sync_period, int ranks) {

@@ -50,6 +50,9 @@ struct ComputeTuning {
   // compute.calibration: per-layer times measured by `ddlsim calibrate` (null: none); the top tier.
   std::shared_ptr<const Calibration> calibration;
   std::string calibration_origin;     // the file, for messages
+
+  // The ranks are CPU cores (a `cpu` calibration file): no GPU, no host apart from the device.
+  bool cpu_ranks() const { return calibration && calibration->device_kind == "cpu"; }
 };
 
 struct StorageSpec {
