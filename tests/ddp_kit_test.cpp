@@ -21,6 +21,12 @@ bool have_torch() { return std::system((kPython + " -c 'import torch, torchvisio
 
 testutil::RunResult python(const std::string& args) { return testutil::run_shell("timeout 120 " + kPython + " " + args + " 2>&1"); }
 
+// `r` exited 2 and its output says `says` (a refused input).
+void expect_refused(const testutil::RunResult& r, const std::string& says) {
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find(says), std::string::npos) << r.out;
+}
+
 std::string column(const std::string& csv, const std::string& name) {
   const auto nl = csv.find('\n');
   std::stringstream header(csv.substr(0, nl)), row(csv.substr(nl + 1));
@@ -158,15 +164,9 @@ TEST(DdpKit, OpCensusAgreesWithTheZoo) {
   EXPECT_EQ(census["mobilenet_v2"]["clone < hardtanh_"], zoo("mobilenet_v2").first) << r.out;
   EXPECT_EQ(census["efficientnet_b0"]["clone < silu_"], zoo("efficientnet_b0").first) << r.out;
   EXPECT_EQ(census["swin_t"]["constant_pad_nd"], 2 * zoo("swin_t").second) << r.out;
-  const auto bad = python(kDir + "/op_census.py resnet9");
-  EXPECT_EQ(bad.code, 2);
-  EXPECT_NE(bad.out.find("unknown torchvision model 'resnet9'"), std::string::npos) << bad.out;
-  const auto zero = python(kDir + "/op_census.py --batch 0 resnet50");
-  EXPECT_EQ(zero.code, 2);
-  EXPECT_NE(zero.out.find("--batch: '0': expected a positive integer"), std::string::npos) << zero.out;
-  const auto small = python(kDir + "/op_census.py --size 64 inception_v3");
-  EXPECT_EQ(small.code, 2) << small.out;
-  EXPECT_NE(small.out.find("inception_v3 at 64 x 64"), std::string::npos) << small.out;
+  expect_refused(python(kDir + "/op_census.py resnet9"), "unknown torchvision model 'resnet9'");
+  expect_refused(python(kDir + "/op_census.py --batch 0 resnet50"), "--batch: '0': expected a positive integer");
+  expect_refused(python(kDir + "/op_census.py --size 64 inception_v3"), "inception_v3 at 64 x 64");
 }
 
 // The GPU tools (step_profile.py, eager_overhead.py --device cuda) say why they cannot run on a
@@ -179,16 +179,11 @@ TEST(DdpKit, GpuToolsSayWhyWithoutAGpu) {
   EXPECT_EQ(union_us.out, "7.0\n");
   if (python("-c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)'").code == 0)
     GTEST_SKIP() << "this machine has a GPU: nothing to refuse";
-  const auto profile = python(kDir + "/step_profile.py --model resnet50 --batch 2");
-  EXPECT_EQ(profile.code, 2) << profile.out;
-  EXPECT_NE(profile.out.find("sees no CUDA device"), std::string::npos) << profile.out;
-  const auto overhead = python(kDir + "/eager_overhead.py --device cuda");
-  EXPECT_EQ(overhead.code, 2) << overhead.out;
-  EXPECT_NE(overhead.out.find("--device cuda: this torch sees no CUDA device"), std::string::npos) << overhead.out;
-  const auto check = testutil::run_shell("bash " + testutil::source_dir() + "/calibration/gpu_check.sh " +
-                                         ::testing::TempDir() + "gpu_check " + kPython + " 2>&1");
-  EXPECT_EQ(check.code, 2) << check.out;
-  EXPECT_NE(check.out.find("gpu_check.sh: "), std::string::npos) << check.out;
+  expect_refused(python(kDir + "/step_profile.py --model resnet50 --batch 2"), "sees no CUDA device");
+  expect_refused(python(kDir + "/eager_overhead.py --device cuda"), "--device cuda: this torch sees no CUDA device");
+  expect_refused(testutil::run_shell("bash " + testutil::source_dir() + "/calibration/gpu_check.sh " +
+                                     ::testing::TempDir() + "gpu_check " + kPython + " 2>&1"),
+                 "gpu_check.sh: ");
 }
 
 // zoo_steps.py (the H100 zoo check's runner) on the CPU: one row a model in compare's columns, the
@@ -217,26 +212,17 @@ TEST(DdpKit, ZooStepsOnCpuAndItsRefusals) {
                            "bool(z.ANNOTATION.match(\"elementwise_kernel<{lambda()#3}>\")))'");
   EXPECT_EQ(sort.out, "norm_s matmul_s matmul_s other_s layout_s optimizer_s True False\n") << sort.out;
   const std::string cpu = kDir + "/zoo_steps.py --device cpu --precision ";
-  const auto unknown = python(cpu + "fp32 --models resnet9 --csv " + csv.path());
-  EXPECT_EQ(unknown.code, 2) << unknown.out;
-  EXPECT_NE(unknown.out.find("unknown zoo name(s) resnet9"), std::string::npos) << unknown.out;
-  const auto mixed = python(cpu + "mixed --models small_cnn --csv " + csv.path());
-  EXPECT_EQ(mixed.code, 2) << mixed.out;
-  EXPECT_NE(mixed.out.find("--precision mixed: needs --device cuda"), std::string::npos) << mixed.out;
+  expect_refused(python(cpu + "fp32 --models resnet9 --csv " + csv.path()), "unknown zoo name(s) resnet9");
+  expect_refused(python(cpu + "mixed --models small_cnn --csv " + csv.path()),
+                 "--precision mixed: needs --device cuda");
   const testutil::TempFile other("other.csv", "a,b\n1,2\n");
-  const auto header = python(cpu + "fp32 --models small_cnn --csv " + other.path());
-  EXPECT_EQ(header.code, 2) << header.out;
-  EXPECT_NE(header.out.find("the file's header is not zoo_steps.py's"), std::string::npos) << header.out;
+  expect_refused(python(cpu + "fp32 --models small_cnn --csv " + other.path()),
+                 "the file's header is not zoo_steps.py's");
   if (python("-c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)'").code == 0)
     GTEST_SKIP() << "this machine has a GPU: nothing to refuse";
-  const auto gpu = python(kDir + "/zoo_steps.py --models small_cnn --csv " + csv.path());
-  EXPECT_EQ(gpu.code, 2) << gpu.out;
-  EXPECT_NE(gpu.out.find("sees no CUDA device"), std::string::npos) << gpu.out;
-  const auto sweep = python(kDir + "/kernel_sweep.py --csv " + csv.path());
-  EXPECT_EQ(sweep.code, 2) << sweep.out;
-  EXPECT_NE(sweep.out.find("sees no CUDA device"), std::string::npos) << sweep.out;
-  const auto check = testutil::run_shell("bash " + testutil::source_dir() + "/calibration/zoo_check.sh " +
-                                         ::testing::TempDir() + "zoo_check " + kPython + " 2>&1");
-  EXPECT_EQ(check.code, 2) << check.out;
-  EXPECT_NE(check.out.find("zoo_check.sh: "), std::string::npos) << check.out;
+  expect_refused(python(kDir + "/zoo_steps.py --models small_cnn --csv " + csv.path()), "sees no CUDA device");
+  expect_refused(python(kDir + "/kernel_sweep.py --csv " + csv.path()), "sees no CUDA device");
+  expect_refused(testutil::run_shell("bash " + testutil::source_dir() + "/calibration/zoo_check.sh " +
+                                     ::testing::TempDir() + "zoo_check " + kPython + " 2>&1"),
+                 "zoo_check.sh: ");
 }
