@@ -28,6 +28,15 @@ ClusterDescription node(const char* intra, int gpus, const char* cpu, int per_so
   return c;
 }
 
+// A node's GPUs and what a ring through them gets, by hand.
+struct PathCase {
+  const char* intra;
+  int gpus;
+  const char* cpu;
+  int per_socket, per_switch;
+  double GBps;
+};
+
 double busbw_GBps(const std::string& args) {
   const auto r = run_ddlsim("collective --algorithm ring --sizes 16G --format json " + args);
   EXPECT_EQ(r.code, 0) << args << "\n" << r.out;
@@ -37,13 +46,7 @@ double busbw_GBps(const std::string& args) {
 }  // namespace
 
 TEST(NodeTopology, GpuPathFollowsNcclsTopologyModel) {
-  const struct {
-    const char* intra;
-    int gpus;
-    const char* cpu;
-    int per_socket, per_switch;
-    double GBps;  // by hand
-  } cases[] = {
+  const PathCase cases[] = {
       {"pcie3", 8, "", 0, 1, 12.0},                    // not described: the link alone
       {"pcie3", 8, "skylake", 4, 1, 10.0},             // min(12 x 5/6 = 10, UPI 10)
       {"pcie3", 8, "broadwell", 4, 2, 6.0},            // switches of 2 < 4 a socket: min(10, QPI 6)
@@ -73,13 +76,7 @@ TEST(NodeTopology, GpuPathFollowsNcclsTopologyModel) {
 // (Intel: 5/6) whose switch uplink carries each of its GPUs' hops (docs/design.md "CPU sockets and
 // PCIe switches"). By hand.
 TEST(NodeTopology, WithoutPeerToPeerEveryHopCrossesTheCpu) {
-  const struct {
-    const char* intra;
-    int gpus;
-    const char* cpu;
-    int per_socket, per_switch;
-    double GBps;
-  } cases[] = {
+  const PathCase cases[] = {
       {"pcie4", 4, "skylake", 0, 4, 5.0},     // one switch of four: 24 x 5/6 / 4
       {"pcie4", 4, "epyc-milan", 0, 4, 6.0},  // AMD: 24 / 4
       {"pcie4", 4, "skylake", 0, 1, 20.0},    // root ports: each GPU's own link, 24 x 5/6
