@@ -161,8 +161,14 @@ TEST(DdpKit, OpCensusAgreesWithTheZoo) {
     }
     return n;
   };
-  EXPECT_EQ(census["mobilenet_v2"]["clone < hardtanh_"], zoo("mobilenet_v2").first) << r.out;
-  EXPECT_EQ(census["efficientnet_b0"]["clone < silu_"], zoo("efficientnet_b0").first) << r.out;
+  // A busy machine's profiler now and then loses a copy's parent (op_census.py counts it as
+  // "(no parent)"; one CI run: 48 under silu_ and one without a parent): counted with the
+  // activation's, the copies still match the zoo's one for one.
+  const auto inplace_copies = [&](const std::string& model, const std::string& activation) {
+    return census[model]["clone < " + activation] + census[model]["clone < (no parent)"];
+  };
+  EXPECT_EQ(inplace_copies("mobilenet_v2", "hardtanh_"), zoo("mobilenet_v2").first) << r.out;
+  EXPECT_EQ(inplace_copies("efficientnet_b0", "silu_"), zoo("efficientnet_b0").first) << r.out;
   EXPECT_EQ(census["swin_t"]["constant_pad_nd"], 2 * zoo("swin_t").second) << r.out;
   expect_refused(python(kDir + "/op_census.py resnet9"), "unknown torchvision model 'resnet9'");
   expect_refused(python(kDir + "/op_census.py --batch 0 resnet50"), "--batch: '0': expected a positive integer");
