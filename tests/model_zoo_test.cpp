@@ -266,6 +266,19 @@ TEST(ModelZoo, ResNeXtAndGroupedConvolutions) {
   EXPECT_NEAR(zoo("resnext50_32x4d").fwd_flops_per_sample() / 2, 4.23e9, 0.02 * 4.23e9);
   EXPECT_NEAR(zoo("resnext101_32x8d").fwd_flops_per_sample() / 2, 16.41e9, 0.02 * 16.41e9);
   EXPECT_NEAR(zoo("resnext101_64x4d").fwd_flops_per_sample() / 2, 15.46e9, 0.02 * 15.46e9);
+  // NVIDIA DeepLearningExamples' ResNeXt-101 32x4d and SE-ResNeXt-101 32x4d (models/resnet.py),
+  // rebuilt in torch 1.13 from torchvision's Bottleneck (groups 32, width 4) plus NVIDIA's SE of 16
+  // channels: 44,177,704 and 45,251,128 parameters in 314 and 446 tensors; 7,969,996,800 and
+  // 7,971,037,184 multiply-adds of convolutions and linear layers at 224x224 (forward hooks).
+  EXPECT_EQ(zoo("resnext101_32x4d").params_trainable(), 44'177'704);
+  EXPECT_EQ(zoo("se_resnext101_32x4d").params_trainable(), 45'251'128);
+  EXPECT_NEAR(zoo("resnext101_32x4d").fwd_flops_per_sample() / 2, 7.9700e9, 0.02 * 7.9700e9);
+  EXPECT_NEAR(zoo("se_resnext101_32x4d").fwd_flops_per_sample() / 2, 7.9710e9, 0.02 * 7.9710e9);
+  for (const auto& [name, count] : {std::pair<const char*, int>{"resnext101_32x4d", 314}, {"se_resnext101_32x4d", 446}}) {
+    int n = 0;
+    for (const Layer& l : zoo(name).layers) n += l.trainable_tensors();
+    EXPECT_EQ(n, count) << name;
+  }
   int tensors = 0;
   for (const Layer& l : zoo("resnext50_32x4d").layers) tensors += l.trainable_tensors();
   EXPECT_EQ(tensors, 161);  // len(parameters()) of torchvision's model

@@ -1,4 +1,4 @@
-// ddlsim validate [--set tf2017|published] [--data DIR] [--format table|csv|json] [--output FILE] [--plot FILE.svg]
+// ddlsim validate [--set tf2017|published|convnets|all] [--data DIR] [--format table|csv|json] [--output FILE] [--plot FILE.svg]
 //                 [--section.key=value ...]   (applied to every group's scenario: ablations)
 #include "core/args.hpp"
 #include "cli/commands.hpp"
@@ -16,7 +16,7 @@ int cmd_validate(const Args& args) {
   own.add_options()("data", po::value<std::string>()->default_value(default_validation_folder()),
                     "folder of the validation sets (CSV and scenario files)")(
       "set", po::value<std::string>()->default_value("tf2017"),
-      "tf2017, published or all (every set's groups, totals over all their rows)")(
+      "tf2017, published, convnets or all (every set's groups, totals over all their rows)")(
       "format", po::value<std::string>()->default_value("table"), "table, csv or json")(
       "output,o", po::value<std::string>()->default_value(""), "write the report to FILE")(
       "plot", po::value<std::string>()->default_value(""), "write the predicted-vs-measured plot (SVG) to FILE");

@@ -1,5 +1,7 @@
 #include "compare/validation_report.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -146,11 +148,13 @@ std::string render_table(const ValidationResult& v) {
     if (!g.fitted.name.empty())
       out += fmt::format("   fitted on this group's synthetic rows (their errors are in-sample): {} = {:.4g} "
                          "(start {:.4g}): {}\n", g.fitted.name, g.fitted.after, g.fitted.before, g.group.why);
-    out += fmt::format("   {:<13} {:<27} {:>5} {:>5} {:<9} {:>9} {:>9} {:>7} {:>9} {:>7}\n", "model", "framework",
+    std::size_t w = 13;  // the model column: as wide as the group's longest name
+    for (const auto& r : g.comparison.rows) w = std::max(w, value(r.measured, "model.name").size());
+    out += fmt::format("   {:<{}} {:<27} {:>5} {:>5} {:<9} {:>9} {:>9} {:>7} {:>9} {:>7}\n", "model", w, "framework",
                        "gpus", "batch", "data", "measured", "ddlsim", "error", "linear", "error");
     for (const auto& r : g.comparison.rows) {
-      out += fmt::format("   {:<13} {:<27} {:>5} {:>5} {:<9} {:>9.1f} {:>9.1f} {:>7} {:>9} {:>7}\n",
-                         value(r.measured, "model.name"), value(r.measured, "training.framework"), gpus(r.measured),
+      out += fmt::format("   {:<{}} {:<27} {:>5} {:>5} {:<9} {:>9.1f} {:>9.1f} {:>7} {:>9} {:>7}\n",
+                         value(r.measured, "model.name"), w, value(r.measured, "training.framework"), gpus(r.measured),
                          r.prediction.batch_per_gpu, value(r.measured, "input.format"), r.measured.mean, r.predicted,
                          pct(r.error), r.baseline ? fmt::format("{:.1f}", *r.baseline) : "-",
                          r.baseline ? pct(r.baseline_error) : "-");

@@ -51,6 +51,8 @@ constexpr ZooEntry kZoo[] = {
     {"resnext50_32x4d", build_resnext50_32x4d, 224, 1000, 32, false},
     {"resnext101_32x8d", build_resnext101_32x8d, 224, 1000, 32, false},
     {"resnext101_64x4d", build_resnext101_64x4d, 224, 1000, 32, false},
+    {"resnext101_32x4d", build_resnext101_32x4d, 224, 1000, 32, false},
+    {"se_resnext101_32x4d", build_se_resnext101_32x4d, 224, 1000, 32, false},
     // RegNets at 224 (torchvision's weights; RegNetY-128GF's at 384).
     {"regnet_x_400mf", build_regnet_x_400mf, 224, 1000, 32, false},
     {"regnet_x_800mf", build_regnet_x_800mf, 224, 1000, 32, false},

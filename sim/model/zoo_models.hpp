@@ -50,6 +50,8 @@ Model build_wide_resnet50_2(const ModelOptions& o);
 Model build_resnext50_32x4d(const ModelOptions& o);
 Model build_resnext101_32x8d(const ModelOptions& o);
 Model build_resnext101_64x4d(const ModelOptions& o);
+Model build_resnext101_32x4d(const ModelOptions& o);
+Model build_se_resnext101_32x4d(const ModelOptions& o);
 Model build_inception_v3(const ModelOptions& o);
 Model build_vgg11(const ModelOptions& o);
 Model build_vgg13(const ModelOptions& o);

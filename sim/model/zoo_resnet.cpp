@@ -78,9 +78,12 @@ Shape basic_block(ModelBuilder& b, Shape x, int filters, int stride, const std::
 
 // torchvision Bottleneck (ResNet v1.5: the stride on the 3x3), inner width `width`: 1x1 -> 3x3
 // (stride; grouped for ResNeXt) -> 1x1 (x4 filters), each followed by BatchNorm, no bias;
-// projection when the shape changes.
+// projection when the shape changes. se_squeeze > 0: NVIDIA's SEBottleneck (DeepLearningExamples
+// PyTorch ConvNets, models/resnet.py and common.py): a squeeze-excite of the third batch norm's
+// output to se_squeeze channels (ReLU, sigmoid) scales it before the residual add. NVIDIA fuses
+// the scale and the add into one addcmul; ddlsim charges them as two elementwise layers.
 Shape tv_bottleneck(ModelBuilder& b, Shape x, int filters, int width, int stride, const std::string& name,
-                    int groups = 1) {
+                    int groups = 1, int se_squeeze = 0) {
   Shape shortcut = x;
   if (stride != 1 || x.c != 4 * filters) {
     shortcut = b.conv2d(x, 4 * filters, 1, 1, stride, Padding::Same, false, name + "_downsample_conv");
@@ -92,6 +95,7 @@ Shape tv_bottleneck(ModelBuilder& b, Shape x, int filters, int width, int stride
   x = b.activation(b.batchnorm(x, true, name + "_bn2"), "relu", name + "_relu2");
   x = b.conv2d(x, 4 * filters, 1, 1, 1, Padding::Same, false, name + "_conv3");
   x = b.batchnorm(x, true, name + "_bn3");
+  if (se_squeeze > 0) x = b.squeeze_excite(x, se_squeeze, "relu", "sigmoid", name + "_se_");
   x = b.add({shortcut, x}, name + "_add");
   return b.activation(x, "relu", name + "_out");
 }
@@ -124,14 +128,14 @@ Model build_basic_resnet(const ModelOptions& o, const std::string& name, const i
 // torchvision's bottleneck ResNets of other widths: inner width = filters x width_per_group / 64 x
 // groups (torchvision.models.resnet.Bottleneck).
 Model build_tv_bottleneck_resnet(const ModelOptions& o, const std::string& name, const int (&blocks)[4], int groups,
-                                 int width_per_group) {
+                                 int width_per_group, int se_squeeze = 0) {
   ModelBuilder b(name);
   Shape x = tv_stem(b, o);
   const int filters[4] = {64, 128, 256, 512};
   for (int stage = 0; stage < 4; ++stage)
     for (int i = 0; i < blocks[stage]; ++i)
       x = tv_bottleneck(b, x, filters[stage], filters[stage] * width_per_group / 64 * groups,
-                        stage > 0 && i == 0 ? 2 : 1, fmt::format("layer{}_{}", stage + 1, i), groups);
+                        stage > 0 && i == 0 ? 2 : 1, fmt::format("layer{}_{}", stage + 1, i), groups, se_squeeze);
   x = b.global_pool(x, PoolKind::Avg, "avgpool");
   x = b.dense(x, o.classes, true, "fc");
   b.activation(x, "softmax", "softmax");
@@ -157,6 +161,15 @@ Model build_resnext101_32x8d(const ModelOptions& o) {
 }
 Model build_resnext101_64x4d(const ModelOptions& o) {
   return build_tv_bottleneck_resnet(o, "resnext101_64x4d", {3, 4, 23, 3}, 64, 4);
+}
+// NVIDIA DeepLearningExamples' ResNeXt-101 32x4d and SE-ResNeXt-101 32x4d (PyTorch ConvNets,
+// models/resnet.py: widths 128..1024, expansion 2, cardinality 32, the same layers as torchvision's
+// layout above; SEBottleneck squeezes to 16 channels whatever the width).
+Model build_resnext101_32x4d(const ModelOptions& o) {
+  return build_tv_bottleneck_resnet(o, "resnext101_32x4d", {3, 4, 23, 3}, 32, 4);
+}
+Model build_se_resnext101_32x4d(const ModelOptions& o) {
+  return build_tv_bottleneck_resnet(o, "se_resnext101_32x4d", {3, 4, 23, 3}, 32, 4, 16);
 }
 Model build_resnet18(const ModelOptions& o) { return build_basic_resnet(o, "resnet18", {2, 2, 2, 2}); }
 Model build_resnet34(const ModelOptions& o) { return build_basic_resnet(o, "resnet34", {3, 4, 6, 3}); }
