@@ -105,6 +105,12 @@ TEST(CollectiveCmd, BuiltInSystemsReachTheirBoundingLinkAsBusBandwidth) {
 // * AWS p4d.24xlarge across nodes (4 x 100 Gb/s EFA): "effective 340 Gbps for all_reduce tests"
 //   (stas00/ml-engineering, network/README.md): 42.5 GB/s; the size is not stated, so the
 //   prediction is taken at 8 GiB on 2 nodes.
+// * 2 V100 PCIe 32GB on PCIe 3.0 x16 (SuperBench v0.2.1, microsoft/superbench-results
+//   v0.2.1/V100/results-summary-v100.json and sysinfo-v100.json, CUDA 10.2): busbw 11.68 GB/s at
+//   1 GiB; ddlsim's pcie3 gives 12.0 (the link kinds' 76 % of PCIe 3.0 x16). Checked after this
+//   test was written, nothing set from it: from 64 KiB to 8 GiB that curve's busbw is within 3.1 %
+//   of ddlsim's on average (1 MiB: 103.6 us measured, 107.2 predicted), but up to 8 KiB it took
+//   9.1-11.1 us where the Simple protocol's floors give 19.8 (NCCL runs LL there).
 // Known gap, not asserted: between 8 and 256 MB the same Azure curve is up to a third below
 // ddlsim's (16 MB: 109 GB/s measured, 160 predicted): NCCL's channels and chunks are not modelled.
 // The DGX H100's published 479 GB/s uses NVLink SHARP: tests/nvls_test.cpp.
@@ -114,14 +120,17 @@ TEST(CollectiveCmd, PublishedBusBandwidthsOfWholeSystems) {
     int nodes;
     const char* size;
     double published_GBps;
+    const char* extra;
   } cases[] = {
-      {"dgx-a100", 1, "1G", 228.10}, {"dgx-a100", 1, "8G", 231.58},
-      {"dgx-a100", 1, "1G", 231.36}, {"dgx-a100", 1, "8G", 235.65},
-      {"aws-p4d-24xlarge", 2, "8G", 42.5},
+      {"dgx-a100", 1, "1G", 228.10, ""}, {"dgx-a100", 1, "8G", 231.58, ""},
+      {"dgx-a100", 1, "1G", 231.36, ""}, {"dgx-a100", 1, "8G", 235.65, ""},
+      {"aws-p4d-24xlarge", 2, "8G", 42.5, ""},
+      {"cluster4x25g", 1, "1073741824", 11.68, " --cluster.gpus_per_node=2"},
   };
   for (const auto& c : cases) {
     const auto r = run_ddlsim(std::string("collective --comm.library=nccl --cluster.platform=") + c.platform +
-                              " --cluster.nodes=" + std::to_string(c.nodes) + " --sizes " + c.size + " --format json");
+                              " --cluster.nodes=" + std::to_string(c.nodes) + " --sizes " + c.size + " --format json" +
+                              c.extra);
     ASSERT_EQ(r.code, 0) << c.platform << "\n" << r.out;
     const double busbw = nlohmann::json::parse(r.out)[0]["busbw_GBps"].get<double>();
     EXPECT_NEAR(busbw, c.published_GBps, 0.10 * c.published_GBps) << c.platform << " x " << c.nodes << " " << c.size;

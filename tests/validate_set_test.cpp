@@ -64,23 +64,25 @@ TEST(ValidateSet, PublishedRunsAPriori) {
   for (const auto& g : v.groups) EXPECT_TRUE(g.fitted.name.empty()) << g.group.name;  // nothing fitted
 }
 
-// NVIDIA DLE's PyTorch ConvNets 21.03 runs of ResNeXt-101 32x4d and SE-ResNeXt-101 32x4d on DGX
-// A100 and DGX-1 (24 rows), bundled after every constant in the model was set: nothing was chosen
-// with them in view, so all three figures are out of sample. Bounds: the first run's figures
-// rounded up. The roofline alone is 3.4 % off on the 12 one-GPU rows; the 8-GPU rows are 8.7 %
-// off (linear scaling 11.5 %): FP32 and TF32 within 3.1 %, every mixed-precision row too fast by
-// 12.5 to 18.8 %, as DLE's ResNet-50 mixed rows are (README, "Validation").
+// NVIDIA DLE's ConvNets runs of ResNeXt-101 32x4d and SE-ResNeXt-101 32x4d (PyTorch 21.03 on DGX
+// A100 and DGX-1; ResNeXt under TensorFlow 20.06 + Horovod on DGX A100, DGX-1 and DGX-2: 36 rows),
+// bundled after every constant in the model was set: nothing was chosen with them in view, so
+// all three figures are out of sample. Bounds: the first run's figures rounded up. The roofline
+// alone is 7.3 % off on the 18 one-GPU rows (the PyTorch ones 3.4 %); the multi-GPU rows are 7.7 %
+// off (linear scaling 10.8 %): PyTorch's FP32 and TF32 rows within 3.1 %, its mixed-precision rows
+// too fast by 12.5 to 18.8 %, as DLE's ResNet-50 mixed rows are (README, "Validation").
 TEST(ValidateSet, ConvNetsRowsOutOfSample) {
   const ddlsim::ValidationResult v =
       ddlsim::run_validation(ddlsim::default_validation_folder(), ddlsim::read_platform_file, "convnets");
-  ASSERT_EQ(v.groups.size(), 3u);
-  EXPECT_EQ(v.apriori.real.n, 12);
-  EXPECT_EQ(v.roofline.n, 12);
-  EXPECT_LE(v.roofline.mape, 0.035);
-  EXPECT_LE(v.apriori.real.mape, 0.088);
+  ASSERT_EQ(v.groups.size(), 6u);
+  EXPECT_EQ(v.apriori.real.n, 18);
+  EXPECT_EQ(v.roofline.n, 18);
+  EXPECT_LE(v.roofline.mape, 0.074);
+  EXPECT_LE(v.apriori.real.mape, 0.078);
   EXPECT_LT(v.apriori.real.mape, v.baseline_real.mape);
   for (const auto& g : v.groups) {
     EXPECT_TRUE(g.fitted.name.empty()) << g.group.name;
+    if (g.group.scenario.find("dle_pt_") == std::string::npos) continue;  // the PyTorch groups
     for (const auto& r : g.a_priori.rows)
       if (r.prediction.ranks > 1 && *r.measured.find("model.precision") != "mixed")
         EXPECT_LT(std::abs(r.error), 0.035) << g.group.name << " " << r.measured.label();
@@ -88,14 +90,14 @@ TEST(ValidateSet, ConvNetsRowsOutOfSample) {
 }
 
 // Issue 11's target, A PRIORI over the whole bundled set (every set, every group, synthetic and
-// real data: 180 multi-GPU rows, nothing fitted): at most 7 % (today 6.6 %: 6.4 % before the
+// real data: 186 multi-GPU rows, nothing fitted): at most 7 % (today 6.5 %: 6.4 % before the
 // ConvNets rows were bundled), and below linear scaling on every group whose linear-scaling error
 // exceeds 5 %.
 TEST(ValidateSet, EveryBundledSetAPrioriMeetsTheTarget) {
   const ddlsim::ValidationResult v =
       ddlsim::run_validation(ddlsim::default_validation_folder(), ddlsim::read_platform_file, "all");
-  ASSERT_EQ(v.groups.size(), 19u);
-  EXPECT_EQ(v.apriori_all.n, 180);
+  ASSERT_EQ(v.groups.size(), 22u);
+  EXPECT_EQ(v.apriori_all.n, 186);
   EXPECT_LE(v.apriori_all.mape, 0.066);
   EXPECT_LT(v.apriori_all.mape, v.baseline_all.mape);
   for (const auto& g : v.groups) {

@@ -39,11 +39,14 @@ const std::vector<ValidationSet>& validation_sets() {
           {"azure_p100_eth", "published/azure_p100_eth.ini", "", ""},
       }},
       // Added after the model was built: no constant was chosen with these rows in view.
-      {"convnets", "NVIDIA DLE PyTorch ConvNets 21.03: ResNeXt-101 32x4d, SE-ResNeXt-101 32x4d",
+      {"convnets", "NVIDIA DLE ConvNets: ResNeXt-101 32x4d, SE-ResNeXt-101 32x4d (PyTorch 21.03, TF 20.06)",
        "published/dle_convnets_2021.csv", {
           {"dle_cn_a100", "published/dle_pt_a100.ini", "", ""},
           {"dle_cn_v100", "published/dle_pt_v100.ini", "", ""},
           {"dle_cn_v100_32", "published/dle_pt_v100_32.ini", "", ""},
+          {"dle_cn_tf_a100", "published/dle_tf_a100.ini", "", ""},
+          {"dle_cn_tf_v100", "published/dle_tf_v100.ini", "", ""},
+          {"dle_cn_tf_dgx2", "published/dle_tf_dgx2.ini", "", ""},
       }},
   };
   return sets;
