@@ -32,3 +32,16 @@ TEST(InputPipeline, NodeCoresAreSharedByItsGpusAndDaliDecodesOnTheGpu) {
   st.bw_Bps = 1e9;
   EXPECT_DOUBLE_EQ(input_batch_s(st, DataFormat::Records, 4, 64, 4, 8), 64.0 * 8 * 110 * 1024 / (1e9 / 4));
 }
+
+// The default decode times (system.hpp, measured on the build machine): an ImageNet-like JPEG's
+// decode once, the rest in proportion to the input's pixels; under 64 x 64 no JPEG.
+TEST(InputPipeline, DefaultDecodeTimesByFramework) {
+  // 224 x 224: graph 0.872 + 0.382 = 1.254 ms; eager 0.925 + 0.660 = 1.585 ms.
+  EXPECT_NEAR(default_decode_s(FrameworkMode::Graph, 224, 224), 1.254e-3, 1e-12);
+  EXPECT_NEAR(default_decode_s(FrameworkMode::Eager, 224, 224), 1.585e-3, 1e-12);
+  // 448 x 448, four times the pixels: 0.872 + 4 x 0.382 = 2.400 ms.
+  EXPECT_NEAR(default_decode_s(FrameworkMode::Graph, 448, 448), 2.400e-3, 1e-12);
+  // 64 x 64 is still a JPEG: 0.872 + 0.382 x 4096 / 50176 ms; 32 x 32 is a raw array: 0.382 / 49 ms.
+  EXPECT_NEAR(default_decode_s(FrameworkMode::Graph, 64, 64), 0.872e-3 + 0.382e-3 * 4096 / 50176, 1e-12);
+  EXPECT_NEAR(default_decode_s(FrameworkMode::Graph, 32, 32), 0.382e-3 / 49, 1e-12);
+}

@@ -48,9 +48,10 @@ TEST(ValidateSet, APrioriAndLeaveOneModelOutBeatLinearScaling) {
 }
 
 // The published set (NVIDIA DeepLearningExamples, Lambda, an Azure Horovod study; 58 rows, nothing
-// fitted): every figure is a priori. Bounds: today's MAPE (9.7 % synthetic, 3.9 % real) rounded
-// up, a guard against getting worse; on this set alone the pooled figure is 7.8 %, held up by
-// Horovod over 10 GbE on Azure (35 % off); the target is asserted over every set below.
+// fitted): every figure is a priori. Bounds: today's MAPE (9.8 % synthetic, 3.2 % real: 3.9 %
+// before the measured decode times) rounded up, a guard against getting worse; on this set alone
+// the pooled figure is 7.6 %, held up by Horovod over 10 GbE on Azure (35 % off); the target is
+// asserted over every set below.
 TEST(ValidateSet, PublishedRunsAPriori) {
   const ddlsim::ValidationResult v =
       ddlsim::run_validation(ddlsim::default_validation_folder(), ddlsim::read_platform_file, "published");
@@ -58,7 +59,7 @@ TEST(ValidateSet, PublishedRunsAPriori) {
   EXPECT_EQ(v.apriori.synthetic.n, 24);
   EXPECT_EQ(v.apriori.real.n, 12);
   EXPECT_LE(v.apriori.synthetic.mape, 0.098);
-  EXPECT_LE(v.apriori.real.mape, 0.040);
+  EXPECT_LE(v.apriori.real.mape, 0.033);
   EXPECT_LT(v.apriori.synthetic.mape, v.baseline_synthetic.mape);
   EXPECT_LT(v.apriori.real.mape, v.baseline_real.mape);
   for (const auto& g : v.groups) EXPECT_TRUE(g.fitted.name.empty()) << g.group.name;  // nothing fitted

@@ -331,7 +331,7 @@ Bytes default_sample_bytes(const Model& m) {
   return 4 * values;
 }
 
-StorageSpec resolve_storage(const Reader& r, const Model& m) {
+StorageSpec resolve_storage(const Reader& r, const Model& m, FrameworkMode mode) {
   StorageSpec s;
   s.storage = r.choice<Storage>("input.storage", {{"memory", Storage::Memory},
                                                   {"local_ssd", Storage::LocalSSD},
@@ -342,11 +342,11 @@ StorageSpec resolve_storage(const Reader& r, const Model& m) {
   s.decoder = r.choice<Decoder>("input.decoder", {{"cpu", Decoder::Cpu}, {"dali", Decoder::Dali}});
   if (r.given("input.cpu_cores")) s.cpu_cores = r.small_int("input.cpu_cores", 1, 1 << 16);
   if (r.given("input.storage_GBps")) s.bw_Bps = r.real("input.storage_GBps", 1e-6, true, 1e6) * kGB;
-  // Decoding: 3 ms for a 224 x 224 image, in proportion to its pixels (a guess: docs/design.md,
-  // "Known gaps"); pre-tokenized text needs none.
-  const double pixels = m.reads_tokens() ? 0 : double(m.input.h) * m.input.w;
+  // Decoding: the framework's loader as measured on the build machine (system.hpp); pre-tokenized
+  // text needs none.
   s.decode_s = r.given("input.decode_ms") ? r.real("input.decode_ms", 0, true, 1e6) * 1e-3
-                                          : 3e-3 * pixels / (224.0 * 224.0);
+               : m.reads_tokens()         ? 0
+                                          : default_decode_s(mode, m.input.h, m.input.w);
   return s;
 }
 
@@ -522,7 +522,7 @@ Scenario resolve_scenario(const Settings& settings, const std::string& base_dir,
     for (NodeGroup& g : sc.system.groups) g.device.memory_bytes = sc.system.device.memory_bytes;
   }
   if (r.given("compute.calibration")) attach_calibration(r, base_dir, sc);
-  sc.system.storage = resolve_storage(r, sc.model);
+  sc.system.storage = resolve_storage(r, sc.model, sc.execution.fw.mode);
   return sc;
 }
 

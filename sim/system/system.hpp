@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/units.hpp"
+#include "spec/framework.hpp"
 #include "system/calibration.hpp"
 #include "system/device.hpp"
 #include "system/platform.hpp"
@@ -54,6 +55,18 @@ struct ComputeTuning {
   // The ranks are CPU cores (a `cpu` calibration file): no GPU, no host apart from the device.
   bool cpu_ranks() const { return calibration && calibration->device_kind == "cpu"; }
 };
+
+// Default CPU time of one image on one loader worker (input.decoder = cpu) where input.decode_ms
+// is not given: measured on the build machine, one core of its AMD EPYC, idle (round 16; median of
+// three runs each). An input of 64 x 64 and more is an ImageNet-like JPEG (375 x 500, about 94
+// KiB) decoded once, then cropped, resized, flipped and normalised to the model's input in
+// proportion to its pixels; a smaller one is a raw array: no JPEG, the rest in proportion.
+//   graph (tf.data's native ops): `ddlsim calibrate-input`, libjpeg-turbo: decode 0.872 ms,
+//     the rest 0.382 ms at 224 x 224;
+//   eager (a PyTorch DataLoader worker: PIL, torchvision's RandomResizedCrop, RandomHorizontalFlip,
+//     ToTensor, Normalize): calibration/torch/loader_cost.py: decode 0.925 ms, the rest 0.660 ms.
+// Servers' cores may be slower: measure yours with either tool.
+Seconds default_decode_s(FrameworkMode mode, int input_h, int input_w);
 
 struct StorageSpec {
   Storage storage = Storage::LocalSSD;

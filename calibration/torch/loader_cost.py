@@ -1,0 +1,88 @@
+#!/usr/bin/python3
+"""Times, on this host's CPU and one thread, what a PyTorch DataLoader worker does per ImageNet image
+with torchvision's standard training transform (PyTorch's examples/imagenet/main.py):
+PIL decode (Image.open + convert('RGB')), RandomResizedCrop(224) + RandomHorizontalFlip, and
+ToTensor + Normalize. The images are synthetic JPEGs of 375 x 500 pixels at about 94 KiB, drawn
+as `ddlsim calibrate-input` draws its own (or yours: --images DIR, the first --count JPEGs).
+Prints one CSV row of per-image milliseconds (medians of --repeats passes over the images).
+
+    /usr/bin/python3 calibration/torch/loader_cost.py [--images DIR] [--count 64] [--repeats 5]
+"""
+import argparse
+import glob
+import io
+import os
+import statistics
+import sys
+import time
+
+import numpy as np
+import torch
+from PIL import Image
+from torchvision import transforms
+
+
+def synthetic_jpegs(count, seed=7):
+    """375 x 500 JPEGs at quality 90, 4:2:0, drawn as calibration/input_bench.cpp draws its own
+    (a sine-cosine pattern per channel, block edges, Gaussian noise of 18): about 94 KiB each."""
+    rng = np.random.default_rng(seed)
+    y, x = np.mgrid[0:375, 0:500]
+    out = []
+    for _ in range(count):
+        p = rng.uniform(0, 6.283, 3)
+        f, g = rng.uniform(0.005, 0.05, 2)
+        chans = []
+        for c in range(3):
+            edge = np.where((x // 37 + y // 23 + c) % 5 == 0, 40.0, 0.0)
+            v = 128 + 70 * np.sin(f * x + p[c]) * np.cos(g * y - p[c]) + edge + rng.normal(0, 18, x.shape)
+            chans.append(np.clip(v, 0, 255))
+        buf = io.BytesIO()
+        Image.fromarray(np.stack(chans, axis=2).astype(np.uint8)).save(buf, format="JPEG", quality=90, subsampling=2)
+        out.append(buf.getvalue())
+    return out
+
+
+def median_ms(fn, items, repeats):
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        for x in items:
+            fn(x)
+        times.append((time.perf_counter() - start) / len(items) * 1e3)
+    return statistics.median(times)
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--images", help="folder of JPEGs (default: synthetic ones)")
+    p.add_argument("--count", type=int, default=64)
+    p.add_argument("--repeats", type=int, default=5)
+    p.add_argument("--size", type=int, default=224)
+    a = p.parse_args()
+    if a.count < 1 or a.repeats < 1 or a.size < 8:
+        p.error("--count and --repeats must be at least 1, --size at least 8")
+    torch.set_num_threads(1)
+    if a.images:
+        files = sorted(glob.glob(os.path.join(a.images, "*.JPEG")) + glob.glob(os.path.join(a.images, "*.jpg")))
+        data = [open(f, "rb").read() for f in files[: a.count]]
+        if not data:
+            print(f"loader_cost.py: --images {a.images}: no .JPEG or .jpg files there", file=sys.stderr)
+            sys.exit(2)
+    else:
+        data = synthetic_jpegs(a.count)
+    decode = lambda b: Image.open(io.BytesIO(b)).convert("RGB")
+    images = [decode(b) for b in data]
+    crop = transforms.Compose([transforms.RandomResizedCrop(a.size), transforms.RandomHorizontalFlip()])
+    crops = [crop(i) for i in images]
+    to_tensor = transforms.Compose([transforms.ToTensor(),
+                                    transforms.Normalize(mean=[0.485, 0.456, 0.406], std=[0.229, 0.224, 0.225])])
+    d = median_ms(decode, data, a.repeats)
+    c = median_ms(crop, images, a.repeats)
+    t = median_ms(to_tensor, crops, a.repeats)
+    kib = sum(len(b) for b in data) / len(data) / 1024
+    print("images,mean_kib,decode_ms,crop_flip_ms,to_tensor_normalize_ms,total_ms")
+    print(f"{len(data)},{kib:.1f},{d:.3f},{c:.3f},{t:.3f},{d + c + t:.3f}")
+
+
+if __name__ == "__main__":
+    main()
