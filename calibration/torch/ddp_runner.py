@@ -53,6 +53,11 @@ MODELS.update({f"efficientnet_v2_{size}": (f"efficientnet_v2_{size}", res, 1000)
                for size, res in (("s", 384), ("m", 480), ("l", 480))})
 # ResNeXt: torchvision's grouped bottlenecks (sim/model/zoo_resnet.cpp).
 MODELS.update({name: (name, 224, 1000) for name in ("resnext50_32x4d", "resnext101_32x8d", "resnext101_64x4d")})
+# NVIDIA DeepLearningExamples' ResNeXt-101 32x4d and SE-ResNeXt-101 32x4d (PyTorch ConvNets
+# models/resnet.py; sim/model/zoo_resnet.cpp): torchvision's ResNet with groups 32 and width 4, the
+# SE variant with NVIDIA's squeeze-excite of 16 channels on the third batch norm's output, applied
+# with the residual add in one addcmul as NVIDIA does. Built below.
+MODELS.update({name: ("dle_resnext", 224, 1000) for name in ("resnext101_32x4d", "se_resnext101_32x4d")})
 # RegNets, Swin, MobileNetV3-Small, MNASNet, SqueezeNet, DenseNet-161, Wide ResNet-101-2, the
 # batch-normed VGGs and ViT-H/14: torchvision's layouts are the zoo's (sim/model/zoo_regnet.cpp,
 # zoo_swin.cpp, ...); RegNetY-128GF at its weights' 384. Swin pads other sizes to whole windows, as
@@ -86,11 +91,36 @@ def small_cnn(classes, size):
         nn.Flatten(), nn.Linear(flat, 512), nn.ReLU(), nn.Dropout(0.5), nn.Linear(512, classes))
 
 
+def dle_resnext(se, classes):
+    import torch
+    import torch.nn as nn
+    from torchvision.models.resnet import Bottleneck, ResNet
+
+    class SEBottleneck(Bottleneck):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            c = self.bn3.num_features
+            self.se = nn.Sequential(nn.AdaptiveAvgPool2d(1), nn.Conv2d(c, 16, 1), nn.ReLU(inplace=True),
+                                    nn.Conv2d(16, c, 1), nn.Sigmoid())
+
+        def forward(self, x):
+            out = self.relu(self.bn1(self.conv1(x)))
+            out = self.relu(self.bn2(self.conv2(out)))
+            out = self.bn3(self.conv3(out))
+            residual = x if self.downsample is None else self.downsample(x)
+            return self.relu(torch.addcmul(residual, out, self.se(out)))
+
+    return ResNet(SEBottleneck if se else Bottleneck, [3, 4, 23, 3], num_classes=classes, groups=32,
+                  width_per_group=4)
+
+
 def build_model(name, classes, size):
     import torchvision
     ctor = MODELS[name][0]
     if ctor is None:
         return small_cnn(classes, size)
+    if ctor == "dle_resnext":
+        return dle_resnext(name.startswith("se_"), classes)
     if ctor == "text":
         return text_models.build(name, classes, size)
     extra = {"aux_logits": False, "init_weights": False} if name == "inception_v3" else {}
