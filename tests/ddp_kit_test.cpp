@@ -241,7 +241,8 @@ TEST(DdpKit, LoaderCostTimesTorchvisionsTransform) {
   if (!have_torch()) GTEST_SKIP() << "skipped: no torch for " << kPython << " (Debian: python3-torch)";
   const auto r = python(kDir + "/loader_cost.py --count 4 --repeats 1");
   ASSERT_EQ(r.code, 0) << r.out;
-  EXPECT_EQ(r.out.substr(0, r.out.find('\n')), "images,mean_kib,decode_ms,crop_flip_ms,to_tensor_normalize_ms,total_ms");
+  EXPECT_EQ(r.out.substr(0, r.out.find('\n')),
+            "images,mean_kib,decode_ms,crop_flip_ms,to_tensor_normalize_ms,total_ms");
   const double kib = std::stod(column(r.out, "mean_kib"));
   EXPECT_GT(kib, 80);
   EXPECT_LT(kib, 110);

@@ -233,7 +233,8 @@ TEST(Validate, DataFolder) {
       << r.out;
   r = run_ddlsim("validate --data " + testutil::source_dir() + "/scenarios/validation --format csv");
   EXPECT_EQ(r.code, 0) << r.out;
-  EXPECT_NE(run_ddlsim("--help").out.find("validate [--set tf2017|published|convnets|all] [--data DIR]"), std::string::npos);
+  EXPECT_NE(run_ddlsim("--help").out.find("validate [--set tf2017|published|convnets|all] [--data DIR]"),
+            std::string::npos);
 }
 
 TEST(DisplayPath, RelativeBelowTheWorkingDirectoryElseAsGiven) {

@@ -274,7 +274,8 @@ TEST(ModelZoo, ResNeXtAndGroupedConvolutions) {
   EXPECT_EQ(zoo("se_resnext101_32x4d").params_trainable(), 45'251'128);
   EXPECT_NEAR(zoo("resnext101_32x4d").fwd_flops_per_sample() / 2, 7.9700e9, 0.02 * 7.9700e9);
   EXPECT_NEAR(zoo("se_resnext101_32x4d").fwd_flops_per_sample() / 2, 7.9710e9, 0.02 * 7.9710e9);
-  for (const auto& [name, count] : {std::pair<const char*, int>{"resnext101_32x4d", 314}, {"se_resnext101_32x4d", 446}}) {
+  for (const auto& [name, count] :
+       {std::pair<const char*, int>{"resnext101_32x4d", 314}, {"se_resnext101_32x4d", 446}}) {
     int n = 0;
     for (const Layer& l : zoo(name).layers) n += l.trainable_tensors();
     EXPECT_EQ(n, count) << name;

@@ -78,8 +78,9 @@ TEST(OutsideRoofline, SuperBenchA100Models) {
 // the roofline's constants were set; nothing was set from it. Its VGG rows are left out: in FP32
 // they exceed what the device can do (VGG-16 at 589 images/s is 55 TFLOP/s at 3 x 15.5 G
 // multiply-adds an image, 24 even if Winograd cut every convolution 2.25-fold, where the V100
-// PCIe's FP32 peak is 14), so they were not measured as labelled. The ResNets and DenseNets: FP32 4.9 %, FP16 40.6 % (every row too fast, +26 to +58 %:
-// the channels-first FP16 gap of the A100 check above).
+// PCIe's FP32 peak is 14), so they were not measured as labelled. The ResNets and DenseNets:
+// FP32 4.9 %, FP16 40.6 % (every row too fast, +26 to +58 %: the channels-first FP16 gap of the
+// A100 check above).
 TEST(OutsideRoofline, SuperBenchV100PcieModels) {
   constexpr Row kV100[] = {{"resnet50", "fp32", 327.70},    {"resnet50", "mixed", 571.35},
                            {"resnet101", "fp32", 192.03},   {"resnet101", "mixed", 351.84},

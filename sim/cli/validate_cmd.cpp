@@ -1,4 +1,5 @@
-// ddlsim validate [--set tf2017|published|convnets|all] [--data DIR] [--format table|csv|json] [--output FILE] [--plot FILE.svg]
+// ddlsim validate [--set tf2017|published|convnets|all] [--data DIR] [--format table|csv|json]
+//                 [--output FILE] [--plot FILE.svg]
 //                 [--section.key=value ...]   (applied to every group's scenario: ablations)
 #include "core/args.hpp"
 #include "cli/commands.hpp"
