@@ -236,13 +236,14 @@ TEST(DdpKit, ZooStepsOnCpuAndItsRefusals) {
 
 // loader_cost.py (the PyTorch loader's default decode time, system.hpp): one CSV row of per-image
 // times on synthetic JPEGs drawn as calibrate-input draws its own (about 94 KiB), the total the sum
-// of its parts; a folder without JPEGs and a bad count exit 2 naming the option.
+// of its parts, and the time through a one-worker DataLoader; a folder without JPEGs and a bad
+// count exit 2 naming the option.
 TEST(DdpKit, LoaderCostTimesTorchvisionsTransform) {
   if (!have_torch()) GTEST_SKIP() << "skipped: no torch for " << kPython << " (Debian: python3-torch)";
   const auto r = python(kDir + "/loader_cost.py --count 4 --repeats 1");
   ASSERT_EQ(r.code, 0) << r.out;
   EXPECT_EQ(r.out.substr(0, r.out.find('\n')),
-            "images,mean_kib,decode_ms,crop_flip_ms,to_tensor_normalize_ms,total_ms");
+            "images,mean_kib,decode_ms,crop_flip_ms,to_tensor_normalize_ms,total_ms,dataloader_ms");
   const double kib = std::stod(column(r.out, "mean_kib"));
   EXPECT_GT(kib, 80);
   EXPECT_LT(kib, 110);
@@ -253,6 +254,7 @@ TEST(DdpKit, LoaderCostTimesTorchvisionsTransform) {
     parts += v;
   }
   EXPECT_NEAR(std::stod(column(r.out, "total_ms")), parts, 2e-3);  // printed to 3 decimals
+  EXPECT_GT(std::stod(column(r.out, "dataloader_ms")), 0);
   expect_refused(python(kDir + "/loader_cost.py --images /nonexistent-ddlsim-images"), "--images");
   expect_refused(python(kDir + "/loader_cost.py --count 0"), "--count");
 }

@@ -2,7 +2,8 @@
 """Times, on this host's CPU and one thread, what a PyTorch DataLoader worker does per ImageNet image
 with torchvision's standard training transform (PyTorch's examples/imagenet/main.py):
 PIL decode (Image.open + convert('RGB')), RandomResizedCrop(224) + RandomHorizontalFlip, and
-ToTensor + Normalize. The images are synthetic JPEGs of 375 x 500 pixels at about 94 KiB, drawn
+ToTensor + Normalize, each alone; then the whole through a DataLoader with one worker process
+(batches of 64: collation and the hand-over to the main process included), per image. The images are synthetic JPEGs of 375 x 500 pixels at about 94 KiB, drawn
 as `ddlsim calibrate-input` draws its own (or yours: --images DIR, the first --count JPEGs).
 Prints one CSV row of per-image milliseconds (medians of --repeats passes over the images).
 
@@ -42,6 +43,29 @@ def synthetic_jpegs(count, seed=7):
     return out
 
 
+def dataloader_ms(data, transform, repeats, batch=64):
+    """Per-image time of a DataLoader with one worker over the images, cycled to 8 batches; the
+    first batch (the worker's start) is not timed. Median of `repeats` passes."""
+    from torch.utils.data import DataLoader, Dataset
+
+    class Images(Dataset):
+        def __len__(self):
+            return 8 * batch
+
+        def __getitem__(self, i):
+            return transform(Image.open(io.BytesIO(data[i % len(data)])).convert("RGB"))
+
+    times = []
+    for _ in range(repeats):
+        it = iter(DataLoader(Images(), batch_size=batch, num_workers=1))
+        next(it)
+        start, n = time.perf_counter(), 0
+        for x in it:
+            n += x.shape[0]
+        times.append((time.perf_counter() - start) / n * 1e3)
+    return statistics.median(times)
+
+
 def median_ms(fn, items, repeats):
     times = []
     for _ in range(repeats):
@@ -79,9 +103,10 @@ def main():
     d = median_ms(decode, data, a.repeats)
     c = median_ms(crop, images, a.repeats)
     t = median_ms(to_tensor, crops, a.repeats)
+    w = dataloader_ms(data, transforms.Compose([crop, to_tensor]), a.repeats)
     kib = sum(len(b) for b in data) / len(data) / 1024
-    print("images,mean_kib,decode_ms,crop_flip_ms,to_tensor_normalize_ms,total_ms")
-    print(f"{len(data)},{kib:.1f},{d:.3f},{c:.3f},{t:.3f},{d + c + t:.3f}")
+    print("images,mean_kib,decode_ms,crop_flip_ms,to_tensor_normalize_ms,total_ms,dataloader_ms")
+    print(f"{len(data)},{kib:.1f},{d:.3f},{c:.3f},{t:.3f},{d + c + t:.3f},{w:.3f}")
 
 
 if __name__ == "__main__":

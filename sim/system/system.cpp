@@ -7,7 +7,7 @@ namespace ddlsim {
 
 Seconds default_decode_s(FrameworkMode mode, int input_h, int input_w) {
   const bool eager = mode == FrameworkMode::Eager;
-  const Seconds jpeg_s = eager ? 0.925e-3 : 0.872e-3, rest_at_224_s = eager ? 0.660e-3 : 0.382e-3;
+  const Seconds jpeg_s = eager ? 0.976e-3 : 0.872e-3, rest_at_224_s = eager ? 1.143e-3 : 0.382e-3;
   const double scale = double(input_h) * input_w / (224.0 * 224.0);
   return (input_h >= 64 && input_w >= 64 ? jpeg_s : 0) + rest_at_224_s * scale;
 }

@@ -64,7 +64,9 @@ struct ComputeTuning {
 //   graph (tf.data's native ops): `ddlsim calibrate-input`, libjpeg-turbo: decode 0.872 ms,
 //     the rest 0.382 ms at 224 x 224;
 //   eager (a PyTorch DataLoader worker: PIL, torchvision's RandomResizedCrop, RandomHorizontalFlip,
-//     ToTensor, Normalize): calibration/torch/loader_cost.py: decode 0.925 ms, the rest 0.660 ms.
+//     ToTensor, Normalize, batches of 64 collated and handed to the main process):
+//     calibration/torch/loader_cost.py: 2.119 ms an image through one worker, of which PIL's
+//     decode 0.976 ms; the rest 1.143 ms at 224 x 224.
 // Servers' cores may be slower: measure yours with either tool.
 Seconds default_decode_s(FrameworkMode mode, int input_h, int input_w);
 
