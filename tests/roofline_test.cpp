@@ -336,6 +336,14 @@ TEST(Roofline, ChannelsFirstHalfBatchNormRunsABlockAChannel) {
   EXPECT_NEAR(bn(1, Precision::Mixed, off).fwd_s, roofline_fwd, 1e-12);
 }
 
+// The block-a-channel batch norm needs the device's SM count, kept beside the device table
+// (system/device.cpp): a device added to the table without one would silently keep the roofline.
+TEST(Roofline, EveryDeviceHasItsStreamingMultiprocessors) {
+  for (const Device& d : device_table()) EXPECT_GT(streaming_multiprocessors(d.name), 0) << d.name;
+  EXPECT_EQ(streaming_multiprocessors("v100"), 80);  // GV100 whitepaper
+  EXPECT_EQ(streaming_multiprocessors("no-such-gpu"), 0);
+}
+
 // Fused attention on FP32 inputs is PyTorch's memory-efficient kernel, 3xTF32 on Ampere and later:
 // one attention layer of 1 GFLOP a sample (one value in and out, so its copies cost their launch
 // only), batch 32, TF32: on an A100 32 GFLOP at 0.6 x 156 / 3 TFLOP/s (+ the ramp, + 5 us), with
