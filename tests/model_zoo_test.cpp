@@ -59,6 +59,40 @@ TEST(ModelZoo, ScaledEfficientNetsAndBasicBlockResNets) {
   EXPECT_NEAR(zoo("resnet34").fwd_flops_per_sample(), 7.34e9, 0.05e9);
 }
 
+// NVIDIA DeepLearningExamples' EfficientNet-WideSE-B0 and -B4 (PyTorch ConvNets models/efficientnet.py:
+// widese_mbconv squeezes to a quarter of the expanded channels). torch 1.13: torchvision 0.14's B0 and
+// B4 with that squeeze-excitation have 8,423,848 and 34,927,246 parameters in 213 and 418 tensors,
+// as many tensors as the originals. By hand, block 2a of B0 (16 -> 96 channels expanded): the
+// original squeezes to 16 / 4 = 4 channels, WideSE to 96 / 4 = 24: 96 x 24 + 24 + 24 x 96 + 96
+// = 4,728 parameters in its two 1x1 convolutions, against 96 x 4 + 4 + 4 x 96 + 96 = 868.
+TEST(ModelZoo, NvidiaWideSeEfficientNets) {
+  EXPECT_EQ(zoo("efficientnet_widese_b0").params_trainable(), 8'423'848);
+  EXPECT_EQ(zoo("efficientnet_widese_b4", 380).params_trainable(), 34'927'246);
+  for (const auto& [name, tensors] : {std::pair<const char*, int>{"efficientnet_widese_b0", 213},
+                                      {"efficientnet_widese_b4", 418}, {"efficientnet_b0", 213}}) {
+    int n = 0;
+    for (const Layer& l : zoo(name).layers) n += l.trainable_tensors();
+    EXPECT_EQ(n, tensors) << name;
+  }
+  const auto se_params = [](const char* name) {
+    long long p = 0;
+    for (const Layer& l : zoo(name).layers)
+      if (l.name.rfind("block2a_se_", 0) == 0) p += l.params_trainable;
+    return p;
+  };
+  EXPECT_EQ(se_params("efficientnet_widese_b0"), 4'728);
+  EXPECT_EQ(se_params("efficientnet_b0"), 868);
+  // NVIDIA's B0 drops no block (survival 1), its B4 as Keras' (drop rate 0.2 at the last block).
+  const auto dropped = [](const char* name) {
+    int n = 0;
+    for (const Layer& l : zoo(name).layers) n += l.kind == LayerKind::Dropout && l.name.find("_drop") != std::string::npos;
+    return n;
+  };
+  EXPECT_EQ(dropped("efficientnet_widese_b0"), 0);
+  EXPECT_EQ(dropped("efficientnet_widese_b4"), dropped("efficientnet_b4"));
+  EXPECT_GT(dropped("efficientnet_b4"), 0);
+}
+
 TEST(ModelZoo, ResNet50TrainableAndMacs) {
   const Model m = zoo("resnet50");
   EXPECT_EQ(m.params_trainable(), 25'583'592);

@@ -58,6 +58,10 @@ MODELS.update({name: (name, 224, 1000) for name in ("resnext50_32x4d", "resnext1
 # SE variant with NVIDIA's squeeze-excite of 16 channels on the third batch norm's output, applied
 # with the residual add in one addcmul as NVIDIA does. Built below.
 MODELS.update({name: ("dle_resnext", 224, 1000) for name in ("resnext101_32x4d", "se_resnext101_32x4d")})
+# NVIDIA DeepLearningExamples' EfficientNet-WideSE-B0 and -B4 (models/efficientnet.py widese_mbconv;
+# sim/model/zoo_efficientnet.cpp): torchvision's EfficientNet with each squeeze-excitation reduced to
+# a quarter of the block's expanded channels instead of its input channels. Built below.
+MODELS.update({"efficientnet_widese_b0": ("dle_widese", 224, 1000), "efficientnet_widese_b4": ("dle_widese", 380, 1000)})
 # RegNets, Swin, MobileNetV3-Small, MNASNet, SqueezeNet, DenseNet-161, Wide ResNet-101-2, the
 # batch-normed VGGs and ViT-H/14: torchvision's layouts are the zoo's (sim/model/zoo_regnet.cpp,
 # zoo_swin.cpp, ...); RegNetY-128GF at its weights' 384. Swin pads other sizes to whole windows, as
@@ -114,6 +118,24 @@ def dle_resnext(se, classes):
                   width_per_group=4)
 
 
+def dle_widese(name, classes):
+    import torchvision
+    from torchvision.models import efficientnet
+    from torchvision.ops import SqueezeExcitation
+
+    class WideSeMBConv(efficientnet.MBConv):
+        def __init__(self, cnf, stochastic_depth_prob, norm_layer):
+            def wide_se(expanded, _squeeze, activation):  # MBConv passes the expanded channels first
+                return SqueezeExcitation(expanded, max(1, expanded // 4), activation=activation)
+            super().__init__(cnf, stochastic_depth_prob, norm_layer, se_layer=wide_se)
+
+    width, depth = {"efficientnet_widese_b0": (1.0, 1.0), "efficientnet_widese_b4": (1.4, 1.8)}[name]
+    settings, last = efficientnet._efficientnet_conf("efficientnet_b0", width_mult=width, depth_mult=depth)
+    for s in settings:
+        s.block = WideSeMBConv
+    return torchvision.models.EfficientNet(settings, 0.2, last_channel=last, num_classes=classes)
+
+
 def build_model(name, classes, size):
     import torchvision
     ctor = MODELS[name][0]
@@ -121,6 +143,8 @@ def build_model(name, classes, size):
         return small_cnn(classes, size)
     if ctor == "dle_resnext":
         return dle_resnext(name.startswith("se_"), classes)
+    if ctor == "dle_widese":
+        return dle_widese(name, classes)
     if ctor == "text":
         return text_models.build(name, classes, size)
     extra = {"aux_logits": False, "init_weights": False} if name == "inception_v3" else {}

@@ -35,6 +35,9 @@ constexpr ZooEntry kZoo[] = {
     {"efficientnet_b5", build_efficientnet_b5, 456, 1000, 32, false},
     {"efficientnet_b6", build_efficientnet_b6, 528, 1000, 32, false},
     {"efficientnet_b7", build_efficientnet_b7, 600, 1000, 32, false},
+    // NVIDIA DeepLearningExamples' WideSE-B0 and -B4 at their default image sizes (224, 380).
+    {"efficientnet_widese_b0", build_efficientnet_widese_b0, 224, 1000, 32, false},
+    {"efficientnet_widese_b4", build_efficientnet_widese_b4, 380, 1000, 32, false},
     // EfficientNetV2 at the resolution of torchvision's weights (384, 480, 480).
     {"efficientnet_v2_s", build_efficientnet_v2_s, 384, 1000, 32, false},
     {"efficientnet_v2_m", build_efficientnet_v2_m, 480, 1000, 32, false},

@@ -23,6 +23,8 @@ Model build_efficientnet_b4(const ModelOptions& o);
 Model build_efficientnet_b5(const ModelOptions& o);
 Model build_efficientnet_b6(const ModelOptions& o);
 Model build_efficientnet_b7(const ModelOptions& o);
+Model build_efficientnet_widese_b0(const ModelOptions& o);
+Model build_efficientnet_widese_b4(const ModelOptions& o);
 Model build_efficientnet_v2_s(const ModelOptions& o);
 Model build_efficientnet_v2_m(const ModelOptions& o);
 Model build_efficientnet_v2_l(const ModelOptions& o);

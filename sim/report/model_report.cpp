@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <fmt/format.h>
 
 #include "report/report.hpp"
@@ -92,10 +93,12 @@ std::string render_model_list(Format f) {
     }
     return out;
   }
-  std::string out = fmt::format("{:<18} {:>11} {:>8} {:>14} {:>14} {:>10}\n", "model", "input", "classes",
+  std::size_t width = 18;  // the name column: the longest name
+  for (const auto& j : list) width = std::max(width, j["name"].get<std::string>().size());
+  std::string out = fmt::format("{:<{}} {:>11} {:>8} {:>14} {:>14} {:>10}\n", "model", width, "input", "classes",
                                 "params", "trainable", "fwd GFLOP");
   for (const auto& j : list)
-    out += fmt::format("{:<18} {:>11} {:>8} {:>14} {:>14} {:>10.3f}\n", j["name"].get<std::string>(),
+    out += fmt::format("{:<{}} {:>11} {:>8} {:>14} {:>14} {:>10.3f}\n", j["name"].get<std::string>(), width,
                        j["input"].get<std::string>(), j["classes"].get<int>(), j["params_total"].get<long long>(),
                        j["params_trainable"].get<long long>(), j["fwd_gflops"].get<double>());
   return out;
