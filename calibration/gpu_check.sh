@@ -59,4 +59,11 @@ profile --model efficientnet_b0 --batch 128 --precision mixed --memory-format nh
 profile --model bert_base --input-size 8 --batch 1 --precision mixed
 profile --model gpt2 --input-size 8 --batch 1 --precision mixed
 profile --model resnet50 --input-size 64 --batch 2 --precision mixed --memory-format nhwc
+# DDP's own host time a gradient tensor, on this machine: the runner (DDP on one rank) and the model
+# alone at a batch so small that both steps are the host's; (runner - alone) / tensors, 161 for
+# ResNet-50 and 213 for EfficientNet-B0 (earlier runs compared machines whose hosts differed).
+for m in resnet50 efficientnet_b0; do
+  runner --model $m --batch 2 --precision mixed --memory-format nhwc
+  profile --model $m --batch 2 --precision mixed --memory-format nhwc
+done
 say "done: $out"
