@@ -100,12 +100,13 @@ TEST(DdpKit, OneRankCsvIsWhatCompareReads) {
 
 // The language models in plain torch (calibration/torch/text_models.py: Hugging Face's layouts,
 // no transformers package), NVIDIA's ResNeXt-101 32x4d and SE-ResNeXt-101 32x4d (ddp_runner.py's
-// dle_resnext) and its EfficientNet-WideSE-B0 and -B4 (dle_widese) have the zoo's parameters, and one step of GPT-2 at 8 tokens runs under DDP (its
-// token ids in, its loss out; gradients of the tied embedding and every layer).
+// dle_resnext) and its EfficientNet-WideSE-B0 and -B4 (dle_widese) have the zoo's parameters, and
+// one step of GPT-2 at 8 tokens runs under DDP (its token ids in, its loss out; gradients of the
+// tied embedding and every layer).
 TEST(DdpKit, LanguageModelsAreTheZoos) {
   if (!have_torch()) GTEST_SKIP() << "skipped: no torch for " << kPython << " (Debian: python3-torch)";
-  for (const std::string name : {"gpt2", "bert_base", "resnext101_32x4d", "se_resnext101_32x4d", "efficientnet_widese_b0",
-                                 "efficientnet_widese_b4"}) {
+  for (const std::string name : {"gpt2", "bert_base", "resnext101_32x4d", "se_resnext101_32x4d",
+                                 "efficientnet_widese_b0", "efficientnet_widese_b4"}) {
     const auto m = python("-c 'import sys; sys.path.insert(0, \"" + kDir + "\"); import ddp_runner as d; "
                           "c = d.MODELS[\"" + name + "\"]; m = d.build_model(\"" + name + "\", c[2], c[1]); "
                           "print(sum(p.numel() for p in m.parameters() if p.requires_grad))'");

@@ -85,7 +85,8 @@ TEST(ModelZoo, NvidiaWideSeEfficientNets) {
   // NVIDIA's B0 drops no block (survival 1), its B4 as Keras' (drop rate 0.2 at the last block).
   const auto dropped = [](const char* name) {
     int n = 0;
-    for (const Layer& l : zoo(name).layers) n += l.kind == LayerKind::Dropout && l.name.find("_drop") != std::string::npos;
+    for (const Layer& l : zoo(name).layers)
+      n += l.kind == LayerKind::Dropout && l.name.find("_drop") != std::string::npos;
     return n;
   };
   EXPECT_EQ(dropped("efficientnet_widese_b0"), 0);

@@ -61,7 +61,8 @@ MODELS.update({name: ("dle_resnext", 224, 1000) for name in ("resnext101_32x4d",
 # NVIDIA DeepLearningExamples' EfficientNet-WideSE-B0 and -B4 (models/efficientnet.py widese_mbconv;
 # sim/model/zoo_efficientnet.cpp): torchvision's EfficientNet with each squeeze-excitation reduced to
 # a quarter of the block's expanded channels instead of its input channels. Built below.
-MODELS.update({"efficientnet_widese_b0": ("dle_widese", 224, 1000), "efficientnet_widese_b4": ("dle_widese", 380, 1000)})
+MODELS.update({"efficientnet_widese_b0": ("dle_widese", 224, 1000),
+               "efficientnet_widese_b4": ("dle_widese", 380, 1000)})
 # RegNets, Swin, MobileNetV3-Small, MNASNet, SqueezeNet, DenseNet-161, Wide ResNet-101-2, the
 # batch-normed VGGs and ViT-H/14: torchvision's layouts are the zoo's (sim/model/zoo_regnet.cpp,
 # zoo_swin.cpp, ...); RegNetY-128GF at its weights' 384. Swin pads other sizes to whole windows, as
