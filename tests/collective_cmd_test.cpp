@@ -79,6 +79,12 @@ TEST(CollectiveCmd, BuiltInSystemsReachTheirBoundingLinkAsBusBandwidth) {
       {"workstation-4x3090", 1, 24.0}, // pcie4
       {"aws-g4dn-metal", 1, 10.0},     // pcie3 over two Cascade Lake sockets: UPI's 10 (NCCL's SKL)
       {"aws-g4dn-metal", 2, 10.0},     // the same; 100gbe-tcp (11.75) does not bound it
+      {"azure-nc24rs-v3", 1, 10.0},    // pcie3 through a Broadwell root complex: 12 x 5/6
+      {"azure-nc24rs-v3", 2, 6.0},     // ib-fdr
+      {"azure-nd40rs-v2", 1, 130.0},   // nvlink2
+      {"azure-nd40rs-v2", 2, 12.0},    // one ib-edr port
+      {"azure-nd96asr-v4", 4, 192.0},  // 8 x ib-hdr, as the DGX A100
+      {"azure-nd96isr-h100-v5", 2, 345.0},  // nvlink4 < 8 x ib-ndr, as the DGX H100
   };
   for (const auto& c : cases) {
     const auto r = run_ddlsim(std::string("collective --algorithm ring --cluster.platform=") + c.platform +

@@ -331,6 +331,28 @@ const std::vector<ClusterDescription>& builtin_clusters() {
                      "AWS g4dn.metal: 8 T4 on PCIe 3 over two Cascade Lake sockets (4 each assumed: the ring "
                      "crosses UPI, NCCL's 10 GB/s), 100 Gb/s ENA (TCP)"),
              "cascadelake", 4),
+      // Azure's GPU sizes, from Microsoft's pages (MicrosoftDocs/azure-docs, articles/virtual-machines):
+      // ncv2-series.md and ncv3-series.md: 4 P100 or 4 V100 cards (PCIe 3), Xeon E5-2690 v4
+      // (Broadwell; how the cards hang off its two sockets is not stated: all on one taken), RDMA
+      // on the r sizes; sizes-hpc.md: their InfiniBand runs FDR ("FDR for ... other RDMA-capable
+      // N-series VMs"), NDv2's EDR. ndv2-series.md: 8 V100 32 GB NVLink-connected, 100 Gb/s EDR
+      // InfiniBand. nda100-v4-series.md: 8 A100 40 GB on NVLink 3.0, a 200 Gb/s HDR InfiniBand
+      // connection per GPU. nd-h100-v5-series.md: 8 H100 80 GB on NVLink 4.0, a 400 Gb/s NDR
+      // InfiniBand connection per GPU.
+      on_cpu(builtin("azure-nc24rs-v2", "p100-pcie", 0, 4, "pcie3", "ib-fdr",
+                     "Azure NC24rs_v2: 4 P100 PCIe on PCIe 3, Broadwell host, FDR InfiniBand (RDMA)"),
+             "broadwell", 0),
+      on_cpu(builtin("azure-nc24rs-v3", "v100-pcie", 0, 4, "pcie3", "ib-fdr",
+                     "Azure NC24rs_v3: 4 V100 PCIe on PCIe 3, Broadwell host, FDR InfiniBand (RDMA)"),
+             "broadwell", 0),
+      builtin("azure-nd40rs-v2", "v100-32gb", 0, 8, "nvlink2", "ib-edr",
+              "Azure ND40rs_v2: 8 V100 32 GB on NVLink 2, one EDR InfiniBand 100 Gb/s port"),
+      builtin("azure-nd96asr-v4", "a100", 0, 8, "nvlink3", "ib-hdr",
+              "Azure ND96asr_v4 (ND A100 v4): 8 A100 40 GB on NVSwitch (NVLink 3), a HDR InfiniBand 200 Gb/s port per "
+              "GPU (rails) aggregated into the node's uplink", 8),
+      builtin("azure-nd96isr-h100-v5", "h100", 0, 8, "nvlink4", "ib-ndr",
+              "Azure ND96isr_H100_v5 (ND H100 v5): 8 H100 80 GB on NVSwitch (NVLink 4), a NDR InfiniBand 400 Gb/s port "
+              "per GPU (rails) aggregated into the node's uplink", 8),
       // A 4-GPU PCIe 4.0 workstation (e.g. 4 RTX 3090 on x16 slots, no NVLink bridge): one node.
       builtin("workstation-4x3090", "rtx3090", 1, 4, "pcie4", "10gbe",
               "Workstation with 4 RTX 3090 on PCIe 4.0 x16, no NVLink bridges; one node"),
