@@ -103,7 +103,8 @@ TEST(CollectiveCmd, BuiltInSystemsReachTheirBoundingLinkAsBusBandwidth) {
 
 // Published nccl-tests all_reduce_perf bus bandwidths of whole systems (none of them chosen any
 // constant: the link figures come from line rates, docs/design.md "Link kinds"), within 10 %:
-// * 8 A100 SXM4 80GB on NVSwitch, one node (the DGX A100's GPU board): Azure's ND A100 v4 results
+// * 8 A100 SXM4 80GB on NVSwitch, one node (`azure-nd96amsr-a100-v4`, NDm A100 v4; the DGX A100's GPU
+//   board, so `dgx-a100` is held to it too): Azure's ND A100 v4 results
 //   (github.com/Azure/AI-benchmarking-guide, Azure_Results/ND_A100_v4_results.md, NCCL 2.18.5):
 //   228.10 GB/s at 1 GB, 231.58 at 8 GB; Microsoft SuperBench's NDmv4 baseline
 //   (microsoft/superbench-results v0.4.0/Azure-NDmv4-A100/baseline.json): 231.36 at 1 GiB,
@@ -128,8 +129,9 @@ TEST(CollectiveCmd, PublishedBusBandwidthsOfWholeSystems) {
     double published_GBps;
     const char* extra;
   } cases[] = {
-      {"dgx-a100", 1, "1G", 228.10, ""}, {"dgx-a100", 1, "8G", 231.58, ""},
-      {"dgx-a100", 1, "1G", 231.36, ""}, {"dgx-a100", 1, "8G", 235.65, ""},
+      {"azure-nd96amsr-a100-v4", 1, "1G", 228.10, ""}, {"azure-nd96amsr-a100-v4", 1, "8G", 231.58, ""},
+      {"azure-nd96amsr-a100-v4", 1, "1G", 231.36, ""}, {"azure-nd96amsr-a100-v4", 1, "8G", 235.65, ""},
+      {"dgx-a100", 1, "8G", 231.58, ""},  // the same GPU board (HGX A100) as NDm A100 v4
       {"aws-p4d-24xlarge", 2, "8G", 42.5, ""},
       {"cluster4x25g", 1, "1073741824", 11.68, " --cluster.gpus_per_node=2"},
   };
@@ -156,10 +158,10 @@ TEST(CollectiveCmd, PublishedBusBandwidthCurvesAsAWhole) {
     const char* sizes;
     std::vector<double> published_GBps;
   } curves[] = {
-      {"dgx-a100", "1000000,4000000,16000000,67000000,268000000,1000000000,8000000000",
+      {"azure-nd96amsr-a100-v4", "1000000,4000000,16000000,67000000,268000000,1000000000,8000000000",
        {36.2, 71.4, 109.2, 166.6, 213.9, 228.1, 231.6}},
-      {"dgx-a100", "1M,4M,16M,64M,1G,8G", {24.6, 66.9, 120.4, 202.2, 231.4, 235.7}},
-      {"dgx-h100", "1000000,16000000,67000000,1000000000,8000000000", {43.7, 234.5, 361.8, 466.4, 478.9}},
+      {"azure-nd96amsr-a100-v4", "1M,4M,16M,64M,1G,8G", {24.6, 66.9, 120.4, 202.2, 231.4, 235.7}},
+      {"azure-nd96isr-h100-v5", "1000000,16000000,67000000,1000000000,8000000000", {43.7, 234.5, 361.8, 466.4, 478.9}},
   };
   const auto mape = [&](const std::string& extra) {
     double sum = 0;

@@ -336,8 +336,8 @@ const std::vector<ClusterDescription>& builtin_clusters() {
       // (Broadwell; how the cards hang off its two sockets is not stated: all on one taken), RDMA
       // on the r sizes; sizes-hpc.md: their InfiniBand runs FDR ("FDR for ... other RDMA-capable
       // N-series VMs"), NDv2's EDR. ndv2-series.md: 8 V100 32 GB NVLink-connected, 100 Gb/s EDR
-      // InfiniBand. nda100-v4-series.md: 8 A100 40 GB on NVLink 3.0, a 200 Gb/s HDR InfiniBand
-      // connection per GPU. nd-h100-v5-series.md: 8 H100 80 GB on NVLink 4.0, a 400 Gb/s NDR
+      // InfiniBand. nda100-v4-series.md and ndm-a100-v4-series.md: 8 A100 40 or 80 GB on NVLink 3.0,
+      // a 200 Gb/s HDR InfiniBand connection per GPU. nd-h100-v5-series.md: 8 H100 80 GB on NVLink 4.0, a 400 Gb/s NDR
       // InfiniBand connection per GPU.
       on_cpu(builtin("azure-nc24rs-v2", "p100-pcie", 0, 4, "pcie3", "ib-fdr",
                      "Azure NC24rs_v2: 4 P100 PCIe on PCIe 3, Broadwell host, FDR InfiniBand (RDMA)"),
@@ -350,6 +350,9 @@ const std::vector<ClusterDescription>& builtin_clusters() {
       builtin("azure-nd96asr-v4", "a100", 0, 8, "nvlink3", "ib-hdr",
               "Azure ND96asr_v4 (ND A100 v4): 8 A100 40 GB on NVSwitch (NVLink 3), a HDR InfiniBand 200 Gb/s port per "
               "GPU (rails) aggregated into the node's uplink", 8),
+      builtin("azure-nd96amsr-a100-v4", "a100-80gb", 0, 8, "nvlink3", "ib-hdr",
+              "Azure ND96amsr_A100_v4 (NDm A100 v4): 8 A100 80 GB on NVSwitch (NVLink 3), a HDR InfiniBand 200 Gb/s "
+              "port per GPU (rails) aggregated into the node's uplink", 8),
       builtin("azure-nd96isr-h100-v5", "h100", 0, 8, "nvlink4", "ib-ndr",
               "Azure ND96isr_H100_v5 (ND H100 v5): 8 H100 80 GB on NVSwitch (NVLink 4), a NDR InfiniBand 400 Gb/s port "
               "per GPU (rails) aggregated into the node's uplink", 8),
