@@ -324,6 +324,14 @@ const std::vector<ClusterDescription>& builtin_clusters() {
       // AWS p4d.24xlarge (instance type page): 8 A100 40 GB on NVSwitch, 400 Gbps EFA (4 x 100 Gb/s).
       builtin("aws-p4d-24xlarge", "a100", 0, 8, "nvlink3", "100gbe",
               "AWS p4d.24xlarge: 8 A100 40 GB on NVSwitch (NVLink 3), 4 x 100 Gb/s EFA (RDMA, SRD) aggregated", 4),
+      // AWS p3dn.24xlarge (instance type page): 8 V100 32 GB with NVLink, 100 Gbps networking with EFA.
+      builtin("aws-p3dn-24xlarge", "v100-32gb", 0, 8, "nvlink2", "100gbe",
+              "AWS p3dn.24xlarge: 8 V100 32 GB on NVLink 2 (hybrid cube mesh), 100 Gb/s EFA"),
+      // AWS p5.48xlarge (instance type page): 8 H100 80 GB on NVSwitch, 3200 Gbps EFA (v2): 400 Gb/s
+      // a GPU, taken as one 400 Gb/s rail a GPU (the 400gbe kind's RDMA efficiency).
+      builtin("aws-p5-48xlarge", "h100", 0, 8, "nvlink4", "400gbe",
+              "AWS p5.48xlarge: 8 H100 80 GB on NVSwitch (NVLink 4), 3200 Gb/s EFA: 400 Gb/s a GPU (rails) aggregated "
+              "into the node's uplink", 8),
       // AWS g4dn.metal (instance type page): 8 T4 on PCIe 3, 96 vCPUs of 2nd gen Xeon Scalable
       // (Cascade Lake, 24 cores a socket: two sockets), 100 Gbps ENA networking (TCP). The GPUs
       // are taken as four a socket on root ports (the page does not say).
