@@ -147,13 +147,17 @@ TEST(CollectiveCmd, PublishedBusBandwidthsOfWholeSystems) {
   }
 }
 
-// The whole published curves, 1 MB to 8 GB (the sources above, and Azure's ND H100 v5 results for
-// 8 H100 with NVLS: 43.7 / 234.5 / 361.8 / 466.4 / 478.9 GB/s at 1 MB / 16 MB / 67 MB / 1 GB /
-// 8 GB): bus-bandwidth MAPE over the 18 points, today 15.6 % with NCCL's Simple protocol (the
-// default) and 21.7 % with the protocol NCCL's tuning model picks (comm.nccl_protocol = auto, too
-// fast at 1-16 MB; 19.3 % before NVLink's latency came down to NCCL's LL step). No constant was fitted to these points; the default protocol was chosen after
-// seeing both figures (docs/design.md, "NCCL's protocols"). The guard catches a change that makes
-// the mid sizes worse.
+// The whole published curves, 1 MB to 8 GB (the sources above, and Azure's ND H100 v5 and ND H200
+// v5 results for 8 GPUs with NVLS: H100 43.7 / 234.5 / 361.8 / 466.4 / 478.9 GB/s at 1 MB / 16 MB /
+// 67 MB / 1 GB / 8 GB; H200 from 1 MiB to 8 GiB, Azure_Results/ND_H200_v5_results.md, NCCL 2.20.5):
+// bus-bandwidth MAPE over the 32 points, 11.5 % with NCCL's Simple protocol (the default) and
+// 14.2 % with the protocol NCCL's tuning model picks (comm.nccl_protocol = auto, too fast at 1-16
+// MB). Over the first 18 points it was 21.7 / 15.6 %, then 19.3 % with auto once NVLink's latency
+// came down to NCCL's LL step, 13.2 % with Simple once NVLS kept NCCL's 51/64 share of the link
+// (looked for because of the H100's +12 %; the H200 curve was seen before that choice too, so
+// these figures are in-sample for it). No constant was fitted to these points; the default
+// protocol was chosen after seeing both figures (docs/design.md, "NCCL's protocols"). The guard
+// catches a change that makes the mid sizes worse.
 TEST(CollectiveCmd, PublishedBusBandwidthCurvesAsAWhole) {
   const struct {
     const char* platform;
@@ -164,6 +168,8 @@ TEST(CollectiveCmd, PublishedBusBandwidthCurvesAsAWhole) {
        {36.2, 71.4, 109.2, 166.6, 213.9, 228.1, 231.6}},
       {"azure-nd96amsr-a100-v4", "1M,4M,16M,64M,1G,8G", {24.6, 66.9, 120.4, 202.2, 231.4, 235.7}},
       {"azure-nd96isr-h100-v5", "1000000,16000000,67000000,1000000000,8000000000", {43.7, 234.5, 361.8, 466.4, 478.9}},
+      {"azure-nd96isr-h200-v5", "1M,2M,4M,8M,16M,32M,64M,128M,256M,512M,1G,2G,4G,8G",
+       {52.96, 88.78, 138.44, 181.94, 240.41, 300.91, 368.11, 412.45, 432.24, 442.72, 467.58, 472.57, 477.41, 479.98}},
   };
   const auto mape = [&](const std::string& extra) {
     double sum = 0;
@@ -177,12 +183,12 @@ TEST(CollectiveCmd, PublishedBusBandwidthCurvesAsAWhole) {
       for (std::size_t i = 0; i < rows.size() && i < c.published_GBps.size(); ++i, ++n)
         sum += std::abs(rows[i]["busbw_GBps"].get<double>() / c.published_GBps[i] - 1);
     }
-    EXPECT_EQ(n, 18);
+    EXPECT_EQ(n, 32);
     return sum / n;
   };
   const double simple = mape(""), by_model = mape("--comm.nccl_protocol=auto");
   std::cout << "published busbw curves, MAPE: simple " << 100 * simple << " %, auto " << 100 * by_model << " %\n";
-  EXPECT_LE(simple, 0.16);
+  EXPECT_LE(simple, 0.12);
   EXPECT_LT(simple, by_model);
 }
 

@@ -144,9 +144,10 @@ std::vector<Round> hierarchical_plan(const Layout& l, Bytes n) {
 // goes up, every share n comes down), pipelined: n (p+1)/p each way. Two all-pairs rounds of
 // (p-1) messages each carry half of it, so a GPU's link carries the same bytes as through the
 // switch; the switch itself is not a participant. NCCL's own NVLS latency (kNvlsLatency_s) is
-// split over the two rounds.
+// split over the two rounds; the bytes are over NVLS's share of the link (kNvlsLinkShare).
 std::vector<Round> nvls_plan(int p, Bytes n, const Layout& l) {
-  return {{RoundKind::AllPairs, 0, n * (p + 1) / (2.0 * p * (p - 1)) / ring_factor(p, l), 2, kNvlsLatency_s / 2}};
+  const Bytes bytes = n * (p + 1) / (2.0 * p * (p - 1)) / ring_factor(p, l) / kNvlsLinkShare;
+  return {{RoundKind::AllPairs, 0, bytes, 2, kNvlsLatency_s / 2}};
 }
 
 std::vector<Round> pairwise_plan(int p, Bytes n, const Layout& l) {
@@ -371,7 +372,7 @@ int collnet_chunks(Bytes n, int gpus_per_node) {
 
 Seconds collnet_latency_s(int gpus_per_node) { return 2 * (3.7e-6 + (gpus_per_node - 1) * 0.4e-6) + 31e-6; }
 
-Bytes nvls_message_bytes(Bytes n, int g) { return g > 1 ? n * (g + 1) / (2.0 * g * (g - 1)) : 0; }
+Bytes nvls_message_bytes(Bytes n, int g) { return g > 1 ? n * (g + 1) / (2.0 * g * (g - 1)) / kNvlsLinkShare : 0; }
 
 bool composed_pipeline(RoundKind k) {
   return k == RoundKind::DbtPipeline || k == RoundKind::ChainPipeline || k == RoundKind::NvlsTreePipeline ||

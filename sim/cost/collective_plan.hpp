@@ -74,6 +74,14 @@ enum class RoundKind {
 // baseLat 0), on top of the network's per-round latency.
 constexpr Seconds kNvlsLatency_s = 25e-6;
 
+// The share of a GPU's link that NVLink SHARP's traffic gets, against the ring's: NCCL's own model
+// of NVLS (src/graph/tuning.cc, NCCL 2.17+; src/tuning/nvls.cc later) takes the ring's per-channel
+// NVLink bandwidth times nvlsEfficiency (0.85 on Hopper, 0.74 on Blackwell) times (nChannels - 1) /
+// nChannels, with NVLS's 16 channels (NVLS_NCHANNELS, src/transport/nvls.cc): 0.85 x 15/16 = 51/64
+// on Hopper, the only NVLink 4 switch here. The NVLS rounds carry their bytes / this, so SimGrid
+// and the closed forms see the same slower path.
+constexpr double kNvlsLinkShare = 0.85 * 15.0 / 16.0;
+
 // NCCL's own latency of a CollNet Direct allreduce on g GPUs a node (src/graph/tuning.cc, NCCL
 // 2.12+: 2 (hwLat[NVLINK][CollNetDirect][Simple] 3.7 us + (g-1) x 0.4 us of "arity serialization")
 // + hwLat[NET][CollNetDirect][Simple] 31 us), on top of the hops' own latencies as for nvls.

@@ -106,7 +106,7 @@ Seconds recursive_doubling_allreduce_s(int p, Bytes n, Route r) {
 Seconds nvls_allreduce_s(int p, Bytes n, Route r) {
   if (p <= 1) return 0;
   const BytesPerSecond bw = p == 2 ? r.exchange_bw_Bps() : r.ring_bw_Bps();
-  return 2.0 * r.step_latency_s() + kNvlsLatency_s + n * (p + 1) / (p * bw);
+  return 2.0 * r.step_latency_s() + kNvlsLatency_s + n * (p + 1) / (p * bw * kNvlsLinkShare);
 }
 
 Seconds ring_half_allreduce_s(int p, Bytes n, Route r) { return ring_allreduce_s(p, n, r) / 2; }

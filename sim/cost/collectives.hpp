@@ -65,9 +65,10 @@ Seconds binomial_tree_s(int p, Bytes n, Route r);
 //   (p-1) (alpha + n / (p B)), B as for the ring allreduce (each rank sends and receives at once).
 Seconds pairwise_alltoall_s(int p, Bytes n, Route r);
 
-// NCCL's NVLink SHARP allreduce (collective_plan.hpp nvls_plan): 2 alpha + 25 us + n (p+1) / (p B),
-// B the route's ring bandwidth (the exchange bandwidth on 2 ranks), 25 us NCCL's own NVLS latency
-// (tuning.cc): busbw tends to 2 (p-1)/(p+1) B, 1.56 B on 8 GPUs.
+// NCCL's NVLink SHARP allreduce (collective_plan.hpp nvls_plan): 2 alpha + 25 us + n (p+1) / (p s B),
+// B the route's ring bandwidth (the exchange bandwidth on 2 ranks), s = 51/64 NVLS's share of it
+// (kNvlsLinkShare), 25 us NCCL's own NVLS latency (tuning.cc): busbw tends to 2 (p-1)/(p+1) s B,
+// 1.24 B on 8 GPUs.
 Seconds nvls_allreduce_s(int p, Bytes n, Route r);
 
 // A ring whose steps are in flight (NCCL across nodes: collective_plan.hpp Layout::steps_in_flight).

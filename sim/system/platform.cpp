@@ -361,6 +361,11 @@ const std::vector<ClusterDescription>& builtin_clusters() {
       builtin("azure-nd96amsr-a100-v4", "a100-80gb", 0, 8, "nvlink3", "ib-hdr",
               "Azure ND96amsr_A100_v4 (NDm A100 v4): 8 A100 80 GB on NVSwitch (NVLink 3), a HDR InfiniBand 200 Gb/s "
               "port per GPU (rails) aggregated into the node's uplink", 8),
+      // ND H200 v5: 8 H200 141 GB, Xeon Platinum 8480C (Azure/AI-benchmarking-guide,
+      // Azure_Results/ND_H200_v5_results.md), NVLink 4 and a 400 Gb/s NDR port a GPU as ND H100 v5.
+      builtin("azure-nd96isr-h200-v5", "h200", 0, 8, "nvlink4", "ib-ndr",
+              "Azure ND96isr_H200_v5 (ND H200 v5): 8 H200 141 GB on NVSwitch (NVLink 4), a NDR InfiniBand 400 Gb/s "
+              "port per GPU (rails) aggregated into the node's uplink", 8),
       builtin("azure-nd96isr-h100-v5", "h100", 0, 8, "nvlink4", "ib-ndr",
               "Azure ND96isr_H100_v5 (ND H100 v5): 8 H100 80 GB on NVSwitch (NVLink 4), a NDR InfiniBand 400 Gb/s port "
               "per GPU (rails) aggregated into the node's uplink", 8),
