@@ -345,8 +345,8 @@ const std::vector<ClusterDescription>& builtin_clusters() {
       // on the r sizes; sizes-hpc.md: their InfiniBand runs FDR ("FDR for ... other RDMA-capable
       // N-series VMs"), NDv2's EDR. ndv2-series.md: 8 V100 32 GB NVLink-connected, 100 Gb/s EDR
       // InfiniBand. nda100-v4-series.md and ndm-a100-v4-series.md: 8 A100 40 or 80 GB on NVLink 3.0,
-      // a 200 Gb/s HDR InfiniBand connection per GPU. nd-h100-v5-series.md: 8 H100 80 GB on NVLink 4.0, a 400 Gb/s NDR
-      // InfiniBand connection per GPU.
+      // a 200 Gb/s HDR InfiniBand connection per GPU. nd-h100-v5-series.md: 8 H100 80 GB on NVLink
+      // 4.0, a 400 Gb/s NDR InfiniBand connection per GPU.
       on_cpu(builtin("azure-nc24rs-v2", "p100-pcie", 0, 4, "pcie3", "ib-fdr",
                      "Azure NC24rs_v2: 4 P100 PCIe on PCIe 3, Broadwell host, FDR InfiniBand (RDMA)"),
              "broadwell", 0),
@@ -361,14 +361,14 @@ const std::vector<ClusterDescription>& builtin_clusters() {
       builtin("azure-nd96amsr-a100-v4", "a100-80gb", 0, 8, "nvlink3", "ib-hdr",
               "Azure ND96amsr_A100_v4 (NDm A100 v4): 8 A100 80 GB on NVSwitch (NVLink 3), a HDR InfiniBand 200 Gb/s "
               "port per GPU (rails) aggregated into the node's uplink", 8),
+      builtin("azure-nd96isr-h100-v5", "h100", 0, 8, "nvlink4", "ib-ndr",
+              "Azure ND96isr_H100_v5 (ND H100 v5): 8 H100 80 GB on NVSwitch (NVLink 4), a NDR InfiniBand 400 Gb/s port "
+              "per GPU (rails) aggregated into the node's uplink", 8),
       // ND H200 v5: 8 H200 141 GB, Xeon Platinum 8480C (Azure/AI-benchmarking-guide,
       // Azure_Results/ND_H200_v5_results.md), NVLink 4 and a 400 Gb/s NDR port a GPU as ND H100 v5.
       builtin("azure-nd96isr-h200-v5", "h200", 0, 8, "nvlink4", "ib-ndr",
               "Azure ND96isr_H200_v5 (ND H200 v5): 8 H200 141 GB on NVSwitch (NVLink 4), a NDR InfiniBand 400 Gb/s "
               "port per GPU (rails) aggregated into the node's uplink", 8),
-      builtin("azure-nd96isr-h100-v5", "h100", 0, 8, "nvlink4", "ib-ndr",
-              "Azure ND96isr_H100_v5 (ND H100 v5): 8 H100 80 GB on NVSwitch (NVLink 4), a NDR InfiniBand 400 Gb/s port "
-              "per GPU (rails) aggregated into the node's uplink", 8),
       // A 4-GPU PCIe 4.0 workstation (e.g. 4 RTX 3090 on x16 slots, no NVLink bridge): one node.
       builtin("workstation-4x3090", "rtx3090", 1, 4, "pcie4", "10gbe",
               "Workstation with 4 RTX 3090 on PCIe 4.0 x16, no NVLink bridges; one node"),
