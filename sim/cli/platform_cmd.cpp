@@ -1,5 +1,6 @@
 // `ddlsim platform generate|show`: write a SimGrid platform for a two-level cluster, or summarise
 // a platform file (hosts, nodes, links, the route between two ranks).
+#include <algorithm>
 #include <fmt/format.h>
 
 #include "core/args.hpp"
@@ -109,8 +110,10 @@ std::string usage_text() {
 // Every built-in platform and link kind, with the figures and where they come from.
 std::string list_text() {
   std::string out = "built-in platforms (cluster.platform):\n";
+  std::size_t width = 20;  // the name column: the longest name
+  for (const auto& c : builtin_clusters()) width = std::max(width, c.name.size());
   for (const auto& c : builtin_clusters())
-    out += fmt::format("  {:<20} {:>2} x {:<10} intra {:<13} inter {} x {:<10} nodes {}\n      {}\n", c.name,
+    out += fmt::format("  {:<{}} {:>2} x {:<10} intra {:<13} inter {} x {:<10} nodes {}\n      {}\n", c.name, width,
                        c.gpus_per_node, c.device, c.intra.name, c.nics, c.inter.name,
                        c.max_nodes > 0 ? std::to_string(c.max_nodes) : std::string("any"), c.note);
   out += "link kinds (cluster.intra, cluster.inter): effective bandwidth per direction, one-hop latency\n";
