@@ -124,6 +124,9 @@ struct Layout {
   bool steps_in_flight = false;
   // `rhd` as gloo runs it: the ranks in power-of-two blocks (binary_blocks_plan), not folded.
   bool binary_blocks = false;
+  // Messages of up to this many bytes leave when their sender posts them (an MPI library's eager
+  // sends: cost/eager_rounds.hpp); larger ones when their receiver has posted too. 0: none.
+  Bytes eager_limit_bytes = 0;
   // Per rank: the narrowest link of its route to rank + 1, and the route's latency. A pipelined
   // ring's sender keeps one message at a time on that link (a connection's messages leave in
   // order: NCCL's steps on one queue pair), so they do not share its bandwidth. Empty: no pacing.

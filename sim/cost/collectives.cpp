@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "cost/collective_plan.hpp"
+#include "cost/eager_rounds.hpp"
 
 namespace ddlsim {
 
@@ -215,9 +216,21 @@ Seconds binomial_tree_s(int p, Bytes n, Route r) { return tree_allreduce_s(p, n,
 
 Seconds pairwise_alltoall_s(int p, Bytes n, Route r) { return ring_half_allreduce_s(p, n, r); }
 
+namespace {
+// The rounds played rank by rank where MPI's eager sends let ranks run ahead (cost/eager_rounds.hpp);
+// a negative time where they change nothing and the closed forms apply.
+Seconds eager_time_s(Collective c, Algorithm a, const CommTopology& topo, Bytes n) {
+  if (topo.eager_limit_bytes <= 0) return -1;
+  const Layout l = flat_layout(topo);
+  const std::vector<Round> plan = collective_plan(c, a, l, n);
+  return eager_sends_matter(plan, l) ? eager_plan_time_s(plan, l, topo.flat_route()) : -1;
+}
+}  // namespace
+
 Seconds collective_time_s(Algorithm a, const CommTopology& topo, Bytes n) {
   const int p = topo.ranks();
   if (p <= 1 || n <= 0) return 0;
+  if (const Seconds t = eager_time_s(Collective::Allreduce, a, topo, n); t >= 0) return t;
   switch (a) {
     case Algorithm::Ring:
       return pipelined(topo) ? pipelined_ring_collective_s(topo, n, 2 * (p - 1)) : ring_allreduce_s(p, n, topo.flat_route());
@@ -247,6 +260,8 @@ Seconds collective_time_s(Collective c, Algorithm a, const CommTopology& topo, B
   const int p = topo.ranks();
   if (p <= 1 || n <= 0 || !supports(c, a)) return 0;
   const Route r = topo.flat_route();
+  if (c != Collective::Allreduce)
+    if (const Seconds t = eager_time_s(c, a, topo, n); t >= 0) return t;
   switch (c) {
     case Collective::Allreduce: return collective_time_s(a, topo, n);
     case Collective::ReduceScatter:

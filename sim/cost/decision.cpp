@@ -169,10 +169,15 @@ Algorithm concrete_algorithm(const CommMethod& m, Collective c, const CommTopolo
   }
 }
 
+Bytes eager_limit_bytes(const CommMethod& m, const CommTopology& topo) {
+  return m.library == Library::Mpi ? m.eager_limit_bytes : topo.eager_limit_bytes;
+}
+
 LibraryCall library_call(const CommMethod& m, Collective c, const CommTopology& topo, Bytes bytes) {
   CommTopology as_run = topo;
   as_run.steps_in_flight = m.library == Library::Nccl && m.ring_steps_in_flight;
   as_run.binary_blocks = topo.binary_blocks || m.library == Library::Gloo;
+  as_run.eager_limit_bytes = eager_limit_bytes(m, topo);
   // The choice compares ddlsim's own closed forms (nvls, nvls_tree) as the library runs them.
   LibraryCall k{concrete_algorithm(m, c, as_run, bytes), Protocol::Simple, as_run, bytes};
   if (!topo.nccl_protocols || topo.ranks() <= 1) return k;

@@ -71,5 +71,8 @@ struct LibraryCall {
   Bytes bytes;
 };
 LibraryCall library_call(const CommMethod& m, Collective c, const CommTopology& topo, Bytes bytes);
+// The eager limit a call runs with: MPI's (CommMethod::eager_limit_bytes), none for NCCL and gloo,
+// except that a topology already resolved for a call (simgrid_collective_s) keeps its own.
+Bytes eager_limit_bytes(const CommMethod& m, const CommTopology& topo);
 
 }  // namespace ddlsim

@@ -163,6 +163,11 @@ Execution resolve_execution(const Reader& r, int nodes) {
                                           : preset.algorithm;
   e.protocol = parse_protocol(r.text("comm.nccl_protocol"), r.where("comm.nccl_protocol"));
   e.ring_steps_in_flight = r.choice<bool>("comm.ring_steps", {{"pipelined", true}, {"lockstep", false}});
+  if (r.given("comm.eager_limit_kib")) {
+    e.eager_limit_bytes = r.real("comm.eager_limit_kib", 0, true, 16.0 * 1024 * 1024) * 1024;
+    if (e.library != Library::Mpi)
+      r.fail("comm.eager_limit_kib", "comm.library = mpi (eager sends are MPI's; NCCL and gloo wait for the receiver)");
+  }
   if (e.algorithm == Algorithm::Pairwise)
     r.fail("comm.algorithm", "an allreduce algorithm (pairwise runs all-to-all; see `ddlsim collective`)");
   e.bucket_bytes = (r.given("comm.bucket_mb") ? r.real("comm.bucket_mb", 0, true, 1e6) : preset.bucket_mib) * kMiB;

@@ -102,6 +102,11 @@ const std::vector<KeySpec>& scenario_keys() {
                                        "overlap) or lockstep (every step lasts its slowest hop, the tree's phases "
                                        "follow each other: the earlier rule; MPI's and gloo's rings are always "
                                        "lockstep)"},
+      {"comm.eager_limit_kib", "", "MPI: messages of up to this many KiB leave as soon as their sender posts them, "
+                                   "without waiting for the receiver (Open MPI's btl_tcp_eager_limit, 64 KiB by "
+                                   "default; matters where ranks reach a round at different times: the folds of "
+                                   "recursive doubling, Rabenseifner and rhd, a binomial tree, on rank counts that "
+                                   "are not powers of two); default: none"},
       {"comm.round_latency", "library", "library (a collective's rounds last at least the library's own per-step "
                                         "latency, NCCL's tuning.cc: 3.4 us NVLink, 5.7 us PCIe, 9.6 us network) or "
                                         "network (the links' latency only: the rule before this round)"},

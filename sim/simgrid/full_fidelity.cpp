@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <limits>
 
+#include "cost/eager_rounds.hpp"
+
 namespace sg4 = simgrid::s4u;
 
 namespace ddlsim {
@@ -88,6 +90,7 @@ void comm_actor(const StepSchedule& s, const Plans& plans, const Layout& l, Full
     if (rank) st.ranks[me].exchanges.push_back({start, std::numeric_limits<Seconds>::infinity()});
     const Seconds own = s.exchange_own_s(i);
     if (own > 0) sg4::this_actor::sleep_for(own);  // call overhead and copies: this rank only
+    const bool eager = eager_sends_matter(plans[i], l);
     for (const Round& r : plans[i]) {
       if (r.kind == RoundKind::ChainPipeline)
         run_pipelined_chain(r, l, me, ring_start);
@@ -96,7 +99,7 @@ void comm_actor(const StepSchedule& s, const Plans& plans, const Layout& l, Full
       else if (r.pipelined)
         run_pipelined_ring(r, l, me, ring_start);
       for (int k = 0; !r.pipelined && k < r.repeat; ++k) {
-        run_round(r, l, me);
+        run_round(r, l, me, eager);
         if (rank && barrier_round(r.kind)) ring_start->wait();
       }
     }
@@ -171,10 +174,11 @@ FullSteps run_full(const RankSchedules& rs, const World& w, const Plans& plans, 
     const StepSchedule& s = rs.kinds[me < w.layout.ranks ? rs.kind_of(me) : 0];
     if (me < w.layout.ranks)
       sg4::Actor::create(name + "-compute", w.hosts[me], [&s, &st, me] { compute_actor(s, st, me); });
-    sg4::Actor::create(name + "-comm", w.hosts[me],
-                       [&s, &plans, &w, &st, me, &label, ring_start] {
-                         comm_actor(s, plans, w.layout, st, me, label, ring_start);
-                       });
+    const sg4::ActorPtr comm = sg4::Actor::create(name + "-comm", w.hosts[me],
+                                                  [&s, &plans, &w, &st, me, &label, ring_start] {
+                                                    comm_actor(s, plans, w.layout, st, me, label, ring_start);
+                                                  });
+    if (w.layout.eager_limit_bytes > 0) receive_eagerly(plans, w.layout, me, comm);
   }
   run_engine();
   FullSteps out;

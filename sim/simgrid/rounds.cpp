@@ -7,6 +7,7 @@
 #include <string>
 
 #include "cost/collectives.hpp"
+#include "cost/eager_rounds.hpp"
 
 namespace sg4 = simgrid::s4u;
 
@@ -18,6 +19,13 @@ namespace {
 // run their rounds, so a fast peer's next-round message never matches this round's receive.
 sg4::Mailbox* mailbox(int dst, int src) {
   return sg4::Mailbox::by_name(std::to_string(dst) + "<" + std::to_string(src));
+}
+
+// The same pair's mailbox for eager messages: its receiver is set permanently (receive_eagerly), so
+// a message put there starts flowing at once, before the receiver asks for it (SimGrid's model of
+// MPI's and TCP's eager sends).
+sg4::Mailbox* eager_mailbox(int dst, int src) {
+  return sg4::Mailbox::by_name(std::to_string(dst) + "<eager<" + std::to_string(src));
 }
 
 uint64_t wire_bytes(Bytes b) { return uint64_t(std::max(1.0, b + 0.5)); }
@@ -154,8 +162,16 @@ void run_composed_pipeline(const Round& r, const Layout& l, int me, const sg4::B
   if (end > sg4::Engine::get_clock()) sg4::this_actor::sleep_until(end);
 }
 
-void run_round(const Round& r, const Layout& l, int me) {
+void receive_eagerly(const Plans& plans, const Layout& l, int me, const sg4::ActorPtr& receiver) {
+  for (const auto& plan : plans)
+    if (eager_sends_matter(plan, l))
+      for (const Round& r : plan)
+        for (int from : round_ops(r, l, me).recvs) eager_mailbox(me, from)->set_receiver(receiver);
+}
+
+void run_round(const Round& r, const Layout& l, int me, bool eager) {
   const RoundOps ops = round_ops(r, l, me);
+  const auto box = eager && r.bytes <= l.eager_limit_bytes ? eager_mailbox : mailbox;
   if (ops.sends.empty() && ops.recvs.empty()) return;
   // The library's software overhead per round (closed forms: Route::step_latency_s) and the
   // algorithm's own (Round::overhead_s): this rank's time before its messages start.
@@ -165,9 +181,8 @@ void run_round(const Round& r, const Layout& l, int me) {
   std::vector<int*> slots(ops.recvs.size(), nullptr);
   std::vector<sg4::CommPtr> comms;
   comms.reserve(ops.sends.size() + ops.recvs.size());
-  for (const auto& t : ops.sends) comms.push_back(mailbox(t.peer, me)->put_async(&token, wire_bytes(t.bytes)));
-  for (std::size_t i = 0; i < ops.recvs.size(); ++i)
-    comms.push_back(mailbox(me, ops.recvs[i])->get_async<int>(&slots[i]));
+  for (const auto& t : ops.sends) comms.push_back(box(t.peer, me)->put_async(&token, wire_bytes(t.bytes)));
+  for (std::size_t i = 0; i < ops.recvs.size(); ++i) comms.push_back(box(me, ops.recvs[i])->get_async<int>(&slots[i]));
   sg4::Comm::wait_all(comms);
 }
 

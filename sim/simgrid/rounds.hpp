@@ -12,8 +12,14 @@ namespace ddlsim {
 
 using Plans = std::vector<std::vector<Round>>;  // one plan (its rounds) per bucket
 
-// Participant `me` runs one round: its sends and receives, until all have completed.
-void run_round(const Round& r, const Layout& l, int me);
+// Participant `me` runs one round: its sends and receives, until all have completed. With `eager`
+// (a plan where cost/eager_rounds.hpp eager_sends_matter), a round's messages of up to
+// l.eager_limit_bytes go through mailboxes whose receivers receive_eagerly set: they leave when
+// their sender posts them.
+void run_round(const Round& r, const Layout& l, int me, bool eager = false);
+// Makes `receiver` (participant me's actor) the permanent receiver of its eager mailboxes in the
+// plans where eager sends matter, before the simulation starts.
+void receive_eagerly(const Plans& plans, const Layout& l, int me, const simgrid::s4u::ActorPtr& receiver);
 
 // Participant `me` runs a pipelined ring round (Round::pipelined): its `repeat` steps, each sent as
 // soon as the step before has arrived from its predecessor (plus its hop's overhead, and once the

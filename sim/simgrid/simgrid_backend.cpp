@@ -2,7 +2,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+
 #include "cost/decision.hpp"
+#include "cost/eager_rounds.hpp"
 #include "schedule/compose.hpp"
 #include "simgrid/fast_fidelity.hpp"
 #include "simgrid/full_fidelity.hpp"
@@ -27,6 +30,7 @@ Plans bucket_plans(const StepSchedule& s, Collective c, const CommMethod& m, con
     Layout as_run = l;
     as_run.steps_in_flight = k.topo.steps_in_flight;
     as_run.binary_blocks = k.topo.binary_blocks;
+    as_run.eager_limit_bytes = k.topo.eager_limit_bytes;
     plans.push_back(collective_plan(c, k.algorithm, as_run, k.bytes));
     for (Round& r : plans.back()) {
       r.overhead_s += round_overhead_s(k.topo, r.kind) - round_overhead_s(topo, r.kind);
@@ -82,10 +86,13 @@ SyncSteps sync_from_json(const nlohmann::json& j) {
 std::string simulate_sync_step(const RankSchedules& rs, const CommTopology& topo, Collective c, const CommMethod& m,
                                const System& sys, const SimGridOptions& o) {
   World w = make_world(topo, m.algorithm, sys, o);
+  w.layout.eager_limit_bytes = eager_limit_bytes(m, topo);
   const Plans plans = bucket_plans(rs.kinds.front(), c, m, topo, w.layout);
   pace_pipelined_rings(w, plans);
   const std::string label = to_string(m.algorithm);
-  const bool fast = o.fidelity == Fidelity::Fast && w.symmetric;
+  // Eager sends that let ranks run ahead of their receivers overlap rounds: only the full run has them.
+  const bool overlap = std::any_of(plans.begin(), plans.end(), [&](const auto& p) { return eager_sends_matter(p, w.layout); });
+  const bool fast = o.fidelity == Fidelity::Fast && w.symmetric && !overlap;
   if (fast) {
     const StepPair p = compose_steps(rs, fast_bucket_times(w, plans), label);
     return to_json(SyncSteps{p.sync, p.kind_sync}).dump();

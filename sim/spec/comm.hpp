@@ -109,6 +109,9 @@ struct CommMethod {
   // NCCL keeps a ring's steps in flight across nodes, and its tree's (comm.ring_steps = pipelined);
   // false: every step in lockstep, as every library's ring ran before (and MPI's and gloo's still do).
   bool ring_steps_in_flight = true;
+  // MPI's eager limit (comm.eager_limit_kib): messages of up to this many bytes leave as soon as
+  // their sender posts them, without waiting for the receiver (cost/eager_rounds.hpp). 0: none.
+  Bytes eager_limit_bytes = 0;
 };
 
 // One rank-to-rank route.
@@ -160,6 +163,9 @@ struct CommTopology {
   // The library's halving-doubling splits the ranks into power-of-two blocks (gloo's) instead of
   // folding the extra ranks in and out (collective_plan.hpp Layout::binary_blocks).
   bool binary_blocks = false;
+  // The library sends messages of up to this many bytes eagerly (CommMethod::eager_limit_bytes;
+  // set for MPI by decision.hpp's library_call). 0: every message waits for its receiver.
+  Bytes eager_limit_bytes = 0;
 
   int ranks() const { return nodes * gpus_per_node; }
   bool nvls_available() const { return switch_reduction && nodes == 1 && gpus_per_node > 1; }

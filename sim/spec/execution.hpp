@@ -43,6 +43,7 @@ struct Execution {
   Algorithm algorithm = Algorithm::Ring;  // Auto: the library's choice per exchange (cost/decision.hpp)
   Protocol protocol = Protocol::Simple;   // NCCL's protocol; Auto: its tuning model's per call
   bool ring_steps_in_flight = true;       // NCCL's rings across nodes pipelined (comm.ring_steps)
+  Bytes eager_limit_bytes = 0;            // MPI's eager sends (comm.eager_limit_kib)
   Bytes bucket_bytes = 25 * kMiB;  // 0: one packed exchange of all gradients
   bool overlap = true;             // buckets start as they fill during the backward pass
   Seconds cycle_time_s = 0;        // framework coordination delay before each exchange
@@ -56,7 +57,7 @@ struct Execution {
 
   double gradient_elem_bytes() const { return gradient_dtype == GradientDtype::FP16 ? 2 : 4; }
 
-  CommMethod comm() const { return {library, algorithm, protocol, ring_steps_in_flight}; }
+  CommMethod comm() const { return {library, algorithm, protocol, ring_steps_in_flight, eager_limit_bytes}; }
 };
 
 }  // namespace ddlsim
