@@ -21,18 +21,7 @@ inline ddlsim::CommTopology topology(int nodes, int gpus, ddlsim::Route intra, d
   return t;
 }
 
-inline ddlsim::Layout layout_of(const ddlsim::CommTopology& t) {
-  ddlsim::Layout l;
-  l.ranks = t.ranks();
-  l.gpus_per_node = t.gpus_per_node;
-  l.exchange_factor = t.flat_route().exchange_factor;
-  l.duplex_factor = t.flat_route().duplex_factor;
-  l.step_overhead_s = t.flat_route().step_overhead_s;
-  l.node_step_overhead_s = t.intra.step_overhead_s;
-  l.steps_in_flight = t.steps_in_flight;
-  l.binary_blocks = t.binary_blocks;
-  return l;
-}
+inline ddlsim::Layout layout_of(const ddlsim::CommTopology& t) { return ddlsim::flat_layout(t); }
 
 // Nodes of g GPUs on a switch (each GPU's link `intra`) whose GPUs each send over their own rail
 // (`rail`; the inter route has the rail's latency and the GPU link's bandwidth), with or without

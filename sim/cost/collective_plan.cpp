@@ -460,6 +460,21 @@ bool node_round(RoundKind k) {
          k == RoundKind::NodeChainDown || k == RoundKind::NodeAllPairs;
 }
 
+Layout flat_layout(const CommTopology& t) {
+  Layout l;
+  l.ranks = t.ranks();
+  l.gpus_per_node = t.gpus_per_node;
+  l.ps_servers = t.ps_servers;
+  l.exchange_factor = t.flat_route().exchange_factor;
+  l.duplex_factor = t.flat_route().duplex_factor;
+  l.step_overhead_s = t.flat_route().step_overhead_s;
+  l.node_step_overhead_s = t.intra.step_overhead_s;
+  l.steps_in_flight = t.steps_in_flight;
+  l.binary_blocks = t.binary_blocks;
+  l.eager_limit_bytes = t.eager_limit_bytes;
+  return l;
+}
+
 int Layout::server_participant(int j) const {
   return spare_server_hosts ? ranks + j : int((long long)j * ranks / ps_servers);
 }

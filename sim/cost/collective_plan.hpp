@@ -141,6 +141,10 @@ struct Layout {
   int server_participant(int j) const;  // where server j runs
 };
 
+// The Layout of a topology's flat route: its ranks and factors, its overheads, the library's
+// options (steps in flight, binary blocks, eager limit).
+Layout flat_layout(const CommTopology& t);
+
 // NCCL's double binary tree over `nodes` node leaders (NVIDIA/nccl src/graph/trees.cc,
 // ncclGetDtree): tree 0 is ncclGetBtree's tree rooted at 0, tree 1 its mirror (even nodes) or its
 // shift by one (odd nodes), so every node is interior in at most one tree. parent(tree, v), -1 at

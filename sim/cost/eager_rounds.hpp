@@ -30,8 +30,4 @@ bool eager_sends_matter(const std::vector<Round>& plan, const Layout& l);
 // closed forms' lockstep sums on the plans eager_sends_matter accepts.
 Seconds eager_plan_time_s(const std::vector<Round>& plan, const Layout& l, const Route& r);
 
-// The Layout of a topology's flat route: its ranks and factors, its overheads, the library's
-// options (steps in flight, binary blocks, eager limit).
-Layout flat_layout(const CommTopology& t);
-
 }  // namespace ddlsim

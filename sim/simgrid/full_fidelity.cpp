@@ -90,7 +90,11 @@ void comm_actor(const StepSchedule& s, const Plans& plans, const Layout& l, Full
     if (rank) st.ranks[me].exchanges.push_back({start, std::numeric_limits<Seconds>::infinity()});
     const Seconds own = s.exchange_own_s(i);
     if (own > 0) sg4::this_actor::sleep_for(own);  // call overhead and copies: this rank only
+    // Eager sends would let a rank that left the last bucket early start this one's sends before
+    // the others have joined: as the closed forms (and the pipelined rings), the bucket starts
+    // once every rank has reached it.
     const bool eager = eager_sends_matter(plans[i], l);
+    if (rank && eager) ring_start->wait();
     for (const Round& r : plans[i]) {
       if (r.kind == RoundKind::ChainPipeline)
         run_pipelined_chain(r, l, me, ring_start);

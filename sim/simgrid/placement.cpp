@@ -76,14 +76,7 @@ World make_world(const CommTopology& topo, Algorithm a, const System& sys, const
   sg4::Engine& e = start_engine(o);
   std::vector<sg4::Host*> hosts = build_platform(e, sys.cluster, topo.nodes);
   World w;
-  Layout& l = w.layout;
-  l.ranks = topo.ranks();
-  l.gpus_per_node = topo.gpus_per_node;
-  l.ps_servers = topo.ps_servers;
-  l.exchange_factor = topo.flat_route().exchange_factor;
-  l.duplex_factor = topo.flat_route().duplex_factor;
-  l.step_overhead_s = topo.flat_route().step_overhead_s;
-  l.node_step_overhead_s = topo.intra.step_overhead_s;
+  w.layout = flat_layout(topo);
   const std::string& file = sys.cluster.xml_path;
   if (!file.empty()) hosts = place_ranks(hosts, topo.nodes, topo.gpus_per_node, file);
   if (int(hosts.size()) < w.layout.ranks)
