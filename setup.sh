@@ -37,6 +37,8 @@ build() {
 }
 
 # The checking build: clang, ASan + UBSan on every target, the libFuzzer harnesses; no CUDA.
+# Open MPI's allreduce matrix on the namespaces (13-26 minutes of measuring a network) runs once,
+# in the release build's tests: under the sanitizers it would measure the same network again.
 check() {
   cmake -S . -B build-check -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=clang \
         -DCMAKE_CXX_COMPILER=clang++ -DDDLSIM_SANITIZE=ON -DDDLSIM_FUZZ=ON -DDDLSIM_CUDA=OFF
@@ -44,7 +46,7 @@ check() {
   ASAN_OPTIONS=detect_stack_use_after_return=0:abort_on_error=1 \
   LSAN_OPTIONS=suppressions=$PWD/tests/sanitizers/lsan.supp:print_suppressions=0 \
   UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-    ctest --test-dir build-check --output-on-failure -j "$(nproc)"
+    ctest --test-dir build-check --output-on-failure -j "$(nproc)" -E '^OpenMpiAllreduceNetns\.'
   tests/fuzz/run.sh build-check "${FUZZ_SECONDS:-60}"
 }
 
