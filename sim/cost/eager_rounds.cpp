@@ -4,7 +4,7 @@
 #include <limits>
 #include <map>
 #include <stdexcept>
-#include <tuple>
+#include <utility>
 
 namespace ddlsim {
 

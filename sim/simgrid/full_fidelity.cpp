@@ -31,6 +31,7 @@ struct FullState {
   std::vector<int> records;                // per rank: the kind whose timeline it records, else -1
   std::vector<std::vector<Phase>> phases;  // per kind: its first rank's
   std::vector<Seconds> comm_s;             // per kind: its first rank's exchange time
+  std::vector<bool> eager;                 // per bucket: eager sends matter (cost/eager_rounds.hpp)
 };
 
 void compute_actor(const StepSchedule& s, FullState& st, int me) {
@@ -93,7 +94,7 @@ void comm_actor(const StepSchedule& s, const Plans& plans, const Layout& l, Full
     // Eager sends would let a rank that left the last bucket early start this one's sends before
     // the others have joined: as the closed forms (and the pipelined rings), the bucket starts
     // once every rank has reached it.
-    const bool eager = eager_sends_matter(plans[i], l);
+    const bool eager = st.eager[i];
     if (rank && eager) ring_start->wait();
     for (const Round& r : plans[i]) {
       if (r.kind == RoundKind::ChainPipeline)
@@ -171,6 +172,7 @@ FullSteps run_full(const RankSchedules& rs, const World& w, const Plans& plans, 
       first[rs.kind_of(me)] = me;
       st.records[me] = rs.kind_of(me);
     }
+  for (const auto& plan : plans) st.eager.push_back(eager_sends_matter(plan, w.layout));
   // Each kind's schedule carries its host's speed (system.hpp RankKinds): execute at the host's own pace.
   const sg4::BarrierPtr ring_start = sg4::Barrier::create(unsigned(w.layout.ranks));
   for (int me = 0; me < int(w.hosts.size()); ++me) {
@@ -182,7 +184,7 @@ FullSteps run_full(const RankSchedules& rs, const World& w, const Plans& plans, 
                                                   [&s, &plans, &w, &st, me, &label, ring_start] {
                                                     comm_actor(s, plans, w.layout, st, me, label, ring_start);
                                                   });
-    if (w.layout.eager_limit_bytes > 0) receive_eagerly(plans, w.layout, me, comm);
+    receive_eagerly(plans, st.eager, w.layout, me, comm);
   }
   run_engine();
   FullSteps out;

@@ -7,7 +7,6 @@
 #include <string>
 
 #include "cost/collectives.hpp"
-#include "cost/eager_rounds.hpp"
 
 namespace sg4 = simgrid::s4u;
 
@@ -162,10 +161,11 @@ void run_composed_pipeline(const Round& r, const Layout& l, int me, const sg4::B
   if (end > sg4::Engine::get_clock()) sg4::this_actor::sleep_until(end);
 }
 
-void receive_eagerly(const Plans& plans, const Layout& l, int me, const sg4::ActorPtr& receiver) {
-  for (const auto& plan : plans)
-    if (eager_sends_matter(plan, l))
-      for (const Round& r : plan)
+void receive_eagerly(const Plans& plans, const std::vector<bool>& eager, const Layout& l, int me,
+                     const sg4::ActorPtr& receiver) {
+  for (std::size_t i = 0; i < plans.size(); ++i)
+    if (eager[i])
+      for (const Round& r : plans[i])
         for (int from : round_ops(r, l, me).recvs) eager_mailbox(me, from)->set_receiver(receiver);
 }
 

@@ -18,8 +18,9 @@ using Plans = std::vector<std::vector<Round>>;  // one plan (its rounds) per buc
 // their sender posts them.
 void run_round(const Round& r, const Layout& l, int me, bool eager = false);
 // Makes `receiver` (participant me's actor) the permanent receiver of its eager mailboxes in the
-// plans where eager sends matter, before the simulation starts.
-void receive_eagerly(const Plans& plans, const Layout& l, int me, const simgrid::s4u::ActorPtr& receiver);
+// plans whose `eager` flag is set (eager_sends_matter, once per plan), before the simulation starts.
+void receive_eagerly(const Plans& plans, const std::vector<bool>& eager, const Layout& l, int me,
+                     const simgrid::s4u::ActorPtr& receiver);
 
 // Participant `me` runs a pipelined ring round (Round::pipelined): its `repeat` steps, each sent as
 // soon as the step before has arrived from its predecessor (plus its hop's overhead, and once the
