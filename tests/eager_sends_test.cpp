@@ -74,6 +74,29 @@ TEST(EagerSends, NothingChangesWhereRanksMeetOrMessagesExceedTheLimit) {
                                   flat_layout(flat(5, n))));
 }
 
+// The rank-by-rank evaluation with every message waiting for its receiver (a limit below every
+// message) is the closed forms' lockstep sum, latency and per-round overhead included.
+TEST(EagerSends, RendezvousAloneGivesTheClosedForms) {
+  const Bytes n = 3e6;
+  for (int p : {3, 5, 6, 7, 12}) {
+    CommTopology t = flat(p, 0);
+    t.inter.latency_s = t.intra.latency_s = 20e-6;
+    t.inter.step_overhead_s = t.intra.step_overhead_s = 50e-6;
+    t.inter.exchange_factor = t.intra.exchange_factor = 0.8;
+    Layout l = flat_layout(t);
+    l.eager_limit_bytes = 1;
+    for (Algorithm a :
+         {Algorithm::RecursiveDoubling, Algorithm::Rabenseifner, Algorithm::HalvingDoubling, Algorithm::Tree})
+      EXPECT_NEAR(eager_plan_time_s(collective_plan(Collective::Allreduce, a, l, n), l, t.inter),
+                  collective_time_s(a, t, n), 1e-9 * collective_time_s(a, t, n))
+          << to_string(a) << " p=" << p;
+    for (Collective c : {Collective::Broadcast, Collective::Reduce})
+      EXPECT_NEAR(eager_plan_time_s(collective_plan(c, Algorithm::Tree, l, n), l, t.inter),
+                  collective_time_s(c, Algorithm::Tree, t, n), 1e-9 * collective_time_s(c, Algorithm::Tree, t, n))
+          << to_string(c) << " p=" << p;
+  }
+}
+
 TEST(EagerSends, MoreBandwidthIsNeverSlower) {
   for (Algorithm a : {Algorithm::RecursiveDoubling, Algorithm::Rabenseifner, Algorithm::Tree})
     for (int p : {3, 5, 6, 7, 12}) {
