@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
 # ddlsim set-up on Debian 12 (run as root, or with sudo):
 #   ./setup.sh run    install what is missing, build, simulate scenarios/default.ini
-#   ./setup.sh test   install what is missing, build, run every test; then the same tests again
-#                     under AddressSanitizer + UBSan (clang, build-check/) and each fuzz harness
-#                     for FUZZ_SECONDS (default 60)
+#   ./setup.sh test   install what is missing, build the program and its test suite, run the suite
+#                     (ctest label `quick`: every test but those that time real work; minutes)
+#   ./setup.sh check  the long checks: build everything (the GPU harness where nvcc is found, the
+#                     benchmarks), run the tests that time real work (label `long`: Open MPI and the
+#                     DDP closed loop on network namespaces, the report in chromium), then every test
+#                     again under AddressSanitizer + UBSan (clang, build-check/) and each fuzz harness
+#                     for FUZZ_SECONDS (default 60). CI (.ci/run) runs `test`, then `check`.
 #   ./setup.sh build  install and build only
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -29,17 +33,31 @@ install_missing() {
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
 }
 
-build() {
+configure() {
   # The CUDA toolkit is not a Debian package: where it is installed (nvcc on PATH or in
   # /usr/local/cuda), CMake finds it and also builds the GPU calibration harness build/ddlsim_cuda.
   cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release
+}
+
+build() {
+  configure
   cmake --build build -j "$(nproc)"
 }
 
-# The checking build: clang, ASan + UBSan on every target, the libFuzzer harnesses; no CUDA.
-# Open MPI's allreduce matrix on the namespaces (13-26 minutes of measuring a network) runs once,
-# in the release build's tests: under the sanitizers it would measure the same network again.
-check() {
+# The quick suite: the program, the test binary and the MPI benchmark some of its tests start.
+quick_tests() {
+  configure
+  local targets=(ddlsim ddlsim_tests)
+  if ninja -C build -t targets all | grep -q '^ddlsim_netbench:'; then targets+=(ddlsim_netbench); fi
+  cmake --build build -j "$(nproc)" --target "${targets[@]}"
+  ctest --test-dir build --output-on-failure -j "$(nproc)" -L '^quick$'
+}
+
+# The long checks. Open MPI's allreduce matrix on the namespaces runs once, in the release build:
+# under the sanitizers it would measure the same network again.
+long_checks() {
+  build
+  ctest --test-dir build --output-on-failure -L '^long$'
   cmake -S . -B build-check -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=clang \
         -DCMAKE_CXX_COMPILER=clang++ -DDDLSIM_SANITIZE=ON -DDDLSIM_FUZZ=ON -DDDLSIM_CUDA=OFF
   cmake --build build-check -j "$(nproc)"
@@ -52,7 +70,8 @@ check() {
 
 case "${1:-run}" in
   run)   install_missing; build; ./build/ddlsim simulate scenarios/default.ini ;;
-  test)  install_missing; build; ctest --test-dir build --output-on-failure -j "$(nproc)"; check ;;
+  test)  install_missing; quick_tests ;;
+  check) install_missing; long_checks ;;
   build) install_missing; build ;;
-  *)     echo "usage: $0 run|test|build" >&2; exit 2 ;;
+  *)     echo "usage: $0 run|test|check|build" >&2; exit 2 ;;
 esac
