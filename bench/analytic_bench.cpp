@@ -5,14 +5,13 @@
 
 #include "predict/prediction.hpp"
 #include "scenario/resolve.hpp"
-#include "simgrid/platform_reader.hpp"
 
 using namespace ddlsim;
 
 static Scenario resnet50_on(int nodes, const char* algorithm) {
   const ScenarioInput in = read_scenario("", {"--cluster.platform=dgx1", "--cluster.nodes=" + std::to_string(nodes),
                                               std::string("--comm.algorithm=") + algorithm});
-  return resolve_scenario(in.settings, ".", read_platform_file);
+  return resolve_scenario(in.settings, ".");
 }
 
 static void BM_AnalyticResNet50(benchmark::State& state, const char* algorithm) {

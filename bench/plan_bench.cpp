@@ -5,13 +5,11 @@
 
 #include "plan/advise.hpp"
 #include "plan/map.hpp"
-#include "simgrid/platform_reader.hpp"
 
 using namespace ddlsim;
 
 static Evaluator poti() {
-  return Evaluator(read_scenario(std::string(DDLSIM_SOURCE_DIR) + "/scenarios/poti_resnet50.ini", {}).settings, ".",
-                   read_platform_file);
+  return Evaluator(read_scenario(std::string(DDLSIM_SOURCE_DIR) + "/scenarios/poti_resnet50.ini", {}).settings, ".");
 }
 
 static void BM_AdviseBandwidth(benchmark::State& state) {

@@ -7,7 +7,6 @@
 
 #include "predict/prediction.hpp"
 #include "scenario/resolve.hpp"
-#include "simgrid/platform_reader.hpp"
 
 using namespace ddlsim;
 
@@ -17,7 +16,7 @@ static Scenario resnet50_ddp(int gpus, const char* fidelity, const char* algorit
                                    "--training.framework=pytorch_ddp", "--simulation.backend=simgrid",
                                    std::string("--simulation.fidelity=") + fidelity,
                                    std::string("--comm.algorithm=") + algorithm});
-  return resolve_scenario(in.settings, ".", read_platform_file);
+  return resolve_scenario(in.settings, ".");
 }
 
 static void BM_SimGridResNet50Step(benchmark::State& state, const char* fidelity, const char* algorithm) {

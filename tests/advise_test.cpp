@@ -8,7 +8,6 @@
 #include "cost/collectives.hpp"
 #include "plan/advise.hpp"
 #include "scenario/resolve.hpp"
-#include "simgrid/platform_reader.hpp"
 #include "test_util.hpp"
 
 using namespace ddlsim;
@@ -21,7 +20,7 @@ Settings settings_of(const std::string& file, const std::vector<std::string>& ov
   return read_scenario(file, overrides).settings;
 }
 Prediction predict_of(const std::string& file, const std::vector<std::string>& overrides) {
-  return predict(resolve_scenario(settings_of(file, overrides), ".", read_platform_file));
+  return predict(resolve_scenario(settings_of(file, overrides), "."));
 }
 }  // namespace
 
@@ -48,12 +47,12 @@ TEST(Advise, RingBandwidthForEfficiencyMatchesClosedForm) {
   one_gpu.back() = "--cluster.nodes=1";
   const Prediction single = predict_of("", one_gpu);
   const double t1_s = single.step_time_s, n_bytes = single.gradient_bytes;
-  const Route route = resolve_scenario(settings_of("", keys), ".", read_platform_file).system.cluster.inter_route();
+  const Route route = resolve_scenario(settings_of("", keys), ".").system.cluster.inter_route();
   ASSERT_EQ(route.duplex_factor, 1.0);
   for (double e : {0.5, 0.8, 0.9}) {
     const double comm_s = t1_s * (1 - e) / e;
     const double bw_GBps = n_bytes / (p * (comm_s / (2 * (p - 1)) - route.latency_s)) / 1e9;
-    const Evaluator ev(settings_of("", keys), ".", read_platform_file);
+    const Evaluator ev(settings_of("", keys), ".");
     AdviseRequest req;
     req.key = "cluster.inter_bw_GBps";
     req.target = parse_target("efficiency=" + std::to_string(e));
@@ -85,7 +84,7 @@ TEST(Advise, PotiLeastSyncPeriodMatchesHandCalculation) {
   ASSERT_EQ(one.input_wait_s, 0);
   ASSERT_EQ(one.steps_per_epoch, 3125);
   const double tl_s = one.steps.local.step_s, d_s = one.steps.sync.step_s - one.steps.local.step_s;
-  const Route route = resolve_scenario(settings_of(kPoti, {}), ".", read_platform_file).system.cluster.inter_route();
+  const Route route = resolve_scenario(settings_of(kPoti, {}), ".").system.cluster.inter_route();
   const double comm_s = ring_allreduce_s(2, one.gradient_bytes, route);
   const double s1 = 3125, s2 = 1563;
   const int k_estimate = int(std::ceil((s2 * (comm_s + d_s) - s1 * d_s) / ((s1 - s2) * tl_s)));
@@ -99,7 +98,7 @@ TEST(Advise, PotiLeastSyncPeriodMatchesHandCalculation) {
   EXPECT_LE(std::abs(k_hand - k_estimate), 1) << k_hand << " " << k_estimate;
   EXPECT_GT(k_hand, 10);  // 1 GbE: ResNet-50's 94 MB of gradients take ~0.8 s, a step ~25 ms
 
-  const Evaluator ev(settings_of(kPoti, {no_spread}), ".", read_platform_file);
+  const Evaluator ev(settings_of(kPoti, {no_spread}), ".");
   AdviseRequest req;
   req.key = "training.sync_period";
   req.target = parse_target("speedup=1");
@@ -188,8 +187,7 @@ TEST(Advise, BadRequestsExitTwoNamingTheKey) {
 
 // A key whose growth hurts (latency): the answer is the greatest value still reaching the target.
 TEST(Advise, LatencyAnswerIsTheGreatestValueReachingTheTarget) {
-  const Evaluator ev(settings_of(kPoti, {"--training.sync_period=16", "--compute.device_spread=0"}), ".",
-                     read_platform_file);
+  const Evaluator ev(settings_of(kPoti, {"--training.sync_period=16", "--compute.device_spread=0"}), ".");
   AdviseRequest req;
   req.key = "cluster.inter_latency_us";
   req.target = parse_target("efficiency=0.3");
@@ -212,7 +210,7 @@ TEST(Advise, LargestModelUnderACommOverhead) {
   const auto j = nlohmann::json::parse(r.out);
   ASSERT_TRUE(j["reachable"].get<bool>()) << r.out;
   EXPECT_LE(j["check"]["comm_overhead"].get<double>(), 0.5);
-  const Evaluator ev(settings_of(kPoti, {"--cluster.inter_bw_GBps=1.25"}), ".", read_platform_file);
+  const Evaluator ev(settings_of(kPoti, {"--cluster.inter_bw_GBps=1.25"}), ".");
   const double boundary = j["boundary"].get<double>();
   EXPECT_GT(ev.predict_at({{"model.params", format_number(boundary * 1.001)}}).comm_overhead, 0.5);
   EXPECT_NE(j["conclusion"].get<std::string>().find("greatest"), std::string::npos);

@@ -14,7 +14,6 @@
 #include "scenario/resolve.hpp"
 #include "scenario/settings.hpp"
 #include "test_util.hpp"
-#include "simgrid/platform_reader.hpp"
 
 using namespace ddlsim;
 using testutil::run_ddlsim;
@@ -28,7 +27,7 @@ Prediction simulate(const std::string& scenario_text, const std::string& dir,
                     const std::vector<std::string>& overrides = {}) {
   TempFile ini("s.ini", scenario_text);
   const ScenarioInput in = read_scenario(ini.path(), overrides);
-  return predict(resolve_scenario(in.settings, dir, read_platform_file));
+  return predict(resolve_scenario(in.settings, dir));
 }
 
 std::string scenario(const std::string& model_line, const std::string& cal, int batch) {

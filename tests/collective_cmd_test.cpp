@@ -2,6 +2,7 @@
 // link, and clear errors for bad options.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <iostream>
 #include <vector>
@@ -230,6 +231,13 @@ TEST(CollectiveCmd, CompareReadsNcclTestsAndOsuOutput) {
   EXPECT_EQ(c.code, 2);
   EXPECT_NE(c.out.find("give --op"), std::string::npos) << c.out;
   EXPECT_EQ(run_ddlsim("compare " + anon.path() + " --scenario " + scenario.path() + " --op allreduce").code, 0);
+  // As CSV: one row a size (this crashed, issue 43: the row was iterated after its temporary died).
+  for (const auto* f : {&nccl_file, &osu_file}) {
+    const auto csv = run_ddlsim("compare " + f->path() + " --scenario " + scenario.path() + " --format csv");
+    ASSERT_EQ(csv.code, 0) << csv.out;
+    EXPECT_EQ(csv.out.rfind("size_bytes,algorithm,measured_s,predicted_s,error\n", 0), 0u) << csv.out;
+    EXPECT_EQ(std::count(csv.out.begin(), csv.out.end(), '\n'), 4) << csv.out;
+  }
   testutil::TempFile broken("osu_bcast.txt", "# OSU MPI Broadcast Latency Test\n# Size Avg Latency(us)\n4 abc\n");
   const auto d = run_ddlsim("compare " + broken.path() + " --scenario " + scenario.path());
   EXPECT_EQ(d.code, 2);

@@ -13,7 +13,6 @@
 #include "scenario/resolve.hpp"
 #include "scenario/settings.hpp"
 #include "test_util.hpp"
-#include "simgrid/platform_reader.hpp"
 
 using testutil::run_ddlsim;
 using testutil::TempFile;
@@ -34,7 +33,7 @@ const Config kConfigs[] = {{1, 32, 0.0}, {1, 64, 0.1}, {2, 32, -0.2}, {2, 64, 0.
 double predicted_epoch_s(const std::string& file, int nodes, int batch) {
   const auto in = ddlsim::read_scenario(file, {fmt::format("--cluster.nodes={}", nodes),
                                                fmt::format("--training.batch_per_gpu={}", batch)});
-  return ddlsim::predict(ddlsim::resolve_scenario(in.settings, ddlsim::dir_of(file), ddlsim::read_platform_file)).epoch_time_s;
+  return ddlsim::predict(ddlsim::resolve_scenario(in.settings, ddlsim::dir_of(file))).epoch_time_s;
 }
 
 // Three replications per configuration around the perturbed value: x (1 - 1 %), x, x (1 + 1 %).

@@ -11,7 +11,6 @@
 #include "compare/effective_fit.hpp"
 #include "predict/prediction.hpp"
 #include "scenario/resolve.hpp"
-#include "simgrid/platform_reader.hpp"
 #include "system/platform.hpp"
 
 using namespace ddlsim;
@@ -24,7 +23,7 @@ Scenario scenario(int nodes, int batch, const std::vector<std::string>& more = {
                                 "--cluster.platform=poti", fmt::format("--cluster.nodes={}", nodes),
                                 fmt::format("--training.batch_per_gpu={}", batch), "--input.format=synthetic"};
   o.insert(o.end(), more.begin(), more.end());
-  return resolve_scenario(read_scenario("", o).settings, ".", read_platform_file);
+  return resolve_scenario(read_scenario("", o).settings, ".");
 }
 
 struct Study {

@@ -13,7 +13,6 @@
 #include "scenario/resolve.hpp"
 #include "scenario/settings.hpp"
 #include "test_util.hpp"
-#include "simgrid/platform_reader.hpp"
 
 using testutil::run_ddlsim;
 using testutil::TempFile;
@@ -29,7 +28,7 @@ double epoch_s(const std::string& base, int nodes, int batch, const std::string&
   const auto in = ddlsim::read_scenario(base, {fmt::format("--cluster.nodes={}", nodes),
                                                fmt::format("--training.batch_per_gpu={}", batch),
                                                "--cluster.inter_bw_GBps=" + bw});
-  return ddlsim::predict(ddlsim::resolve_scenario(in.settings, ".", ddlsim::read_platform_file)).epoch_time_s;
+  return ddlsim::predict(ddlsim::resolve_scenario(in.settings, ".")).epoch_time_s;
 }
 
 // A study measured on a network of 0.0735 GB/s (not the 0.1175 GB/s of 1 GbE the scenario assumes),
@@ -97,7 +96,7 @@ TEST(FitRegression, RecoversAnExactQuadratic) {
   // y = 50 - 12 n + 0.4 b + 1.5 n^2 + 0.002 b^2 - 0.05 n b, on a 3 x 3 design.
   ddlsim::MeasuredSet set;
   std::vector<ddlsim::Scenario> scs;
-  const auto base = ddlsim::resolve_scenario(ddlsim::read_scenario("", {}).settings, ".", ddlsim::read_platform_file);
+  const auto base = ddlsim::resolve_scenario(ddlsim::read_scenario("", {}).settings, ".");
   for (int n : {1, 2, 3})
     for (int b : {32, 64, 100}) {
       const double y = 50 - 12.0 * n + 0.4 * b + 1.5 * n * n + 0.002 * b * b - 0.05 * n * b;
@@ -145,7 +144,7 @@ TEST(FitScore, FitOnTrainingRowsThenScoreHeldOutRows) {
   for (int nodes : {1, 2, 3, 4}) {
     const auto in = ddlsim::read_scenario("", {fmt::format("--cluster.nodes={}", nodes), "--cluster.platform=poti",
                                                "--model.input_size=64", "--training.samples=50000"});
-    ddlsim::Scenario sc = ddlsim::resolve_scenario(in.settings, ".", ddlsim::read_platform_file);
+    ddlsim::Scenario sc = ddlsim::resolve_scenario(in.settings, ".");
     ddlsim::Scenario truth = sc;
     truth.system.cluster.inter.bw_Bps = 0.05e9;  // the "real" network
     const double measured = ddlsim::predict(truth).epoch_time_s;

@@ -13,7 +13,6 @@
 #include "predict/prediction.hpp"
 #include "scenario/resolve.hpp"
 #include "schedule/compose.hpp"
-#include "simgrid/platform_reader.hpp"
 #include "system/device.hpp"
 
 using namespace ddlsim;

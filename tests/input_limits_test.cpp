@@ -13,7 +13,7 @@
 #include "predict/prediction.hpp"
 #include "scenario/resolve.hpp"
 #include "scenario/settings.hpp"
-#include "simgrid/platform_reader.hpp"
+#include "engine/platform_reader.hpp"
 #include "system/platform_xml.hpp"
 #include "sweep/sweep.hpp"
 #include "test_util.hpp"
@@ -27,7 +27,7 @@ namespace {
 std::string error_of(const std::vector<std::string>& overrides, const std::string& ini = "# none\n") {
   TempFile f("s.ini", ini);
   try {
-    predict(resolve_scenario(read_scenario(f.path(), overrides).settings, f.dir(), read_platform_file));
+    predict(resolve_scenario(read_scenario(f.path(), overrides).settings, f.dir()));
   } catch (const InputError& e) {
     return e.what();
   }
@@ -81,7 +81,7 @@ TEST(InputLimits, AcceptedExtremesGiveFiniteFiguresOrAnInputError) {
   };
   for (const auto& c : corners) {
     try {
-      const Prediction p = predict(resolve_scenario(read_scenario("", c).settings, ".", read_platform_file));
+      const Prediction p = predict(resolve_scenario(read_scenario("", c).settings, "."));
       for (double v : {p.step_time_s, p.epoch_time_s, p.total_time_s, p.samples_per_s, p.speedup, p.efficiency,
                        p.comm_overhead, p.comm_time_s, p.exposed_comm_s, p.input_wait_s})
         EXPECT_TRUE(std::isfinite(v)) << c.front();

@@ -12,7 +12,6 @@
 #include "predict/prediction.hpp"
 #include "scenario/resolve.hpp"
 #include "schedule/compose.hpp"
-#include "simgrid/platform_reader.hpp"
 
 using namespace ddlsim;
 using testutil::predict_default;

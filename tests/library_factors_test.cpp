@@ -5,7 +5,7 @@
 #include "calibration/netfit.hpp"
 #include "core/error.hpp"
 #include "scenario/resolve.hpp"
-#include "simgrid/platform_reader.hpp"
+#include "engine/platform_reader.hpp"
 #include "test_util.hpp"
 
 using namespace ddlsim;
@@ -48,7 +48,7 @@ TEST(LibraryFactors, AFileKeepsEachLibrarysFactorsAndAScenarioUsesItsOwn) {
   const auto scenario = [&](const char* library) {
     return resolve_scenario(read_scenario("", {"--cluster.platform=" + file.path(), "--cluster.nodes=2",
                                                std::string("--comm.library=") + library}).settings,
-                            ".", read_platform_file);
+                            ".");
   };
   EXPECT_DOUBLE_EQ(scenario("mpi").system.cluster.inter.exchange_factor, 0.5);
   EXPECT_DOUBLE_EQ(scenario("gloo").system.cluster.inter.exchange_factor, 0.97);

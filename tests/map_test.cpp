@@ -8,7 +8,6 @@
 #include "model/synthetic.hpp"
 #include "plan/map.hpp"
 #include "scenario/resolve.hpp"
-#include "simgrid/platform_reader.hpp"
 #include "test_util.hpp"
 
 using namespace ddlsim;
@@ -18,10 +17,10 @@ namespace {
 const std::string kPoti = testutil::source_dir() + "/scenarios/poti_resnet50.ini";
 
 Prediction predict_of(const std::vector<std::string>& overrides) {
-  return predict(resolve_scenario(read_scenario(kPoti, overrides).settings, ".", read_platform_file));
+  return predict(resolve_scenario(read_scenario(kPoti, overrides).settings, "."));
 }
 
-Evaluator poti_evaluator() { return Evaluator(read_scenario(kPoti, {}).settings, ".", read_platform_file); }
+Evaluator poti_evaluator() { return Evaluator(read_scenario(kPoti, {}).settings, "."); }
 }  // namespace
 
 TEST(Map, GridValuesEqualForwardPredictions) {

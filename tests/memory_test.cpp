@@ -9,7 +9,6 @@
 #include "report/report.hpp"
 #include "scenario/resolve.hpp"
 #include "test_util.hpp"
-#include "simgrid/platform_reader.hpp"
 
 using namespace ddlsim;
 using testutil::predict_default;
@@ -104,7 +103,7 @@ TEST(Memory, KnownLimitsOfResNet50) {
 }
 
 TEST(Memory, EveryMeasuredRunOfTheValidationSetFits) {
-  const ValidationResult v = run_validation(default_validation_folder(), read_platform_file);
+  const ValidationResult v = run_validation(default_validation_folder());
   int rows = 0;
   for (const auto& g : v.groups)
     for (const auto& r : g.comparison.rows) {

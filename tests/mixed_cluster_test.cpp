@@ -10,7 +10,6 @@
 #include "report/trace.hpp"
 #include "scenario/resolve.hpp"
 #include "schedule/compose.hpp"
-#include "simgrid/platform_reader.hpp"
 #include "system/platform_xml.hpp"
 #include "test_util.hpp"
 
@@ -21,7 +20,7 @@ namespace {
 Prediction predict_with(std::vector<std::string> overrides) {
   overrides.insert(overrides.begin(), {"--model.name=resnet50", "--training.framework=horovod"});
   const ScenarioInput in = read_scenario("", overrides);
-  return predict(resolve_scenario(in.settings, ".", read_platform_file));
+  return predict(resolve_scenario(in.settings, "."));
 }
 
 double rel_diff(double a, double b) { return std::abs(a - b) / std::abs(b); }

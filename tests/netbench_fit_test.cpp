@@ -9,7 +9,7 @@
 #include "calibration/netfit.hpp"
 #include "core/error.hpp"
 #include "cost/collectives.hpp"
-#include "simgrid/platform_reader.hpp"
+#include "engine/platform_reader.hpp"
 #include "system/platform.hpp"
 #include "test_util.hpp"
 

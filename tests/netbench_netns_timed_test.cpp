@@ -13,7 +13,7 @@
 #include "netns_testbed.hpp"
 #include "calibration/netfit.hpp"
 #include "cost/collectives.hpp"
-#include "simgrid/platform_reader.hpp"
+#include "engine/platform_reader.hpp"
 #include "test_util.hpp"
 
 using namespace ddlsim;

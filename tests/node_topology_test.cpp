@@ -6,7 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "simgrid/platform_reader.hpp"
+#include "engine/platform_reader.hpp"
 #include "system/platform.hpp"
 #include "system/platform_xml.hpp"
 #include "test_util.hpp"

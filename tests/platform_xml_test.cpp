@@ -10,7 +10,7 @@
 #include "predict/prediction.hpp"
 #include "report/trace.hpp"
 #include "scenario/resolve.hpp"
-#include "simgrid/platform_reader.hpp"
+#include "engine/platform_reader.hpp"
 #include "system/platform_xml.hpp"
 #include "sweep/sweep.hpp"
 #include "test_util.hpp"
@@ -108,7 +108,7 @@ TEST(PlatformXml, FewerHostsThanRanksInTheBackendIsAnInputError) {
   auto in = read_scenario("", std::vector<std::string>{"--cluster.platform=" + small.path(), "--cluster.nodes=1",
                                                        "--cluster.gpus_per_node=8", "--simulation.backend=simgrid"});
   try {
-    predict(resolve_scenario(in.settings, ".", read_platform_file));
+    predict(resolve_scenario(in.settings, "."));
     FAIL() << "no error";
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("has 4 hosts, the scenario needs 8 GPUs per node"), std::string::npos)
@@ -136,7 +136,7 @@ TEST(PlatformXml, SimulateOnAPlatformFileMatchesTheBuiltIn) {
   auto a = read_scenario("", std::vector<std::string>{"--cluster.platform=poti", "--cluster.nodes=4"});
   auto b = read_scenario("", std::vector<std::string>{"--cluster.platform=" + xml.path(), "--cluster.nodes=4",
                                                       "--simulation.backend=simgrid"});
-  const Prediction pa = predict(resolve_scenario(a.settings, ".", read_platform_file)), pb = predict(resolve_scenario(b.settings, ".", read_platform_file));
+  const Prediction pa = predict(resolve_scenario(a.settings, ".")), pb = predict(resolve_scenario(b.settings, "."));
   EXPECT_NEAR(pb.step_time_s / pa.step_time_s, 1.0, 0.005);
 }
 
@@ -147,7 +147,7 @@ TEST(SimGridSweep, FailingConfigurationKeepsItsRow) {
   in.sweep["cluster.nodes"] = {"1", "2", "3", "2"};
   in.sweep["comm.algorithm"] = {"ring", "rhd"};
   const auto configs = expand_sweep(in);
-  const auto results = run_sweep(configs, ".", 3, nullptr, read_platform_file);
+  const auto results = run_sweep(configs, ".", 3, nullptr);
   ASSERT_EQ(results.size(), 8u);
   int failed = 0;
   for (std::size_t i = 0; i < results.size(); ++i) {
@@ -168,7 +168,7 @@ TEST(Trace, ChromeTraceHasEveryPhasePerRank) {
     auto in = read_scenario("", std::vector<std::string>{"--cluster.nodes=2", "--training.framework=pytorch_ddp",
                                                          "--training.sync_period=2",
                                                          std::string("--simulation.backend=") + backend});
-    const Prediction p = predict(resolve_scenario(in.settings, ".", read_platform_file));
+    const Prediction p = predict(resolve_scenario(in.settings, "."));
     const auto j = nlohmann::json::parse(chrome_trace_json(p));
     int forward = 0, buckets = 0, optimizer = 0;
     std::set<int> pids;
@@ -222,7 +222,7 @@ TEST(SimGridSweep, ManyParallelConfigurationsKeepOrder) {
   in.sweep["cluster.nodes"] = {"1", "2", "3", "4", "5", "6", "7", "8"};
   in.sweep["comm.algorithm"] = {"ring", "rhd", "tree", "hierarchical", "ps"};
   const auto configs = expand_sweep(in);
-  const auto results = run_sweep(configs, ".", 8, nullptr, read_platform_file);
+  const auto results = run_sweep(configs, ".", 8, nullptr);
   ASSERT_EQ(results.size(), 40u);
   for (std::size_t i = 0; i < results.size(); ++i) {
     ASSERT_TRUE(results[i].record) << results[i].error;
@@ -239,7 +239,7 @@ TEST(PlatformXml, FewerGpusPerNodeThanTheFileTakesTheFirstOfEachNode) {
     auto in = read_scenario("", std::vector<std::string>{"--cluster.platform=" + xml.path(), "--cluster.nodes=2",
                                                          "--cluster.gpus_per_node=2", "--comm.algorithm=hierarchical",
                                                          std::string("--simulation.backend=") + backend});
-    return predict(resolve_scenario(in.settings, ".", read_platform_file));
+    return predict(resolve_scenario(in.settings, "."));
   };
   const Prediction a = run("analytic"), s = run("simgrid");
   EXPECT_EQ(s.ranks, 4);

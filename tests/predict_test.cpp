@@ -13,7 +13,6 @@
 #include "test_util.hpp"
 #include "cost/collectives.hpp"
 #include "cost/stragglers.hpp"
-#include "simgrid/platform_reader.hpp"
 
 using namespace ddlsim;
 using testutil::predict_default;
@@ -112,7 +111,7 @@ TEST(Predict, SameInputsSameBytes) {
 }
 
 TEST(Schedule, BucketsHoldEveryGradientOnce) {
-  const Scenario sc = resolve_scenario(read_scenario("", {}).settings, ".", read_platform_file);
+  const Scenario sc = resolve_scenario(read_scenario("", {}).settings, ".");
   const ComputeProfile prof = compute_profile(sc.model, sc.system.device, Precision::FP32, 64, sc.system.compute);
   for (double mib : {0.0, 1.0, 25.0, 64.0}) {
     const auto buckets = make_buckets(prof, mib * kMiB);
@@ -158,7 +157,7 @@ class PcadStudy : public ::testing::Test {
   static void SetUpTestSuite() {
     const ScenarioInput in = read_scenario(testutil::source_dir() + "/scenarios/pcad_factorial.ini", {});
     for (const auto& config : expand_sweep(in)) {
-      const Prediction p = predict(resolve_scenario(config, ".", read_platform_file));
+      const Prediction p = predict(resolve_scenario(config, "."));
       epoch()[{p.model, p.framework, p.batch_per_gpu, p.nodes}] = p;
     }
   }

@@ -7,13 +7,12 @@
 #include "predict/prediction.hpp"
 #include "scenario/resolve.hpp"
 #include "scenario/settings.hpp"
-#include "simgrid/platform_reader.hpp"
 
 namespace testutil {
 
 inline ddlsim::Prediction predict_default(const std::vector<std::string>& overrides) {
   return ddlsim::predict(
-      ddlsim::resolve_scenario(ddlsim::read_scenario("", overrides).settings, ".", ddlsim::read_platform_file));
+      ddlsim::resolve_scenario(ddlsim::read_scenario("", overrides).settings, "."));
 }
 
 }  // namespace testutil

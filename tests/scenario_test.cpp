@@ -7,7 +7,6 @@
 #include "scenario/settings.hpp"
 #include "sweep/sweep.hpp"
 #include "test_util.hpp"
-#include "simgrid/platform_reader.hpp"
 
 using namespace ddlsim;
 using testutil::TempFile;
@@ -17,7 +16,7 @@ std::string error_of(const std::string& ini, const std::vector<std::string>& ove
   TempFile f("s.ini", ini);
   try {
     const ScenarioInput in = read_scenario(f.path(), overrides);
-    resolve_scenario(in.settings, f.dir(), read_platform_file);
+    resolve_scenario(in.settings, f.dir());
   } catch (const InputError& e) {
     return e.what();
   }
@@ -28,7 +27,7 @@ std::string error_of(const std::string& ini, const std::vector<std::string>& ove
 TEST(Scenario, DefaultsResolveWithoutAFile) {
   const ScenarioInput in = read_scenario("", {});
   EXPECT_EQ(in.settings.size(), scenario_keys().size());
-  const Scenario sc = resolve_scenario(in.settings, ".", read_platform_file);
+  const Scenario sc = resolve_scenario(in.settings, ".");
   EXPECT_EQ(sc.model.name, "resnet50");
   EXPECT_EQ(sc.execution.framework, "horovod");
 }
@@ -36,9 +35,9 @@ TEST(Scenario, DefaultsResolveWithoutAFile) {
 TEST(Scenario, CommandLineOverridesTheFile) {
   TempFile f("s.ini", "[training]\nbatch_per_gpu = 32\n");
   const ScenarioInput in = read_scenario(f.path(), {"--training.batch_per_gpu=100"});
-  EXPECT_EQ(resolve_scenario(in.settings, ".", read_platform_file).execution.batch_per_gpu, 100);
+  EXPECT_EQ(resolve_scenario(in.settings, ".").execution.batch_per_gpu, 100);
   const ScenarioInput file_only = read_scenario(f.path(), {});
-  EXPECT_EQ(resolve_scenario(file_only.settings, ".", read_platform_file).execution.batch_per_gpu, 32);
+  EXPECT_EQ(resolve_scenario(file_only.settings, ".").execution.batch_per_gpu, 32);
 }
 
 TEST(Scenario, UnknownKeyNamesFileLineAndKey) {
@@ -87,26 +86,26 @@ TEST(Scenario, MissingFileIsNamed) {
 
 TEST(Scenario, PresetsFillOnlyWhatTheScenarioLeavesOpen) {
   TempFile f("s.ini", "[training]\nframework = tf_custom_accum\n");
-  Scenario sc = resolve_scenario(read_scenario(f.path(), {}).settings, ".", read_platform_file);
+  Scenario sc = resolve_scenario(read_scenario(f.path(), {}).settings, ".");
   EXPECT_EQ(sc.execution.sync_period, 4);
   EXPECT_EQ(sc.execution.bucket_bytes, 0);
   EXPECT_FALSE(sc.execution.overlap);
-  sc = resolve_scenario(read_scenario(f.path(), {"--comm.overlap=true", "--training.sync_period=2"}).settings, ".", read_platform_file);
+  sc = resolve_scenario(read_scenario(f.path(), {"--comm.overlap=true", "--training.sync_period=2"}).settings, ".");
   EXPECT_TRUE(sc.execution.overlap);
   EXPECT_EQ(sc.execution.sync_period, 2);
-  sc = resolve_scenario(read_scenario("", {"--training.framework=pytorch_ddp"}).settings, ".", read_platform_file);
+  sc = resolve_scenario(read_scenario("", {"--training.framework=pytorch_ddp"}).settings, ".");
   EXPECT_DOUBLE_EQ(sc.execution.bucket_bytes, 25.0 * 1024 * 1024);
 }
 
 TEST(Scenario, LbannAndTarantellaPresets) {
-  Scenario sc = resolve_scenario(read_scenario("", {"--training.framework=lbann"}).settings, ".", read_platform_file);
+  Scenario sc = resolve_scenario(read_scenario("", {"--training.framework=lbann"}).settings, ".");
   EXPECT_EQ(sc.execution.algorithm, Algorithm::Auto);  // Aluminum's NCCL backend: NCCL's own choice
   EXPECT_TRUE(sc.execution.overlap);
   const Prediction lbann = predict(sc);
   int weighted = 0;
   for (const auto& l : sc.model.layers) weighted += l.params_trainable > 0;  // BatchNorm included
   EXPECT_EQ(lbann.buckets, weighted);  // one allreduce per layer with weights
-  sc = resolve_scenario(read_scenario("", {"--training.framework=tarantella"}).settings, ".", read_platform_file);
+  sc = resolve_scenario(read_scenario("", {"--training.framework=tarantella"}).settings, ".");
   EXPECT_EQ(sc.execution.algorithm, Algorithm::HalvingDoubling);
   EXPECT_DOUBLE_EQ(sc.execution.bucket_bytes, 32.0 * 1024);
   EXPECT_TRUE(sc.execution.overlap);
@@ -135,8 +134,8 @@ TEST(Sweep, EmptyValueListIsAnError) {
 
 // Horovod's defaults by version (its 0.21 changelog): both can be chosen.
 TEST(Scenario, HorovodPresetsCarryTheirVersionsDefaults) {
-  const Scenario old = resolve_scenario(read_scenario("", {"--training.framework=horovod"}).settings, ".", read_platform_file);
-  const Scenario now = resolve_scenario(read_scenario("", {"--training.framework=horovod021"}).settings, ".", read_platform_file);
+  const Scenario old = resolve_scenario(read_scenario("", {"--training.framework=horovod"}).settings, ".");
+  const Scenario now = resolve_scenario(read_scenario("", {"--training.framework=horovod021"}).settings, ".");
   EXPECT_DOUBLE_EQ(old.execution.bucket_bytes, 64 * kMiB);
   EXPECT_DOUBLE_EQ(old.execution.cycle_time_s, 5e-3);
   EXPECT_DOUBLE_EQ(now.execution.bucket_bytes, 128 * kMiB);

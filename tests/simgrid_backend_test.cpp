@@ -13,7 +13,7 @@
 #include "predict/prediction.hpp"
 #include "cost/collectives.hpp"
 #include "scenario/resolve.hpp"
-#include "simgrid/platform_reader.hpp"
+#include "engine/platform_reader.hpp"
 #include "system/platform_xml.hpp"
 #include "simgrid/simgrid_backend.hpp"
 #include "test_util.hpp"

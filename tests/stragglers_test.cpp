@@ -9,13 +9,12 @@
 #include "predict/prediction.hpp"
 #include "scenario/resolve.hpp"
 #include "test_util.hpp"
-#include "simgrid/platform_reader.hpp"
 
 using namespace ddlsim;
 
 namespace {
 Prediction predict_with(std::vector<std::string> overrides) {
-  return predict(resolve_scenario(read_scenario("", overrides).settings, ".", read_platform_file));
+  return predict(resolve_scenario(read_scenario("", overrides).settings, "."));
 }
 }  // namespace
 
@@ -76,7 +75,7 @@ TEST(Stragglers, PredictionAddsTheWaitToEverySyncStep) {
   std::vector<std::string> args = base;
   args.push_back("--compute.jitter_cv=0.05");
   args.push_back("--compute.device_spread=0");
-  const Scenario sc = resolve_scenario(read_scenario("", args).settings, ".", read_platform_file);
+  const Scenario sc = resolve_scenario(read_scenario("", args).settings, ".");
   const ComputeProfile prof = compute_profile(sc.model, sc.system.device, sc.execution.precision,
                                               sc.execution.batch_per_gpu, sc.system.compute);
   // Sync every step on 16 ranks: each step waits for the slowest rank's forward + backward.
@@ -98,7 +97,7 @@ TEST(Stragglers, GpusWaitForTheSlowestDeviceByDefault) {
   std::vector<std::string> off = base;
   off.push_back("--compute.device_spread=0");
   const Prediction calm = predict_with(off);
-  const Scenario sc = resolve_scenario(read_scenario("", base).settings, ".", read_platform_file);
+  const Scenario sc = resolve_scenario(read_scenario("", base).settings, ".");
   const ComputeProfile prof = compute_profile(sc.model, sc.system.device, sc.execution.precision,
                                               sc.execution.batch_per_gpu, sc.system.compute);
   EXPECT_DOUBLE_EQ(spread.straggler_wait_s,

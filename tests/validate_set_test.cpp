@@ -10,7 +10,6 @@
 #include "model/model.hpp"
 #include "scenario/settings.hpp"
 #include "test_util.hpp"
-#include "simgrid/platform_reader.hpp"
 
 using testutil::run_ddlsim;
 using testutil::TempFile;
@@ -35,7 +34,7 @@ TEST(ValidateModels, ResNet152AndAlexNetParameterTotals) {
 // fitted on the other models. Bounds: today's 4.8 % and 4.0 % rounded up, so a change that makes
 // them worse fails; both must stay below linear scaling (9.0 %).
 TEST(ValidateSet, APrioriAndLeaveOneModelOutBeatLinearScaling) {
-  const ddlsim::ValidationResult v = ddlsim::run_validation(ddlsim::default_validation_folder(), ddlsim::read_platform_file);
+  const ddlsim::ValidationResult v = ddlsim::run_validation(ddlsim::default_validation_folder());
   EXPECT_EQ(v.apriori.synthetic.n, 77);
   EXPECT_EQ(v.loo.synthetic.n, 77);
   EXPECT_LE(v.apriori.synthetic.mape, 0.049);
@@ -54,7 +53,7 @@ TEST(ValidateSet, APrioriAndLeaveOneModelOutBeatLinearScaling) {
 // asserted over every set below.
 TEST(ValidateSet, PublishedRunsAPriori) {
   const ddlsim::ValidationResult v =
-      ddlsim::run_validation(ddlsim::default_validation_folder(), ddlsim::read_platform_file, "published");
+      ddlsim::run_validation(ddlsim::default_validation_folder(), "published");
   ASSERT_EQ(v.groups.size(), 12u);
   EXPECT_EQ(v.apriori.synthetic.n, 24);
   EXPECT_EQ(v.apriori.real.n, 12);
@@ -74,7 +73,7 @@ TEST(ValidateSet, PublishedRunsAPriori) {
 // too fast by 12.5 to 18.8 %, as DLE's ResNet-50 mixed rows are (README, "Validation").
 TEST(ValidateSet, ConvNetsRowsOutOfSample) {
   const ddlsim::ValidationResult v =
-      ddlsim::run_validation(ddlsim::default_validation_folder(), ddlsim::read_platform_file, "convnets");
+      ddlsim::run_validation(ddlsim::default_validation_folder(), "convnets");
   ASSERT_EQ(v.groups.size(), 6u);
   EXPECT_EQ(v.apriori.real.n, 18);
   EXPECT_EQ(v.roofline.n, 18);
@@ -96,7 +95,7 @@ TEST(ValidateSet, ConvNetsRowsOutOfSample) {
 // exceeds 5 %.
 TEST(ValidateSet, EveryBundledSetAPrioriMeetsTheTarget) {
   const ddlsim::ValidationResult v =
-      ddlsim::run_validation(ddlsim::default_validation_folder(), ddlsim::read_platform_file, "all");
+      ddlsim::run_validation(ddlsim::default_validation_folder(), "all");
   ASSERT_EQ(v.groups.size(), 22u);
   EXPECT_EQ(v.apriori_all.n, 186);
   EXPECT_LE(v.apriori_all.mape, 0.066);
@@ -111,7 +110,7 @@ TEST(ValidateSet, EveryBundledSetAPrioriMeetsTheTarget) {
 // published set's 22 rows (9.0 % with each run's activation layout as its script set it).
 TEST(ValidateSet, RooflineAloneOnTheOneGpuRows) {
   const ddlsim::ValidationResult v =
-      ddlsim::run_validation(ddlsim::default_validation_folder(), ddlsim::read_platform_file, "published");
+      ddlsim::run_validation(ddlsim::default_validation_folder(), "published");
   EXPECT_EQ(v.roofline.n, 22);
   EXPECT_LE(v.roofline.mape, 0.15);
   for (const auto& g : v.groups)
@@ -122,7 +121,7 @@ TEST(ValidateSet, RooflineAloneOnTheOneGpuRows) {
 // shows that one parameter per group can explain them, not how well ddlsim predicts a new system.
 // (The real-data rows share the fitted value but were not fitted on.)
 TEST(ValidateSet, InSampleFitOfOneParameterPerGroupMeetsTheTargets) {
-  const ddlsim::ValidationResult v = ddlsim::run_validation(ddlsim::default_validation_folder(), ddlsim::read_platform_file);
+  const ddlsim::ValidationResult v = ddlsim::run_validation(ddlsim::default_validation_folder());
   ASSERT_EQ(v.groups.size(), 4u);
   EXPECT_EQ(v.model_synthetic.n, 77);
   EXPECT_LE(v.model_synthetic.mape, 0.05);
@@ -137,7 +136,7 @@ TEST(ValidateSet, InSampleFitOfOneParameterPerGroupMeetsTheTargets) {
 // come back within the epoch's rounding of steps; this fails only if the calibration does not reach
 // the prediction. (Real-data rows can be input-bound in the model: see the README.)
 TEST(ValidateSet, OneGpuRowsGiveBackTheThroughputTheyCalibrate) {
-  const ddlsim::ValidationResult v = ddlsim::run_validation(ddlsim::default_validation_folder(), ddlsim::read_platform_file);
+  const ddlsim::ValidationResult v = ddlsim::run_validation(ddlsim::default_validation_folder());
   int checked = 0;
   for (const auto& g : v.groups)
     for (const auto& r : g.comparison.rows)

@@ -9,7 +9,6 @@
 #include "core/text.hpp"
 #include "plan/advice_report.hpp"
 #include "scenario/resolve.hpp"
-#include "simgrid/platform_reader.hpp"
 
 namespace po = boost::program_options;
 
@@ -65,7 +64,7 @@ int cmd_advise(const Args& args) {
   const std::string file = pa.positional.empty() ? "" : pa.positional.front();
   const ScenarioInput in = read_scenario(file, pa.overrides);
   if (!in.sweep.empty()) std::cerr << "ddlsim advise: note: the [sweep] section is ignored here\n";
-  const Evaluator ev(in.settings, dir_of(file), read_platform_file);
+  const Evaluator ev(in.settings, dir_of(file));
   ev.predict_at({});  // the scenario itself must be valid before anything is varied
   const Advice advice = advise(ev, req);
   OutputSet out;

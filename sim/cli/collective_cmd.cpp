@@ -14,7 +14,6 @@
 #include "report/collective_report.hpp"
 #include "scenario/resolve.hpp"
 #include "scenario/settings.hpp"
-#include "simgrid/platform_reader.hpp"
 
 namespace po = boost::program_options;
 
@@ -76,7 +75,7 @@ int cmd_collective(const Args& args) {
   const std::vector<Bytes> sizes = sizes_of(pa.vm);
   const std::string file = pa.positional.empty() ? "" : pa.positional.front();
   const ScenarioInput in = read_scenario(file, {}, pa.overrides);
-  Scenario sc = resolve_scenario(in.settings, dir_of(file), read_platform_file);
+  Scenario sc = resolve_scenario(in.settings, dir_of(file));
   const bool scenario_sets_one = !in.settings.at("comm.algorithm").value.empty();
   if (pa.vm.count("algorithm")) {
     sc.execution.algorithm = parse_algorithm(pa.vm["algorithm"].as<std::string>(), "--algorithm");

@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 
 #include "core/text.hpp"
-#include "simgrid/version.hpp"
+#include "engine/version.hpp"
 
 namespace ddlsim {
 

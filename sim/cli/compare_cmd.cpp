@@ -10,7 +10,6 @@
 #include "core/error.hpp"
 #include "report/plot_svg.hpp"
 #include "scenario/resolve.hpp"
-#include "simgrid/platform_reader.hpp"
 
 namespace po = boost::program_options;
 
@@ -40,7 +39,7 @@ MeasuredInput read_measured_input(const ParsedArgs& pa, const std::string& comma
   in.base = base.settings;
   in.set = read_measured(read_csv_file(pa.positional.front()), list("map"), pa.vm["metric"].as<std::string>(),
                         list("value"));
-  in.scenarios = resolve_configs(in.set, in.base, dir_of(in.scenario_file), read_platform_file);
+  in.scenarios = resolve_configs(in.set, in.base, dir_of(in.scenario_file));
   return in;
 }
 
@@ -56,7 +55,7 @@ int compare_bench_output(const ParsedArgs& pa, const std::string& text, Format f
   if (!op) throw InputError(file + ": neither the text nor the file name says which collective it measured; give --op");
   const std::string scenario_file = pa.vm["scenario"].as<std::string>();
   const ScenarioInput in = read_scenario(scenario_file, {}, pa.overrides);
-  const Scenario sc = resolve_scenario(in.settings, dir_of(scenario_file), read_platform_file);
+  const Scenario sc = resolve_scenario(in.settings, dir_of(scenario_file));
   write_output(pa.vm["output"].as<std::string>(),
                render_collective_comparison(compare_collective(measured, sc, *op), format));
   return 0;

@@ -8,7 +8,6 @@
 #include "core/text.hpp"
 #include "plan/map.hpp"
 #include "scenario/resolve.hpp"
-#include "simgrid/platform_reader.hpp"
 
 namespace po = boost::program_options;
 
@@ -52,7 +51,7 @@ int cmd_map(const Args& args) {
   const std::string file = pa.positional.empty() ? "" : pa.positional.front();
   const ScenarioInput in = read_scenario(file, pa.overrides);
   if (!in.sweep.empty()) std::cerr << "ddlsim map: note: the [sweep] section is ignored here\n";
-  const Evaluator ev(in.settings, dir_of(file), read_platform_file);
+  const Evaluator ev(in.settings, dir_of(file));
   ev.predict_at({});  // the scenario itself must be valid
   const MapGrid grid = compute_map(ev, x, y, z);
   const std::string csv = pa.vm["csv"].as<std::string>(), svg = pa.vm["svg"].as<std::string>();

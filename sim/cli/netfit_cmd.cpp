@@ -15,7 +15,6 @@
 #include "core/output.hpp"
 #include "core/error.hpp"
 #include "core/files.hpp"
-#include "simgrid/platform_reader.hpp"
 #include "system/device.hpp"
 
 namespace po = boost::program_options;

@@ -8,7 +8,7 @@
 #include "core/output.hpp"
 #include "core/error.hpp"
 #include "core/text.hpp"
-#include "simgrid/platform_reader.hpp"
+#include "engine/platform_reader.hpp"
 #include "system/platform_xml.hpp"
 #include "system/device.hpp"
 #include "system/platform.hpp"

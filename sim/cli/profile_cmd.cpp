@@ -8,7 +8,6 @@
 #include "report/report.hpp"
 #include "scenario/resolve.hpp"
 #include "scenario/settings.hpp"
-#include "simgrid/platform_reader.hpp"
 
 namespace po = boost::program_options;
 
@@ -27,7 +26,7 @@ int cmd_profile(const Args& args) {
   if (top < 0) throw InputError(fmt::format("ddlsim profile: --top {}: expected a count >= 0", top));
   const std::string file = pa.positional.empty() ? "" : pa.positional.front();
   const ScenarioInput in = read_scenario(file, {}, pa.overrides);
-  const Scenario sc = resolve_scenario(in.settings, dir_of(file), read_platform_file);
+  const Scenario sc = resolve_scenario(in.settings, dir_of(file));
   // A calibration's times are of the device it measured, whatever the platform's GPU.
   const auto& cal = sc.system.compute.calibration;
   const ProfileContext c{cal ? cal->device : sc.system.device.name, to_string(sc.execution.precision),

@@ -9,7 +9,6 @@
 #include "report/trace.hpp"
 #include "scenario/resolve.hpp"
 #include "scenario/settings.hpp"
-#include "simgrid/platform_reader.hpp"
 
 namespace po = boost::program_options;
 
@@ -32,7 +31,7 @@ int cmd_simulate(const Args& args) {
   const ScenarioInput in = read_scenario(file, overlays, pa.overrides);
   if (!in.sweep.empty())
     std::cerr << "ddlsim simulate: note: the [sweep] section is ignored here; run `ddlsim sweep " << file << "`\n";
-  const Prediction p = predict(resolve_scenario(in.settings, dir_of(file), read_platform_file));
+  const Prediction p = predict(resolve_scenario(in.settings, dir_of(file)));
   if (!p.fits_in_memory)
     std::cerr << fmt::format("ddlsim simulate: warning: the step needs about {:.1f} GiB per GPU and the device has "
                              "{:.1f} GiB; it would not fit (README: memory; compute.memory_gib sets the capacity)\n",

@@ -18,7 +18,6 @@
 #include "core/error.hpp"
 #include "core/files.hpp"
 #include "scenario/resolve.hpp"
-#include "simgrid/platform_reader.hpp"
 #include "study/study_report.hpp"
 #include "sweep/sweep.hpp"
 
@@ -111,7 +110,7 @@ int cmd_sweep(const Args& args) {
   const bool with_state = to_file && regular_or_missing(output);
   const std::string state = state_text(sweep_fingerprint(in), design.size());
 
-  SweepOptions opts{dir_of(file), jobs, read_platform_file, terminal_progress(), 0};
+  SweepOptions opts{dir_of(file), jobs, terminal_progress(), 0};
   int fd = STDOUT_FILENO;
   if (to_file) {
     if (resume) opts.first = resumable_rows(output, state);

@@ -6,7 +6,6 @@
 #include "core/output.hpp"
 #include "compare/validation_report.hpp"
 #include "core/error.hpp"
-#include "simgrid/platform_reader.hpp"
 
 namespace po = boost::program_options;
 
@@ -27,7 +26,7 @@ int cmd_validate(const Args& args) {
                      "applies to every one of them)");
   const Format format = parse_format(pa.vm["format"].as<std::string>());
   const ValidationResult v =
-      run_validation(pa.vm["data"].as<std::string>(), read_platform_file, pa.vm["set"].as<std::string>(), pa.overrides);
+      run_validation(pa.vm["data"].as<std::string>(), pa.vm["set"].as<std::string>(), pa.overrides);
   const std::string report = render_validation(v, format);
   const std::string plot = pa.vm["plot"].as<std::string>();
   OutputSet out;

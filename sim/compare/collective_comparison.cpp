@@ -56,7 +56,8 @@ std::string render_collective_comparison(const CollectiveComparison& c, Format f
     std::string out = "size_bytes,algorithm,measured_s,predicted_s,error\n";
     for (std::size_t i = 0; i < c.measured.size(); ++i) {
       std::string line;
-      for (const auto& [k, v] : row(c, i).items()) line += (line.empty() ? "" : ",") + csv_cell(v);
+      const auto cells = row(c, i);  // items() must not outlive the object it iterates
+      for (const auto& [k, v] : cells.items()) line += (line.empty() ? "" : ",") + csv_cell(v);
       out += line + "\n";
     }
     return out;

@@ -38,11 +38,10 @@ Settings config_settings(const Settings& base, const MeasuredConfig& c) {
   return s;
 }
 
-std::vector<Scenario> resolve_configs(const MeasuredSet& set, const Settings& base, const std::string& base_dir,
-                                      const PlatformReader& read_platform) {
+std::vector<Scenario> resolve_configs(const MeasuredSet& set, const Settings& base, const std::string& base_dir) {
   std::vector<Scenario> out;
   out.reserve(set.configs.size());
-  for (const auto& c : set.configs) out.push_back(resolve_scenario(config_settings(base, c), base_dir, read_platform));
+  for (const auto& c : set.configs) out.push_back(resolve_scenario(config_settings(base, c), base_dir));
   return out;
 }
 

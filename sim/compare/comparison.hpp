@@ -50,8 +50,7 @@ struct Comparison {
 // The scenario of every configuration: BASE settings with the configuration's keys on top (their
 // origin names the CSV file, line and column, so a value the scenario cannot take is reported there).
 Settings config_settings(const Settings& base, const MeasuredConfig& c);
-std::vector<Scenario> resolve_configs(const MeasuredSet& set, const Settings& base, const std::string& base_dir,
-                                      const PlatformReader& read_platform);
+std::vector<Scenario> resolve_configs(const MeasuredSet& set, const Settings& base, const std::string& base_dir);
 
 // Linear-scaling baseline of each configuration: the reference is the configuration with the same
 // values of every key but cluster.nodes, cluster.gpus_per_node and comm.ps_servers and the fewest ranks (fewer than

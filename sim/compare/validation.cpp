@@ -220,17 +220,15 @@ void split_stats(GroupResult& r) {
 
 // The 1-GPU rows (their data as given) predicted from the datasheet roofline alone: what a
 // user without any 1-GPU measurement would be told.
-Comparison roofline_rows(const MeasuredSet& set, const Settings& base, const std::string& folder,
-                         const PlatformReader& read_platform) {
+Comparison roofline_rows(const MeasuredSet& set, const Settings& base, const std::string& folder) {
   MeasuredSet one = set;
   one.configs.clear();
   for (const auto& c : set.configs)
     if (ranks_of(c) == 1) one.configs.push_back(c);
-  return compare_predictions(one, resolve_configs(one, base, folder, read_platform));
+  return compare_predictions(one, resolve_configs(one, base, folder));
 }
 
-GroupResult run_group(const ValidationGroup& g, const CsvTable& all, const std::string& folder,
-                      const PlatformReader& read_platform, const std::vector<std::string>& overrides) {
+GroupResult run_group(const ValidationGroup& g, const CsvTable& all, const std::string& folder, const std::vector<std::string>& overrides) {
   GroupResult r;
   r.group = g;
   const CsvTable rows = rows_of_group(all, g.name);
@@ -238,9 +236,9 @@ GroupResult run_group(const ValidationGroup& g, const CsvTable& all, const std::
   MeasuredSet set = read_measured(rows, {}, "samples_per_s");
   const std::string scenario = folder + "/" + g.scenario;
   const Settings base = read_scenario(scenario, overrides).settings;
-  r.roofline = roofline_rows(set, base, folder, read_platform);
+  r.roofline = roofline_rows(set, base, folder);
   calibrate(set, all.file);
-  const std::vector<Scenario> bases = resolve_configs(set, base, folder, read_platform);
+  const std::vector<Scenario> bases = resolve_configs(set, base, folder);
   r.a_priori = compare_predictions(set, bases);
   r.leave_one_out = leave_one_model_out(g, set, bases);
   std::vector<Scenario> scs = bases;
@@ -263,7 +261,7 @@ std::vector<const ValidationSet*> sets_named(const std::string& name) {
   return out;
 }
 
-ValidationResult run_validation(const std::string& folder, const PlatformReader& read_platform,
+ValidationResult run_validation(const std::string& folder,
                                 const std::string& set_name, const std::vector<std::string>& overrides) {
   const auto sets = sets_named(set_name);
   ValidationResult v;
@@ -274,7 +272,7 @@ ValidationResult run_validation(const std::string& folder, const PlatformReader&
   for (const ValidationSet* set : sets) {
     const CsvTable all = read_csv_file(folder + "/" + set->csv);
     for (const auto& g : set->groups) {
-      v.groups.push_back(run_group(g, all, folder, read_platform, overrides));
+      v.groups.push_back(run_group(g, all, folder, overrides));
       for (const auto& row : v.groups.back().roofline.rows) roofline.push_back(row.error);
       e.add(v.groups.back().comparison);
       a.add(v.groups.back().a_priori);

@@ -78,7 +78,7 @@ struct ValidationResult {
 
 // Runs the set in `folder` (scenarios/validation of the source tree by default); `overrides`
 // (--section.key=value) apply to every group's scenario, e.g. to switch a mechanism off.
-ValidationResult run_validation(const std::string& folder, const PlatformReader& read_platform,
+ValidationResult run_validation(const std::string& folder,
                                 const std::string& set = "tf2017", const std::vector<std::string>& overrides = {});
 std::string default_validation_folder();
 

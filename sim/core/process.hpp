@@ -1,4 +1,4 @@
-// A forked child that answers through a pipe: the SimGrid hand-off (simgrid/isolate.cpp) and the
+// A forked child that answers through a pipe: the SimGrid hand-off (engine/isolate.cpp) and the
 // sweep's per-configuration processes (sweep/sweep.cpp) both start their children this way.
 #pragma once
 #include <sys/types.h>

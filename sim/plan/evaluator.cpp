@@ -8,8 +8,8 @@
 
 namespace ddlsim {
 
-Evaluator::Evaluator(Settings base, std::string base_dir, PlatformReader read_platform)
-    : base_(std::move(base)), base_dir_(std::move(base_dir)), read_platform_(std::move(read_platform)) {}
+Evaluator::Evaluator(Settings base, std::string base_dir)
+    : base_(std::move(base)), base_dir_(std::move(base_dir)) {}
 
 namespace {
 bool same_values(const Settings& a, const Settings& b) {
@@ -23,7 +23,7 @@ bool same_values(const Settings& a, const Settings& b) {
 
 Scenario Evaluator::resolve_cached(const Settings& s) const {
   if (last_ && same_values(last_->first, s)) return last_->second;
-  Scenario sc = resolve_scenario(s, base_dir_, read_platform_);
+  Scenario sc = resolve_scenario(s, base_dir_);
   last_.emplace(s, sc);
   return sc;
 }

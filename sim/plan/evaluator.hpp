@@ -24,7 +24,7 @@ struct Outcome {
 // Not for use from several threads at once (it remembers the last resolved scenario).
 class Evaluator {
  public:
-  Evaluator(Settings base, std::string base_dir, PlatformReader read_platform);
+  Evaluator(Settings base, std::string base_dir);
 
   // The prediction; throws InputError as `simulate` would.
   Prediction predict_at(const Assignment& a) const;
@@ -41,7 +41,6 @@ class Evaluator {
 
   Settings base_;
   std::string base_dir_;
-  PlatformReader read_platform_;
   // The last resolved settings: a grid over model.params resolves each row once.
   mutable std::optional<std::pair<Settings, Scenario>> last_;
 };

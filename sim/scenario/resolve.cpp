@@ -7,6 +7,7 @@
 #include "core/error.hpp"
 #include "core/parse.hpp"
 #include "core/text.hpp"
+#include "engine/platform_reader.hpp"
 #include "scenario/presets.hpp"
 
 namespace ddlsim {
@@ -261,20 +262,20 @@ ClusterDescription mixed_cluster(const Reader& r, const std::vector<NodeGroup>& 
 }
 
 // A built-in name, or a SimGrid platform file (*.xml).
-ClusterDescription platform_of(const Reader& r, const std::string& base_dir, const PlatformReader& read_platform) {
+ClusterDescription platform_of(const Reader& r, const std::string& base_dir) {
   const std::string& name = r.text("cluster.platform");
   if (!is_platform_file(name))
     return find_cluster(name, r.where("cluster.platform"));
   try {
-    return read_platform(r.path("cluster.platform", base_dir));
+    return read_platform_file(r.path("cluster.platform", base_dir));
   } catch (const InputError& e) {
     throw InputError(r.where("cluster.platform") + ": " + e.what());
   }
 }
 
-ClusterDescription resolve_cluster(const Reader& r, const std::string& base_dir, const PlatformReader& read_platform,
+ClusterDescription resolve_cluster(const Reader& r, const std::string& base_dir,
                                    const std::vector<NodeGroup>& groups) {
-  ClusterDescription c = groups.empty() ? platform_of(r, base_dir, read_platform) : mixed_cluster(r, groups);
+  ClusterDescription c = groups.empty() ? platform_of(r, base_dir) : mixed_cluster(r, groups);
   if (r.given("cluster.gpus_per_node")) c.gpus_per_node = r.small_int("cluster.gpus_per_node", 1, kMaxGpusPerNode);
   if (r.given("cluster.nics")) c.nics = r.small_int("cluster.nics", 1, 64);
   if (r.given("cluster.intra")) c.intra = find_link_kind(r.text("cluster.intra"), r.where("cluster.intra"), LinkPlace::Intra);
@@ -465,7 +466,7 @@ std::string algorithm_misfit(Algorithm a, Library library, const System& sys) {
   return "";
 }
 
-Scenario resolve_scenario(const Settings& settings, const std::string& base_dir, const PlatformReader& read_platform) {
+Scenario resolve_scenario(const Settings& settings, const std::string& base_dir) {
   const Reader r(settings);
   Scenario sc;
   sc.backend = r.choice<BackendKind>("simulation.backend", {{"analytic", BackendKind::Analytic},
@@ -474,7 +475,7 @@ Scenario resolve_scenario(const Settings& settings, const std::string& base_dir,
   sc.model = resolve_model(r, base_dir);
   sc.system.groups = node_groups(r);
   check_mixed_compute(r, sc.system.groups);
-  sc.system.cluster = resolve_cluster(r, base_dir, read_platform, sc.system.groups);
+  sc.system.cluster = resolve_cluster(r, base_dir, sc.system.groups);
   if (sc.backend == BackendKind::SimGrid && !sc.system.cluster.xml_path.empty())
     check_no_link_overrides(r, sc.system.cluster);
   sc.system.nodes = 0;

@@ -1,7 +1,6 @@
 // Turns raw settings into a validated Scenario: types checked, presets and platform defaults
 // applied, the model built. Every error names the key and where it was set.
 #pragma once
-#include <functional>
 #include <string>
 
 #include "scenario/scenario.hpp"
@@ -9,12 +8,9 @@
 
 namespace ddlsim {
 
-// Reads a platform file (cluster.platform = *.xml) into a cluster description. The caller supplies
-// it (the CLI passes SimGrid's reader, simgrid/platform_reader.hpp), so this stage knows no backend.
-using PlatformReader = std::function<ClusterDescription(const std::string& path)>;
-
-// `base_dir` resolves relative paths (model.file) against the scenario file's folder.
-Scenario resolve_scenario(const Settings& settings, const std::string& base_dir, const PlatformReader& read_platform);
+// `base_dir` resolves relative paths (model.file, cluster.platform) against the scenario file's
+// folder. A platform file (cluster.platform = NAME.xml) is read by engine/platform_reader.hpp.
+Scenario resolve_scenario(const Settings& settings, const std::string& base_dir);
 
 // The folder of a file path ("" -> ".").
 std::string dir_of(const std::string& path);

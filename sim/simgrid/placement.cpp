@@ -7,7 +7,7 @@
 
 #include "core/error.hpp"
 #include "core/text.hpp"
-#include "simgrid/sg_world.hpp"
+#include "engine/sg_world.hpp"
 
 namespace sg4 = simgrid::s4u;
 

@@ -9,7 +9,7 @@
 #include "schedule/compose.hpp"
 #include "simgrid/fast_fidelity.hpp"
 #include "simgrid/full_fidelity.hpp"
-#include "simgrid/isolate.hpp"
+#include "engine/isolate.hpp"
 #include "simgrid/placement.hpp"
 
 namespace ddlsim {

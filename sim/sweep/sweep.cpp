@@ -64,7 +64,7 @@ bool needs_fork(const Settings& s) {
 SweepRow run_one(Settings s, const SweepOptions& o) {
   SweepRow r{std::move(s), std::nullopt, ""};
   try {
-    r.record = prediction_record(predict(resolve_scenario(r.settings, o.base_dir, o.read_platform)));
+    r.record = prediction_record(predict(resolve_scenario(r.settings, o.base_dir)));
   } catch (const std::exception& e) {
     r.record.reset();
     r.error = e.what();
@@ -176,9 +176,9 @@ std::size_t run_sweep(const SweepDesign& design, const SweepOptions& opts, const
 }
 
 std::vector<SweepRow> run_sweep(const std::vector<Settings>& configs, const std::string& base_dir, int jobs,
-                                const Progress& progress, const PlatformReader& read_platform) {
+                                const Progress& progress) {
   std::vector<SweepRow> out;
-  SweepOptions o{base_dir, jobs, read_platform, progress, 0};
+  SweepOptions o{base_dir, jobs, progress, 0};
   run_sweep(SweepDesign(configs), o, [&](std::size_t, const SweepRow& r) { out.push_back(r); });
   return out;
 }

@@ -57,7 +57,6 @@ using RowSink = std::function<void(std::size_t index, const SweepRow& row)>;
 struct SweepOptions {
   std::string base_dir;         // resolves relative paths of the scenario
   int jobs = 1;
-  PlatformReader read_platform;
   Progress progress;            // may be empty
   std::size_t first = 0;        // start here (a resumed sweep)
 };
@@ -67,7 +66,7 @@ std::size_t run_sweep(const SweepDesign& design, const SweepOptions& opts, const
 
 // All rows in memory (small sweeps, tests).
 std::vector<SweepRow> run_sweep(const std::vector<Settings>& configs, const std::string& base_dir, int jobs,
-                                const Progress& progress, const PlatformReader& read_platform);
+                                const Progress& progress);
 
 // Tidy CSV: one row per configuration; one column per scenario key, per result, and `error`.
 std::string sweep_csv_header();

@@ -1,4 +1,4 @@
-#include "simgrid/sg_world.hpp"
+#include "engine/sg_world.hpp"
 
 #include <algorithm>
 #include <limits>
@@ -6,7 +6,7 @@
 #include "core/error.hpp"
 #include "core/files.hpp"
 #include "core/text.hpp"
-#include "simgrid/isolate.hpp"
+#include "engine/isolate.hpp"
 #include "system/platform_xml.hpp"
 
 namespace sg4 = simgrid::s4u;

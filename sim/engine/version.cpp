@@ -1,4 +1,4 @@
-#include "simgrid/version.hpp"
+#include "engine/version.hpp"
 
 #include <simgrid/config.h>
 #include <xbt/base.h>

@@ -1,4 +1,4 @@
-#include "simgrid/isolate.hpp"
+#include "engine/isolate.hpp"
 
 #include <poll.h>
 #include <signal.h>

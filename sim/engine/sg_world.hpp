@@ -1,5 +1,6 @@
-// The SimGrid side of the backend (the only header, with its .cpp files, that includes SimGrid):
-// configure the engine, then build the platform, in this order, in a forked child (isolate.hpp).
+// SimGrid's engine (this header and the .cpp files of engine/ and simgrid/ are the only code that
+// includes SimGrid): configure the engine, then build or load the platform, in this order, in a
+// forked child (isolate.hpp).
 #pragma once
 #include <simgrid/s4u.hpp>
 #include <string>

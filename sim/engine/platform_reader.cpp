@@ -1,4 +1,4 @@
-#include "simgrid/platform_reader.hpp"
+#include "engine/platform_reader.hpp"
 
 #include <cctype>
 
@@ -13,8 +13,8 @@
 #include "core/files.hpp"
 #include "core/parse.hpp"
 #include "core/text.hpp"
-#include "simgrid/isolate.hpp"
-#include "simgrid/sg_world.hpp"
+#include "engine/isolate.hpp"
+#include "engine/sg_world.hpp"
 
 namespace sg4 = simgrid::s4u;
 
