@@ -20,6 +20,7 @@
 namespace po = boost::program_options;
 
 namespace ddlsim {
+inline namespace calibration_layer {
 
 std::pair<std::string, int> parse_device(const std::string& text) {
   const std::string t = to_lower(text);
@@ -196,4 +197,5 @@ int run_calibrate(const Args& args, const RunnerFactory& make_runner, const GpuI
   return 0;
 }
 
+}  // namespace calibration_layer
 }  // namespace ddlsim

@@ -11,6 +11,7 @@
 #include "kernels/runner.hpp"
 
 namespace ddlsim {
+inline namespace calibration_layer {
 
 // device: "cpu" or "cuda:N" (already validated). Throws InputError when it cannot be had.
 using RunnerFactory = std::function<std::unique_ptr<KernelRunner>(const std::string& device, int index)>;
@@ -24,4 +25,5 @@ int run_calibrate(const Args& args, const RunnerFactory& make_runner, const GpuI
 // "cpu" -> {"cpu", 0}; "cuda" or "cuda:N" -> {"cuda", N}; anything else: InputError.
 std::pair<std::string, int> parse_device(const std::string& text);
 
+}  // namespace calibration_layer
 }  // namespace ddlsim

@@ -15,6 +15,7 @@
 #include "core/text.hpp"
 
 namespace ddlsim {
+inline namespace calibration_layer {
 
 namespace {
 
@@ -173,4 +174,5 @@ Calibration load_calibration_file(const std::string& path) {
   return parse_calibration(read_text_file(path, "calibration file"), path);
 }
 
+}  // namespace calibration_layer
 }  // namespace ddlsim

@@ -17,6 +17,7 @@
 #endif
 
 namespace ddlsim {
+inline namespace calibration_layer {
 
 #ifndef DDLSIM_WITH_NCCL
 
@@ -182,4 +183,5 @@ InterferenceMeasurement measure_cuda_interference(int device, const Interference
 
 #endif
 
+}  // namespace calibration_layer
 }  // namespace ddlsim

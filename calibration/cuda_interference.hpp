@@ -7,7 +7,9 @@
 #include "calibration/interference.hpp"
 
 namespace ddlsim {
+inline namespace calibration_layer {
 
 InterferenceMeasurement measure_cuda_interference(int device, const InterferenceOptions& o);
 
+}  // namespace calibration_layer
 }  // namespace ddlsim

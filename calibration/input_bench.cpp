@@ -10,6 +10,7 @@
 #include "core/error.hpp"
 
 namespace ddlsim {
+inline namespace input_bench_layer {
 
 namespace {
 
@@ -171,4 +172,5 @@ InputBenchResult time_input_pipeline(const std::vector<JpegImage>& images, int o
   return r;
 }
 
+}  // namespace input_bench_layer
 }  // namespace ddlsim

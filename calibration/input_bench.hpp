@@ -8,6 +8,7 @@
 #include <vector>
 
 namespace ddlsim {
+inline namespace input_bench_layer {
 
 struct JpegImage {
   std::string origin;  // file, or "synthetic N"
@@ -32,4 +33,5 @@ struct InputBenchResult {
 // (at least 3); the fastest round counts. Crops and flips follow a fixed seed: same work each round.
 InputBenchResult time_input_pipeline(const std::vector<JpegImage>& images, int out_h, int out_w, double min_time_s);
 
+}  // namespace input_bench_layer
 }  // namespace ddlsim

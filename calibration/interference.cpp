@@ -9,6 +9,7 @@
 #include <vector>
 
 namespace ddlsim {
+inline namespace calibration_layer {
 
 namespace {
 
@@ -73,4 +74,5 @@ InterferenceMeasurement measure_cpu_interference(const InterferenceOptions& o) {
   return m;
 }
 
+}  // namespace calibration_layer
 }  // namespace ddlsim

@@ -8,6 +8,7 @@
 #include "core/units.hpp"
 
 namespace ddlsim {
+inline namespace calibration_layer {
 
 struct InterferenceOptions {
   int comm_threads = 1;        // communication threads running beside the kernel
@@ -24,4 +25,5 @@ struct InterferenceMeasurement {
 
 InterferenceMeasurement measure_cpu_interference(const InterferenceOptions& o);
 
+}  // namespace calibration_layer
 }  // namespace ddlsim

@@ -17,6 +17,7 @@
 #include "system/platform.hpp"
 
 namespace ddlsim {
+inline namespace calibration_layer {
 
 std::vector<NetSample> parse_netbench_csv(const std::string& text, const std::string& origin) {
   std::vector<NetSample> out;
@@ -264,4 +265,5 @@ std::string merge_library_factors(const std::string& xml, const std::string& old
   return out;
 }
 
+}  // namespace calibration_layer
 }  // namespace ddlsim

@@ -8,6 +8,7 @@
 #include "spec/comm.hpp"
 
 namespace ddlsim {
+inline namespace calibration_layer {
 
 struct NetSample {
   std::string test;  // pingpong, bw, bibw, exchange, ring, allreduce
@@ -69,4 +70,5 @@ std::string fitted_platform_xml(const NetFit& f, int nodes, const std::string& d
 std::string merge_library_factors(const std::string& xml, const std::string& old_xml, const std::string& library,
                                   const std::string& old_origin);
 
+}  // namespace calibration_layer
 }  // namespace ddlsim

@@ -15,6 +15,7 @@
 #include "kernels/runner.hpp"
 
 namespace ddlsim {
+inline namespace kernels_layer {
 
 namespace {
 
@@ -148,4 +149,5 @@ class CpuRunner : public KernelRunner {
 
 std::unique_ptr<KernelRunner> make_cpu_runner() { return std::make_unique<CpuRunner>(); }
 
+}  // namespace kernels_layer
 }  // namespace ddlsim

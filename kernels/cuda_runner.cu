@@ -13,6 +13,7 @@
 #include "kernels/cuda_runner.hpp"
 
 namespace ddlsim {
+inline namespace kernels_layer {
 
 namespace {
 
@@ -274,4 +275,5 @@ std::unique_ptr<KernelRunner> make_cuda_runner(int index) {
   return std::make_unique<CudaRunner>(index);
 }
 
+}  // namespace kernels_layer
 }  // namespace ddlsim

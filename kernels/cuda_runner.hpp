@@ -6,8 +6,10 @@
 #include "kernels/runner.hpp"
 
 namespace ddlsim {
+inline namespace kernels_layer {
 
 // Throws InputError when device `index` cannot be used (no GPU, no driver, index out of range).
 std::unique_ptr<KernelRunner> make_cuda_runner(int index);
 
+}  // namespace kernels_layer
 }  // namespace ddlsim

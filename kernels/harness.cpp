@@ -14,6 +14,7 @@
 #include "core/error.hpp"
 
 namespace ddlsim {
+inline namespace kernels_layer {
 
 namespace {
 
@@ -212,4 +213,5 @@ Seconds measure_step_s(KernelRunner& runner, const Model& model, int batch, Prec
   return *std::min_element(t.begin(), t.end());
 }
 
+}  // namespace kernels_layer
 }  // namespace ddlsim

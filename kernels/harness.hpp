@@ -11,6 +11,7 @@
 #include "kernels/runner.hpp"
 
 namespace ddlsim {
+inline namespace kernels_layer {
 
 struct HarnessOptions {
   double min_time_s = 0.05;     // Google Benchmark's MinTime per kernel
@@ -31,4 +32,5 @@ double buffer_bytes(const std::map<std::string, KernelSpec>& specs);
 // kernels in reverse layer order, then every update kernel. The fastest of `passes` after one warm-up.
 Seconds measure_step_s(KernelRunner& runner, const Model& model, int batch, Precision precision, int passes);
 
+}  // namespace kernels_layer
 }  // namespace ddlsim

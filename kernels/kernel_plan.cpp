@@ -5,6 +5,7 @@
 #include <algorithm>
 
 namespace ddlsim {
+inline namespace kernels_layer {
 
 namespace {
 
@@ -243,4 +244,5 @@ KernelBuffers kernel_buffers(const KernelSpec& k) {
   return {mem, mem, out};
 }
 
+}  // namespace kernels_layer
 }  // namespace ddlsim

@@ -20,6 +20,7 @@
 #include "spec/precision.hpp"
 
 namespace ddlsim {
+inline namespace kernels_layer {
 
 enum class KernelPhase { Forward, Backward, Update, Accumulate };
 
@@ -80,4 +81,5 @@ std::vector<LayerKernels> model_kernels(const Model& model, int batch, Precision
 const char* to_string(KernelPhase p);
 const char* to_string(MemOp op);
 
+}  // namespace kernels_layer
 }  // namespace ddlsim

@@ -9,6 +9,7 @@
 #include "kernels/kernel_plan.hpp"
 
 namespace ddlsim {
+inline namespace kernels_layer {
 
 // A kernel with its buffers in place, ready to launch.
 class PreparedKernel {
@@ -43,4 +44,5 @@ class KernelRunner {
 
 std::unique_ptr<KernelRunner> make_cpu_runner();
 
+}  // namespace kernels_layer
 }  // namespace ddlsim

@@ -5,6 +5,7 @@
 #include "schedule/compose.hpp"
 
 namespace ddlsim {
+inline namespace backend_layer {
 
 std::vector<Seconds> analytic_exchange_s(const StepSchedule& s, const CommTopology& topo, const CommMethod& m) {
   std::vector<Seconds> out;
@@ -24,4 +25,5 @@ StepPair analytic_steps(const RankSchedules& rs, const CommTopology& topo, const
   return compose_steps(rs, analytic_exchange_s(rs.kinds.front(), topo, m), to_string(m.algorithm));
 }
 
+}  // namespace backend_layer
 }  // namespace ddlsim

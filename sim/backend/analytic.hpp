@@ -8,6 +8,7 @@
 #include "spec/comm.hpp"
 
 namespace ddlsim {
+inline namespace backend_layer {
 
 // One closed-form duration per bucket (the library's choice of algorithm for its size with `auto`);
 // none for a single rank.
@@ -17,4 +18,5 @@ StepPair analytic_steps(const StepSchedule& s, const CommTopology& topo, const C
 // Every kind of rank its own schedule (mixed clusters; the exchanges depend on the sizes only).
 StepPair analytic_steps(const RankSchedules& rs, const CommTopology& topo, const CommMethod& m);
 
+}  // namespace backend_layer
 }  // namespace ddlsim

@@ -5,6 +5,7 @@
 #include "simgrid/simgrid_backend.hpp"
 
 namespace ddlsim {
+inline namespace backend_layer {
 
 const char* to_string(BackendKind b) {
   switch (b) {
@@ -26,4 +27,5 @@ StepPair run_steps(BackendKind kind, const RankSchedules& schedules, const CommT
   return analytic_steps(schedules, topo, method);
 }
 
+}  // namespace backend_layer
 }  // namespace ddlsim

@@ -9,6 +9,7 @@
 #include "system/system.hpp"
 
 namespace ddlsim {
+inline namespace backend_layer {
 
 const char* to_string(BackendKind b);
 
@@ -23,4 +24,5 @@ Seconds collective_s(BackendKind kind, Collective c, const LibraryCall& call, co
 StepPair run_steps(BackendKind kind, const RankSchedules& schedules, const CommTopology& topo, const CommMethod& method,
                    const System& sys, const SimGridOptions& simgrid);
 
+}  // namespace backend_layer
 }  // namespace ddlsim

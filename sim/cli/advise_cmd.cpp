@@ -13,6 +13,7 @@
 namespace po = boost::program_options;
 
 namespace ddlsim {
+inline namespace cli_layer {
 
 namespace {
 po::options_description advise_options() {
@@ -73,4 +74,5 @@ int cmd_advise(const Args& args) {
   return 0;
 }
 
+}  // namespace cli_layer
 }  // namespace ddlsim

@@ -9,6 +9,7 @@
 #include "core/error.hpp"
 
 namespace ddlsim {
+inline namespace cli_layer {
 
 namespace {
 
@@ -47,4 +48,5 @@ int cmd_calibrate(const Args& args) {
   });
 }
 
+}  // namespace cli_layer
 }  // namespace ddlsim

@@ -21,6 +21,7 @@ namespace po = boost::program_options;
 namespace fs = std::filesystem;
 
 namespace ddlsim {
+inline namespace cli_layer {
 
 namespace {
 
@@ -102,4 +103,5 @@ int cmd_calibrate_input(const Args& args) {
   return 0;
 }
 
+}  // namespace cli_layer
 }  // namespace ddlsim

@@ -18,6 +18,7 @@
 namespace po = boost::program_options;
 
 namespace ddlsim {
+inline namespace cli_layer {
 
 namespace {
 
@@ -93,4 +94,5 @@ int cmd_collective(const Args& args) {
   return 0;
 }
 
+}  // namespace cli_layer
 }  // namespace ddlsim

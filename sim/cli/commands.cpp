@@ -6,6 +6,7 @@
 #include "engine/version.hpp"
 
 namespace ddlsim {
+inline namespace cli_layer {
 
 const std::vector<Command>& commands() {
   static const std::vector<Command> list = {
@@ -44,4 +45,5 @@ std::string usage() {
   return out;
 }
 
+}  // namespace cli_layer
 }  // namespace ddlsim

@@ -7,6 +7,10 @@
 #include "core/args.hpp"
 
 namespace ddlsim {
+inline namespace study_layer {
+struct StudyOptions;  // study/study_report.hpp
+}  // namespace study_layer
+inline namespace cli_layer {
 
 int cmd_simulate(const Args& args);
 int cmd_sweep(const Args& args);
@@ -27,7 +31,6 @@ int cmd_report(const Args& args);
 int cmd_profile(const Args& args);
 
 // `report`'s options and the run that `sweep --report` shares (cli/report_cmd.cpp).
-struct StudyOptions;
 boost::program_options::options_description study_report_options();
 void report_study(const StudyOptions& o);
 
@@ -44,4 +47,5 @@ std::string version_text();
 // "unknown command" with a suggestion.
 std::string unknown_command(const std::string& name);
 
+}  // namespace cli_layer
 }  // namespace ddlsim

@@ -14,6 +14,7 @@
 namespace po = boost::program_options;
 
 namespace ddlsim {
+inline namespace cli_layer {
 
 po::options_description measured_options(const std::string& command) {
   po::options_description own(command + " options");
@@ -88,4 +89,5 @@ int cmd_compare(const Args& args) {
   return 0;
 }
 
+}  // namespace cli_layer
 }  // namespace ddlsim

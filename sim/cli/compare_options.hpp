@@ -6,6 +6,7 @@
 #include "compare/comparison.hpp"
 
 namespace ddlsim {
+inline namespace cli_layer {
 
 struct MeasuredInput {
   std::string scenario_file;
@@ -18,4 +19,5 @@ boost::program_options::options_description measured_options(const std::string& 
 // Reads and checks everything before any output is written; throws InputError.
 MeasuredInput read_measured_input(const ParsedArgs& pa, const std::string& command);
 
+}  // namespace cli_layer
 }  // namespace ddlsim

@@ -12,6 +12,7 @@
 namespace po = boost::program_options;
 
 namespace ddlsim {
+inline namespace cli_layer {
 
 namespace {
 po::options_description map_options() {
@@ -64,4 +65,5 @@ int cmd_map(const Args& args) {
   return 0;
 }
 
+}  // namespace cli_layer
 }  // namespace ddlsim

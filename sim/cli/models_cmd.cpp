@@ -11,6 +11,7 @@
 namespace po = boost::program_options;
 
 namespace ddlsim {
+inline namespace cli_layer {
 
 int cmd_models(const Args& args) {
   po::options_description own("models options");
@@ -71,4 +72,5 @@ int cmd_keys(const Args& args) {
   return 0;
 }
 
+}  // namespace cli_layer
 }  // namespace ddlsim

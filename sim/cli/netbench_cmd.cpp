@@ -26,6 +26,7 @@
 namespace po = boost::program_options;
 
 namespace ddlsim {
+inline namespace cli_layer {
 
 namespace {
 
@@ -222,4 +223,5 @@ int cmd_netbench(const Args& args) {
   return 0;
 }
 
+}  // namespace cli_layer
 }  // namespace ddlsim

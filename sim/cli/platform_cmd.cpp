@@ -16,6 +16,7 @@
 namespace po = boost::program_options;
 
 namespace ddlsim {
+inline namespace cli_layer {
 
 namespace {
 // A generated file routes every pair of nodes (about 100 bytes x nodes^2): 512 nodes make ~25 MB,
@@ -143,4 +144,5 @@ int cmd_platform(const Args& args) {
   throw InputError("ddlsim platform: unknown action '" + args[0] + "'; expected generate, show or list");
 }
 
+}  // namespace cli_layer
 }  // namespace ddlsim

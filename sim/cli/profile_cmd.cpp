@@ -12,6 +12,7 @@
 namespace po = boost::program_options;
 
 namespace ddlsim {
+inline namespace cli_layer {
 
 int cmd_profile(const Args& args) {
   po::options_description own("profile options");
@@ -38,4 +39,5 @@ int cmd_profile(const Args& args) {
   return 0;
 }
 
+}  // namespace cli_layer
 }  // namespace ddlsim

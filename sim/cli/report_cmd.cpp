@@ -9,6 +9,7 @@
 namespace po = boost::program_options;
 
 namespace ddlsim {
+inline namespace cli_layer {
 
 namespace {
 
@@ -60,4 +61,5 @@ int cmd_report(const Args& args) {
   return 0;
 }
 
+}  // namespace cli_layer
 }  // namespace ddlsim

@@ -13,6 +13,7 @@
 namespace po = boost::program_options;
 
 namespace ddlsim {
+inline namespace cli_layer {
 
 int cmd_simulate(const Args& args) {
   po::options_description own("simulate options");
@@ -44,4 +45,5 @@ int cmd_simulate(const Args& args) {
   return 0;
 }
 
+}  // namespace cli_layer
 }  // namespace ddlsim

@@ -24,6 +24,7 @@
 namespace po = boost::program_options;
 
 namespace ddlsim {
+inline namespace cli_layer {
 
 namespace {
 // A one-line progress bar on stderr, only when stderr is a terminal.
@@ -143,4 +144,5 @@ int cmd_sweep(const Args& args) {
   return 2;
 }
 
+}  // namespace cli_layer
 }  // namespace ddlsim

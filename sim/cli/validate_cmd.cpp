@@ -10,6 +10,7 @@
 namespace po = boost::program_options;
 
 namespace ddlsim {
+inline namespace cli_layer {
 
 int cmd_validate(const Args& args) {
   po::options_description own("validate options");
@@ -36,4 +37,5 @@ int cmd_validate(const Args& args) {
   return 0;
 }
 
+}  // namespace cli_layer
 }  // namespace ddlsim

@@ -7,6 +7,7 @@
 #include "core/text.hpp"
 
 namespace ddlsim {
+inline namespace compare_layer {
 
 namespace {
 
@@ -79,4 +80,5 @@ BenchOutput parse_bench_output(const std::string& text, const std::string& file)
   return out;
 }
 
+}  // namespace compare_layer
 }  // namespace ddlsim

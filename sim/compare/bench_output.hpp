@@ -13,6 +13,7 @@
 #include "spec/comm.hpp"
 
 namespace ddlsim {
+inline namespace compare_layer {
 
 struct BenchPoint {
   Bytes bytes = 0;
@@ -33,4 +34,5 @@ bool is_bench_output(const std::string& text);
 // Throws InputError naming the file and line for a line it cannot read, or when no point is found.
 BenchOutput parse_bench_output(const std::string& text, const std::string& file);
 
+}  // namespace compare_layer
 }  // namespace ddlsim

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 namespace ddlsim {
+inline namespace compare_layer {
 
 CollectiveComparison compare_collective(const BenchOutput& measured, const Scenario& sc, Collective op) {
   CollectiveComparison c;
@@ -73,4 +74,5 @@ std::string render_collective_comparison(const CollectiveComparison& c, Format f
   return out + "\n";
 }
 
+}  // namespace compare_layer
 }  // namespace ddlsim

@@ -11,6 +11,7 @@
 #include "report/report.hpp"
 
 namespace ddlsim {
+inline namespace compare_layer {
 
 struct CollectiveComparison {
   std::string measured_file, tool;
@@ -24,4 +25,5 @@ CollectiveComparison compare_collective(const BenchOutput& measured, const Scena
 
 std::string render_collective_comparison(const CollectiveComparison& c, Format f);
 
+}  // namespace compare_layer
 }  // namespace ddlsim

@@ -7,6 +7,7 @@
 #include "core/text.hpp"
 
 namespace ddlsim {
+inline namespace compare_layer {
 
 using nlohmann::ordered_json;
 
@@ -130,4 +131,5 @@ ScatterPlot comparison_plot(const Comparison& c, const std::string& title) {
   return p;
 }
 
+}  // namespace compare_layer
 }  // namespace ddlsim

@@ -9,6 +9,7 @@
 #include "report/report.hpp"
 
 namespace ddlsim {
+inline namespace compare_layer {
 
 nlohmann::ordered_json stats_record(const ErrorStats& s);
 nlohmann::ordered_json comparison_json(const Comparison& c);
@@ -18,4 +19,5 @@ ScatterPlot comparison_plot(const Comparison& c, const std::string& title);
 // "MAPE 3.1 %  max 7.9 %  bias -1.2 %  (n = 12)"
 std::string stats_line(const ErrorStats& s);
 
+}  // namespace compare_layer
 }  // namespace ddlsim

@@ -6,6 +6,7 @@
 #include <cmath>
 
 namespace ddlsim {
+inline namespace compare_layer {
 
 ErrorStats error_stats(const std::vector<double>& signed_errors) {
   ErrorStats s;
@@ -124,4 +125,5 @@ Comparison compare_predictions(const MeasuredSet& set, const std::vector<Scenari
   return compare_with(set, predictions);
 }
 
+}  // namespace compare_layer
 }  // namespace ddlsim

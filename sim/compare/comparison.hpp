@@ -13,6 +13,7 @@
 #include "scenario/settings.hpp"
 
 namespace ddlsim {
+inline namespace compare_layer {
 
 // Over signed relative errors e = (predicted - measured) / measured:
 //   MAPE = mean |e|, max = max |e|, bias = mean e.
@@ -61,4 +62,5 @@ Comparison compare_predictions(const MeasuredSet& set, const std::vector<Scenari
 // The same from predictions made elsewhere (one per configuration, in order).
 Comparison compare_with(const MeasuredSet& set, const std::vector<Prediction>& predictions);
 
+}  // namespace compare_layer
 }  // namespace ddlsim

@@ -11,6 +11,7 @@
 #include "core/text.hpp"
 
 namespace ddlsim {
+inline namespace compare_layer {
 
 namespace {
 
@@ -105,4 +106,5 @@ double csv_number(const CsvTable& t, const CsvRow& row, int column) {
   throw InputError(t.where(row, column) + " = '" + clip(cell) + "': expected a number");
 }
 
+}  // namespace compare_layer
 }  // namespace ddlsim

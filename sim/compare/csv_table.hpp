@@ -5,6 +5,7 @@
 #include <vector>
 
 namespace ddlsim {
+inline namespace compare_layer {
 
 struct CsvRow {
   int line = 0;                    // 1-based line of the file where the record starts
@@ -30,4 +31,5 @@ CsvTable read_csv_file(const std::string& path);
 // A cell as a finite number; throws InputError naming file, line and column otherwise.
 double csv_number(const CsvTable& t, const CsvRow& row, int column);
 
+}  // namespace compare_layer
 }  // namespace ddlsim

@@ -10,6 +10,7 @@
 #include "core/text.hpp"
 
 namespace ddlsim {
+inline namespace compare_layer {
 
 SharedParameter shared_parameter(const std::string& name, const std::vector<Scenario>& scs) {
   const double inf = HUGE_VAL;
@@ -306,4 +307,5 @@ std::string overlay_text(const EffectiveFit& fit, const std::string& measured_fi
   return out;
 }
 
+}  // namespace compare_layer
 }  // namespace ddlsim

@@ -19,6 +19,7 @@
 #include "compare/comparison.hpp"
 
 namespace ddlsim {
+inline namespace compare_layer {
 
 struct FitParameter {
   std::string name;    // inter_bw, inter_latency, intra_bw, intra_latency, compute
@@ -90,4 +91,5 @@ EffectiveFit fit_effective(const MeasuredSet& set, const std::vector<Scenario>& 
 // The fitted values as a scenario-format overlay for `simulate --overlay` / `compare --overlay`.
 std::string overlay_text(const EffectiveFit& fit, const std::string& measured_file, const std::string& scenario_file);
 
+}  // namespace compare_layer
 }  // namespace ddlsim

@@ -10,6 +10,7 @@
 #include "core/error.hpp"
 
 namespace ddlsim {
+inline namespace compare_layer {
 
 namespace {
 
@@ -83,4 +84,5 @@ LeastSquares least_squares(const Residuals& residuals, const std::vector<double>
 
 double t_quantile_95(int dof) { return dof > 0 ? gsl_cdf_tdist_Pinv(0.975, dof) : 0; }
 
+}  // namespace compare_layer
 }  // namespace ddlsim

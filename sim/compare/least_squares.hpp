@@ -7,6 +7,7 @@
 #include <vector>
 
 namespace ddlsim {
+inline namespace compare_layer {
 
 struct LeastSquares {
   std::vector<double> x;                   // the solution
@@ -23,4 +24,5 @@ LeastSquares least_squares(const std::function<std::vector<double>(const std::ve
 // The two-sided 95 % quantile of Student's t with `dof` degrees of freedom (GSL's cdf).
 double t_quantile_95(int dof);
 
+}  // namespace compare_layer
 }  // namespace ddlsim

@@ -9,6 +9,7 @@
 #include "scenario/settings.hpp"
 
 namespace ddlsim {
+inline namespace compare_layer {
 
 const char* to_string(Metric m) {
   switch (m) {
@@ -184,4 +185,5 @@ MeasuredSet read_measured(const CsvTable& t, const std::vector<std::string>& map
   return set;
 }
 
+}  // namespace compare_layer
 }  // namespace ddlsim

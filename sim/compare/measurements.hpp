@@ -9,6 +9,7 @@
 #include "compare/csv_table.hpp"
 
 namespace ddlsim {
+inline namespace compare_layer {
 
 enum class Metric { EpochTime, StepTime, SamplesPerSecond };
 const char* to_string(Metric m);
@@ -56,4 +57,5 @@ MeasuredSet read_measured(const CsvTable& table, const std::vector<std::string>&
 void add_row(MeasuredSet& set, std::vector<ConfigValue> values, int line, double value);
 void finish_groups(MeasuredSet& set);
 
+}  // namespace compare_layer
 }  // namespace ddlsim

@@ -7,6 +7,7 @@
 #include <set>
 
 namespace ddlsim {
+inline namespace compare_layer {
 
 namespace {
 
@@ -92,4 +93,5 @@ std::vector<RegressionFit> fit_regressions(const MeasuredSet& set, const std::ve
   return fits;
 }
 
+}  // namespace compare_layer
 }  // namespace ddlsim

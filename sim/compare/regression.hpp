@@ -9,6 +9,7 @@
 #include "scenario/scenario.hpp"
 
 namespace ddlsim {
+inline namespace compare_layer {
 
 struct RegressionFit {
   std::string group;               // "resnet50 / tf_mirrored k=1"
@@ -27,4 +28,5 @@ struct RegressionFit {
 // nodes*batch needs both to vary. A fit needs more rows than terms; otherwise `note` says why.
 std::vector<RegressionFit> fit_regressions(const MeasuredSet& set, const std::vector<Scenario>& scenarios);
 
+}  // namespace compare_layer
 }  // namespace ddlsim

@@ -10,6 +10,7 @@
 #include "scenario/resolve.hpp"
 
 namespace ddlsim {
+inline namespace compare_layer {
 
 const std::vector<ValidationSet>& validation_sets() {
   static const std::vector<ValidationSet> sets = {
@@ -295,4 +296,5 @@ ValidationResult run_validation(const std::string& folder,
 }
 
 
+}  // namespace compare_layer
 }  // namespace ddlsim

@@ -20,6 +20,7 @@
 #include "compare/effective_fit.hpp"
 
 namespace ddlsim {
+inline namespace compare_layer {
 
 struct ValidationGroup {
   std::string name;      // the `group` column
@@ -82,4 +83,5 @@ ValidationResult run_validation(const std::string& folder,
                                 const std::string& set = "tf2017", const std::vector<std::string>& overrides = {});
 std::string default_validation_folder();
 
+}  // namespace compare_layer
 }  // namespace ddlsim

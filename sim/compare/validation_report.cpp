@@ -8,6 +8,7 @@
 #include "compare/compare_report.hpp"
 
 namespace ddlsim {
+inline namespace compare_layer {
 
 using nlohmann::ordered_json;
 
@@ -220,4 +221,5 @@ ScatterPlot validation_plot(const ValidationResult& v) {
   return p;
 }
 
+}  // namespace compare_layer
 }  // namespace ddlsim

@@ -7,8 +7,10 @@
 #include "report/report.hpp"
 
 namespace ddlsim {
+inline namespace compare_layer {
 
 std::string render_validation(const ValidationResult& v, Format f);
 ScatterPlot validation_plot(const ValidationResult& v);
 
+}  // namespace compare_layer
 }  // namespace ddlsim

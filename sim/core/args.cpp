@@ -11,6 +11,7 @@
 namespace po = boost::program_options;
 
 namespace ddlsim {
+inline namespace core_layer {
 
 ParsedArgs parse_args(const std::vector<std::string>& args, const po::options_description& own,
                       const std::string& command) {
@@ -64,4 +65,5 @@ std::pair<int, int> size_option(const std::string& name, const std::string& text
                                clip(text), hi));
 }
 
+}  // namespace core_layer
 }  // namespace ddlsim

@@ -6,6 +6,7 @@
 #include <vector>
 
 namespace ddlsim {
+inline namespace core_layer {
 
 using Args = std::vector<std::string>;  // a command's arguments, after its name
 
@@ -27,4 +28,5 @@ long integer_in_range(const std::string& text, long hi);
 // InputError naming the option otherwise.
 std::pair<int, int> size_option(const std::string& name, const std::string& text, long hi);
 
+}  // namespace core_layer
 }  // namespace ddlsim

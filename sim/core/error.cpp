@@ -3,6 +3,7 @@
 #include <iostream>
 
 namespace ddlsim {
+inline namespace core_layer {
 
 int exit_code_of(const std::function<int()>& command) {
   try {
@@ -19,4 +20,5 @@ int exit_code_of(const std::function<int()>& command) {
   }
 }
 
+}  // namespace core_layer
 }  // namespace ddlsim

@@ -6,6 +6,7 @@
 #include <string>
 
 namespace ddlsim {
+inline namespace core_layer {
 
 // Bad user input: the message names the file, line or key and what was expected.
 class InputError : public std::runtime_error {
@@ -28,4 +29,5 @@ class HelpRequested : public std::exception {
 // Both executables' main() exit through it.
 int exit_code_of(const std::function<int()>& command);
 
+}  // namespace core_layer
 }  // namespace ddlsim

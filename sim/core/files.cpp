@@ -12,6 +12,7 @@
 #include "core/error.hpp"
 
 namespace ddlsim {
+inline namespace core_layer {
 
 namespace {
 
@@ -95,4 +96,5 @@ std::string display_path(const std::string& path) {
   return text.rfind("..", 0) == 0 ? path : text;
 }
 
+}  // namespace core_layer
 }  // namespace ddlsim

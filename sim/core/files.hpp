@@ -5,6 +5,7 @@
 #include <string>
 
 namespace ddlsim {
+inline namespace core_layer {
 
 // The largest input file read (scenario, model, CSV, calibration, platform XML).
 inline constexpr std::size_t kMaxInputFileBytes = std::size_t(64) << 20;  // 64 MiB
@@ -24,4 +25,5 @@ std::string read_binary_file(const std::string& path, const std::string& what);
 // The same checks without reading, for files another parser opens itself (SimGrid's platform XML).
 void check_input_file(const std::string& path, const std::string& what);
 
+}  // namespace core_layer
 }  // namespace ddlsim

@@ -13,6 +13,7 @@
 namespace fs = std::filesystem;
 
 namespace ddlsim {
+inline namespace core_layer {
 
 namespace {
 
@@ -153,4 +154,5 @@ void write_output(const std::string& path, const std::string& text) {
   out.commit();
 }
 
+}  // namespace core_layer
 }  // namespace ddlsim

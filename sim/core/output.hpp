@@ -9,6 +9,7 @@
 #include <vector>
 
 namespace ddlsim {
+inline namespace core_layer {
 
 // One output of an OutputSet.
 struct PendingOutput {
@@ -31,4 +32,5 @@ class OutputSet {
 
 void write_output(const std::string& path, const std::string& text);  // "" or "-" = stdout
 
+}  // namespace core_layer
 }  // namespace ddlsim

@@ -8,6 +8,7 @@
 #include "core/text.hpp"
 
 namespace ddlsim {
+inline namespace core_layer {
 
 std::optional<long long> parse_integer(const std::string& text, long long min, long long max) {
   char* end = nullptr;
@@ -55,4 +56,5 @@ void throw_unknown(const std::string& origin, const std::string& text, const std
                    "expected one of " + names + did_you_mean(text, split(names, ',')));
 }
 
+}  // namespace core_layer
 }  // namespace ddlsim

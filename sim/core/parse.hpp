@@ -13,6 +13,7 @@
 #include "core/text.hpp"
 
 namespace ddlsim {
+inline namespace core_layer {
 
 // A decimal integer (optional sign, leading blanks allowed as strtoll does) in [min, max].
 std::optional<long long> parse_integer(const std::string& text, long long min, long long max);
@@ -71,4 +72,5 @@ T lookup(const std::vector<std::pair<std::string, T>>& table, const std::string&
   throw_unknown(origin, text, what, shown.empty() ? names_of(table, [](const auto& e) { return e.first; }) : shown);
 }
 
+}  // namespace core_layer
 }  // namespace ddlsim

@@ -7,6 +7,7 @@
 #include <string>
 
 namespace ddlsim {
+inline namespace core_layer {
 
 ChildProcess fork_with_pipe(const char* who, const std::function<void(int write_fd)>& in_child) {
   int fds[2];
@@ -28,4 +29,5 @@ ChildProcess fork_with_pipe(const char* who, const std::function<void(int write_
   return {pid, fds[0]};
 }
 
+}  // namespace core_layer
 }  // namespace ddlsim

@@ -6,6 +6,7 @@
 #include <functional>
 
 namespace ddlsim {
+inline namespace core_layer {
 
 struct ChildProcess {
   pid_t pid = -1;
@@ -16,4 +17,5 @@ struct ChildProcess {
 // with _exit(0) if it returned. Throws std::runtime_error naming `who` when the pipe or the fork fails.
 ChildProcess fork_with_pipe(const char* who, const std::function<void(int write_fd)>& in_child);
 
+}  // namespace core_layer
 }  // namespace ddlsim

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 namespace ddlsim {
+inline namespace core_layer {
 
 std::string to_lower(std::string s) {
   std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
@@ -116,4 +117,5 @@ std::string markup_escape(const std::string& s) {
   return out;
 }
 
+}  // namespace core_layer
 }  // namespace ddlsim

@@ -4,6 +4,7 @@
 #include <vector>
 
 namespace ddlsim {
+inline namespace core_layer {
 
 std::string to_lower(std::string s);
 std::string trim(const std::string& s);
@@ -23,4 +24,5 @@ std::string clip(const std::string& s);
 // Text for HTML, SVG and XML: & < > " ' as character references.
 std::string markup_escape(const std::string& s);
 
+}  // namespace core_layer
 }  // namespace ddlsim

@@ -4,6 +4,7 @@
 #include <cstdint>
 
 namespace ddlsim {
+inline namespace core_layer {
 
 using Seconds = double;
 using Bytes = double;           // byte counts; double keeps per-sample fractions exact enough
@@ -17,4 +18,5 @@ constexpr double kGiB = 1024.0 * kMiB;
 constexpr double kGB = 1e9;
 constexpr double kTera = 1e12;
 
+}  // namespace core_layer
 }  // namespace ddlsim

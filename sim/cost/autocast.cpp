@@ -1,6 +1,7 @@
 #include "cost/autocast.hpp"
 
 namespace ddlsim {
+inline namespace cost_layer {
 
 namespace {
 
@@ -67,4 +68,5 @@ std::vector<ActivationBytes> activation_bytes(const Model& m, Precision p, bool 
   return out;
 }
 
+}  // namespace cost_layer
 }  // namespace ddlsim

@@ -20,6 +20,7 @@
 #include "spec/precision.hpp"
 
 namespace ddlsim {
+inline namespace cost_layer {
 
 struct ActivationBytes {
   double in = 4;         // bytes an input element weighs where the layer's own kernels read it
@@ -31,4 +32,5 @@ struct ActivationBytes {
 // One entry per layer of `m`, in order. The model's input is taken as already in the compute type.
 std::vector<ActivationBytes> activation_bytes(const Model& m, Precision p, bool autocast);
 
+}  // namespace cost_layer
 }  // namespace ddlsim

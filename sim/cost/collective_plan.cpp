@@ -5,6 +5,7 @@
 #include <utility>
 
 namespace ddlsim {
+inline namespace cost_layer {
 
 namespace {
 int floor_pow2(int p) {
@@ -660,4 +661,5 @@ RoundOps round_ops(const Round& r, const Layout& l, int me) {
   return ops;
 }
 
+}  // namespace cost_layer
 }  // namespace ddlsim

@@ -10,6 +10,7 @@
 #include "spec/comm.hpp"
 
 namespace ddlsim {
+inline namespace cost_layer {
 
 enum class RoundKind {
   RingStep,        // every rank sends to rank+1, receives from rank-1
@@ -230,4 +231,5 @@ bool node_round(RoundKind k);
 // What participant `me` sends and receives in one round.
 RoundOps round_ops(const Round& r, const Layout& l, int me);
 
+}  // namespace cost_layer
 }  // namespace ddlsim

@@ -7,6 +7,7 @@
 #include "cost/eager_rounds.hpp"
 
 namespace ddlsim {
+inline namespace cost_layer {
 
 namespace {
 int floor_log2(int p) {
@@ -338,4 +339,5 @@ BytesPerSecond busbw_Bps(Collective c, Bytes n, Seconds t, int p) {
   return 0;
 }
 
+}  // namespace cost_layer
 }  // namespace ddlsim

@@ -9,6 +9,7 @@
 #include "spec/comm.hpp"
 
 namespace ddlsim {
+inline namespace cost_layer {
 
 // Ring allreduce: reduce-scatter then allgather, 2(p-1) steps of n/p bytes:
 //   2 (p-1) (alpha + n / (p B)); with p = 2 the two ranks send to each other: B x exchange_factor;
@@ -161,4 +162,5 @@ BytesPerSecond algbw_Bps(Bytes n, Seconds t);
 BytesPerSecond busbw_Bps(Bytes n, Seconds t, int p);  // allreduce
 BytesPerSecond busbw_Bps(Collective c, Bytes n, Seconds t, int p);
 
+}  // namespace cost_layer
 }  // namespace ddlsim

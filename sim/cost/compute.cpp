@@ -11,6 +11,7 @@
 #include "cost/host_dispatch.hpp"
 
 namespace ddlsim {
+inline namespace cost_layer {
 
 namespace {
 
@@ -620,4 +621,5 @@ double host_contention(const ComputeTuning& t, int ranks_per_node) {
   return share(ranks_per_node) / share(1);
 }
 
+}  // namespace cost_layer
 }  // namespace ddlsim

@@ -15,6 +15,7 @@
 #include "system/system.hpp"
 
 namespace ddlsim {
+inline namespace cost_layer {
 
 struct LayerCost {
   Seconds fwd_s = 0;
@@ -55,4 +56,5 @@ ComputeProfile compute_profile(const Model& model, const Device& device, Precisi
                                int batch, const ComputeTuning& tuning, Optimizer optimizer = Optimizer::Momentum,
                                const FrameworkSpec& fw = FrameworkSpec{});
 
+}  // namespace cost_layer
 }  // namespace ddlsim

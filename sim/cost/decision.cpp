@@ -9,6 +9,7 @@
 #include "cost/protocol.hpp"
 
 namespace ddlsim {
+inline namespace cost_layer {
 
 namespace {
 
@@ -190,4 +191,5 @@ LibraryCall library_call(const CommMethod& m, Collective c, const CommTopology& 
   return k;
 }
 
+}  // namespace cost_layer
 }  // namespace ddlsim

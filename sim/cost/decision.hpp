@@ -22,6 +22,7 @@
 #include "spec/comm.hpp"
 
 namespace ddlsim {
+inline namespace cost_layer {
 
 // Open MPI 4.1's allreduce choice for `ranks` ranks and `bytes` bytes.
 Algorithm open_mpi_allreduce(int ranks, Bytes bytes);
@@ -75,4 +76,5 @@ LibraryCall library_call(const CommMethod& m, Collective c, const CommTopology& 
 // except that a topology already resolved for a call (simgrid_collective_s) keeps its own.
 Bytes eager_limit_bytes(const CommMethod& m, const CommTopology& topo);
 
+}  // namespace cost_layer
 }  // namespace ddlsim

@@ -7,6 +7,7 @@
 #include <utility>
 
 namespace ddlsim {
+inline namespace cost_layer {
 
 namespace {
 
@@ -189,4 +190,5 @@ Seconds eager_plan_time_s(const std::vector<Round>& plan, const Layout& l, const
   return end;
 }
 
+}  // namespace cost_layer
 }  // namespace ddlsim

@@ -14,6 +14,7 @@
 #include "cost/collective_plan.hpp"
 
 namespace ddlsim {
+inline namespace cost_layer {
 
 // Whether eager sends change the time of `plan`: the layout has an eager limit, some round's
 // messages are within it, some round leaves ranks idle, and every round is one whose messages all
@@ -30,4 +31,5 @@ bool eager_sends_matter(const std::vector<Round>& plan, const Layout& l);
 // closed forms' lockstep sums on the plans eager_sends_matter accepts.
 Seconds eager_plan_time_s(const std::vector<Round>& plan, const Layout& l, const Route& r);
 
+}  // namespace cost_layer
 }  // namespace ddlsim

@@ -5,6 +5,7 @@
 #include <vector>
 
 namespace ddlsim {
+inline namespace cost_layer {
 
 Seconds FrameworkCosts::copies_s(Bytes bytes, int tensors) const {
   if (copies == BufferCopies::None || copy_Bps <= 0) return 0;
@@ -97,4 +98,5 @@ FrameworkCosts framework_costs(const Execution& e, const System& sys, int nodes,
   return c;
 }
 
+}  // namespace cost_layer
 }  // namespace ddlsim

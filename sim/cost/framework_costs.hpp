@@ -16,6 +16,7 @@
 #include "system/system.hpp"
 
 namespace ddlsim {
+inline namespace cost_layer {
 
 struct FrameworkCosts {
   Seconds step_overhead_s = 0;     // per micro-batch, on the compute lane after the update
@@ -63,4 +64,5 @@ Seconds step_overhead_s(const FrameworkSpec& fw);
 // On `nodes` nodes of `gpus_per_node` ranks (one rank exchanges nothing: no copies, no negotiation).
 FrameworkCosts framework_costs(const Execution& e, const System& sys, int nodes, int gpus_per_node);
 
+}  // namespace cost_layer
 }  // namespace ddlsim

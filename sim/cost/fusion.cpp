@@ -1,6 +1,7 @@
 #include "cost/fusion.hpp"
 
 namespace ddlsim {
+inline namespace cost_layer {
 
 bool is_pointwise(const Layer& l) {
   switch (l.kind) {
@@ -39,4 +40,5 @@ std::vector<std::vector<std::size_t>> pointwise_chains(const Model& m) {
   return chains;
 }
 
+}  // namespace cost_layer
 }  // namespace ddlsim

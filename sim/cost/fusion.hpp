@@ -13,10 +13,12 @@
 #include "model/model.hpp"
 
 namespace ddlsim {
+inline namespace cost_layer {
 
 bool is_pointwise(const Layer& l);
 
 // Every pointwise layer's chain, each in model order (head first, tail last); a layer is in one.
 std::vector<std::vector<std::size_t>> pointwise_chains(const Model& m);
 
+}  // namespace cost_layer
 }  // namespace ddlsim

@@ -5,6 +5,7 @@
 #include "cost/compute.hpp"
 
 namespace ddlsim {
+inline namespace cost_layer {
 
 namespace {
 
@@ -56,4 +57,5 @@ void apply_host_floor(ComputeProfile& p, HostTimes host) {
   p.accumulate_s = acc.run(p.accumulate_s, tensors);
 }
 
+}  // namespace cost_layer
 }  // namespace ddlsim

@@ -19,6 +19,7 @@
 #include "core/units.hpp"
 
 namespace ddlsim {
+inline namespace cost_layer {
 
 struct ComputeProfile;
 
@@ -49,4 +50,5 @@ struct HostTimes {
 // per_kernel_s (autograd's AccumulateGrad nodes).
 void apply_host_floor(ComputeProfile& p, HostTimes host);
 
+}  // namespace cost_layer
 }  // namespace ddlsim

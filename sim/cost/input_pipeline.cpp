@@ -4,6 +4,7 @@
 #include <limits>
 
 namespace ddlsim {
+inline namespace cost_layer {
 
 StorageKind storage_kind(Storage s) {
   switch (s) {
@@ -28,4 +29,5 @@ Seconds input_batch_s(const StorageSpec& st, DataFormat format, int workers, int
   return std::max(read, open + decode);
 }
 
+}  // namespace cost_layer
 }  // namespace ddlsim

@@ -6,6 +6,7 @@
 #include "system/system.hpp"
 
 namespace ddlsim {
+inline namespace cost_layer {
 
 struct StorageKind {
   BytesPerSecond bw_Bps;  // read bandwidth a node sees (NFS: the server's, shared by all nodes)
@@ -27,4 +28,5 @@ StorageKind storage_kind(Storage s);
 Seconds input_batch_s(const StorageSpec& st, DataFormat format, int workers, int batch, int nodes,
                       int gpus_per_node);
 
+}  // namespace cost_layer
 }  // namespace ddlsim

@@ -3,6 +3,7 @@
 #include "system/platform.hpp"
 
 namespace ddlsim {
+inline namespace cost_layer {
 
 // Mean slow-down of compute kernels overlapped with NCCL collectives on A100 and H100, over GPT
 // and LLaMA training workloads: 18.9 % (max 40 %). Source: "Characterizing Compute-Communication
@@ -53,4 +54,5 @@ LibraryCosts library_costs(const Execution& e, const System& sys) {
   return c;
 }
 
+}  // namespace cost_layer
 }  // namespace ddlsim

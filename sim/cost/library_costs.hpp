@@ -13,6 +13,7 @@
 #include "system/system.hpp"
 
 namespace ddlsim {
+inline namespace cost_layer {
 
 struct LibraryCosts {
   double interference = 0;     // compute slow-down while overlapped, fraction (0.2: 20 % slower)
@@ -30,4 +31,5 @@ bool stages_through_host(Library l);
 
 LibraryCosts library_costs(const Execution& e, const System& sys);
 
+}  // namespace cost_layer
 }  // namespace ddlsim

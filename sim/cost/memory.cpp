@@ -6,6 +6,7 @@
 #include "spec/optimizer.hpp"
 
 namespace ddlsim {
+inline namespace cost_layer {
 
 namespace {
 
@@ -55,4 +56,5 @@ MemoryEstimate memory_per_gpu(const Model& m, const Execution& e, bool scores_sa
   return est;
 }
 
+}  // namespace cost_layer
 }  // namespace ddlsim

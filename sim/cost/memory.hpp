@@ -17,6 +17,7 @@
 #include "spec/execution.hpp"
 
 namespace ddlsim {
+inline namespace cost_layer {
 
 constexpr Bytes kReservedDeviceBytes = kGiB;
 
@@ -41,4 +42,5 @@ struct MemoryEstimate {
 
 MemoryEstimate memory_per_gpu(const Model& m, const Execution& e, bool scores_saved = false);
 
+}  // namespace cost_layer
 }  // namespace ddlsim

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 namespace ddlsim {
+inline namespace cost_layer {
 
 BytesPerSecond nccl_tree_bus_Bps(const CommTopology& t) {
   return std::min(0.9 * t.flat_route().bw_Bps, (t.nodes > 2 ? 80 : 110) * 1e9);
@@ -43,4 +44,5 @@ CommTopology protocol_topology(const CommTopology& topo, Protocol p) {
   return t;
 }
 
+}  // namespace cost_layer
 }  // namespace ddlsim

@@ -12,6 +12,7 @@
 #include "spec/comm.hpp"
 
 namespace ddlsim {
+inline namespace cost_layer {
 
 // Simple's bus bandwidth of the dbtree in NCCL's model: 0.9 of the link, at most 80 GB/s beyond 2
 // nodes, else 110 (decision.hpp).
@@ -34,4 +35,5 @@ double protocol_efficiency(Algorithm a, Protocol p, const CommTopology& topo, Co
 // where NCCL's latencies are off.
 CommTopology protocol_topology(const CommTopology& topo, Protocol p);
 
+}  // namespace cost_layer
 }  // namespace ddlsim

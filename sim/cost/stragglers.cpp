@@ -4,6 +4,7 @@
 #include <unordered_map>
 
 namespace ddlsim {
+inline namespace cost_layer {
 
 namespace {
 
@@ -47,4 +48,5 @@ Seconds straggler_wait_s(Seconds compute_s, double cv, double spread, int sync_p
   return k * compute_s * std::sqrt(spread * spread + cv * cv / k) * expected_max_std_normal(ranks);
 }
 
+}  // namespace cost_layer
 }  // namespace ddlsim

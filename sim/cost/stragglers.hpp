@@ -14,6 +14,7 @@
 #include "system/system.hpp"
 
 namespace ddlsim {
+inline namespace cost_layer {
 
 // E[max of n independent standard normals] = integral of x n phi(x) Phi(x)^(n-1) dx (Simpson's rule).
 double expected_max_std_normal(int n);
@@ -33,4 +34,5 @@ double device_spread(const ComputeTuning& t);
 // Per synchronisation: `compute_s` is one micro-batch's forward + backward time on one rank.
 Seconds straggler_wait_s(Seconds compute_s, double cv, double spread, int sync_period, int ranks);
 
+}  // namespace cost_layer
 }  // namespace ddlsim

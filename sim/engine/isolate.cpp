@@ -15,6 +15,7 @@
 #include "core/text.hpp"
 
 namespace ddlsim {
+inline namespace engine_layer {
 
 namespace {
 
@@ -173,4 +174,5 @@ std::string run_isolated(const std::function<std::string()>& work, const std::st
   throw std::runtime_error("SimGrid backend: " + reason);
 }
 
+}  // namespace engine_layer
 }  // namespace ddlsim

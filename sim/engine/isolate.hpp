@@ -9,6 +9,7 @@
 #include "core/units.hpp"
 
 namespace ddlsim {
+inline namespace engine_layer {
 
 // A generous default for reading platform files and small simulations; the backend derives a
 // budget from the simulation's size (simgrid_backend.cpp), simulation.timeout_s overrides it.
@@ -27,4 +28,5 @@ std::string run_isolated(const std::function<std::string()>& work, const std::st
 // on a route the file does not give, say) is reported as "... while DOING".
 void note_stage(const std::string& doing);
 
+}  // namespace engine_layer
 }  // namespace ddlsim

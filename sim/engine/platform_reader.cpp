@@ -19,6 +19,7 @@
 namespace sg4 = simgrid::s4u;
 
 namespace ddlsim {
+inline namespace engine_layer {
 
 namespace {
 struct Shape {
@@ -222,4 +223,5 @@ std::string platform_summary(const std::string& path, int from, int to) {
   return run_isolated([&] { return summarise(path, from, to); }, path);
 }
 
+}  // namespace engine_layer
 }  // namespace ddlsim

@@ -10,6 +10,7 @@
 #include "system/platform.hpp"
 
 namespace ddlsim {
+inline namespace engine_layer {
 
 // Throws InputError naming the file (and line, where SimGrid gives one).
 ClusterDescription read_platform_file(const std::string& path);
@@ -18,4 +19,5 @@ ClusterDescription read_platform_file(const std::string& path);
 // (to < 0: the last rank).
 std::string platform_summary(const std::string& path, int from, int to);
 
+}  // namespace engine_layer
 }  // namespace ddlsim

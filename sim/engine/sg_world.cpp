@@ -12,6 +12,7 @@
 namespace sg4 = simgrid::s4u;
 
 namespace ddlsim {
+inline namespace engine_layer {
 
 sg4::Engine& start_engine(const SimGridOptions& o) {
   // argv must outlive the engine; the child process ends with it.
@@ -102,4 +103,5 @@ RouteInfo route_info(const sg4::Host* a, const sg4::Host* b) {
   return r;
 }
 
+}  // namespace engine_layer
 }  // namespace ddlsim

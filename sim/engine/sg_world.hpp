@@ -10,6 +10,7 @@
 #include "system/system.hpp"
 
 namespace ddlsim {
+inline namespace engine_layer {
 
 // A configured engine; configuration must precede the platform. Lives until the child exits.
 simgrid::s4u::Engine& start_engine(const SimGridOptions& o);
@@ -32,4 +33,5 @@ struct RouteInfo {
 };
 RouteInfo route_info(const simgrid::s4u::Host* a, const simgrid::s4u::Host* b);
 
+}  // namespace engine_layer
 }  // namespace ddlsim

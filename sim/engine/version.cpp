@@ -6,6 +6,7 @@
 #include <simgrid/version.h>
 
 namespace ddlsim {
+inline namespace engine_layer {
 
 std::string simgrid_version() {
   int major = 0, minor = 0, patch = 0;
@@ -13,4 +14,5 @@ std::string simgrid_version() {
   return std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(patch);
 }
 
+}  // namespace engine_layer
 }  // namespace ddlsim

@@ -7,6 +7,7 @@
 #include "core/error.hpp"
 
 namespace ddlsim {
+inline namespace model_layer {
 
 namespace {
 
@@ -496,4 +497,5 @@ Model ModelBuilder::finish(int classes) {
   return std::move(model_);
 }
 
+}  // namespace model_layer
 }  // namespace ddlsim

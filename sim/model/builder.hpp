@@ -27,6 +27,7 @@
 #include "model/model.hpp"
 
 namespace ddlsim {
+inline namespace model_layer {
 
 enum class Padding { Same, Valid };
 
@@ -153,4 +154,5 @@ class ModelBuilder {
   std::map<std::string, int> name_counts_;
 };
 
+}  // namespace model_layer
 }  // namespace ddlsim

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 namespace ddlsim {
+inline namespace model_layer {
 
 const char* to_string(LayerKind kind) {
   switch (kind) {
@@ -81,4 +82,5 @@ std::int64_t Model::activation_elems_per_sample() const {
 
 bool Model::reads_tokens() const { return layers.size() > 1 && layers[1].kind == LayerKind::Embedding; }
 
+}  // namespace model_layer
 }  // namespace ddlsim

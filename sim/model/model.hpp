@@ -6,6 +6,7 @@
 #include <vector>
 
 namespace ddlsim {
+inline namespace model_layer {
 
 enum class LayerKind {
   Input,          // no cost; records the input shape
@@ -139,4 +140,5 @@ ModelOptions default_model_options(const std::string& name);
 Model parse_model_file(const std::string& text, const std::string& origin);
 Model load_model_file(const std::string& path);
 
+}  // namespace model_layer
 }  // namespace ddlsim

@@ -13,6 +13,7 @@
 #include "model/builder.hpp"
 
 namespace ddlsim {
+inline namespace model_layer {
 
 namespace {
 
@@ -325,4 +326,5 @@ Model load_model_file(const std::string& path) {
   return parse_model_file(read_text_file(path, "model file"), path);
 }
 
+}  // namespace model_layer
 }  // namespace ddlsim

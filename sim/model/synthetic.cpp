@@ -7,6 +7,7 @@
 #include "core/text.hpp"
 
 namespace ddlsim {
+inline namespace model_layer {
 
 namespace {
 std::int64_t scaled(std::int64_t n, double factor) { return std::int64_t(std::llround(double(n) * factor)); }
@@ -41,4 +42,5 @@ Model widen_to_params(const Model& base, double params) {
   return m;
 }
 
+}  // namespace model_layer
 }  // namespace ddlsim

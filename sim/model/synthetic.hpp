@@ -9,8 +9,10 @@
 #include "model/model.hpp"
 
 namespace ddlsim {
+inline namespace model_layer {
 
 // Throws InputError when `params` is not a positive number or the base has no parameters.
 Model widen_to_params(const Model& base, double params);
 
+}  // namespace model_layer
 }  // namespace ddlsim

@@ -7,6 +7,7 @@
 #include "model/zoo_models.hpp"
 
 namespace ddlsim {
+inline namespace model_layer {
 
 namespace {
 
@@ -233,4 +234,5 @@ ModelOptions default_model_options(const std::string& name) {
   return o;
 }
 
+}  // namespace model_layer
 }  // namespace ddlsim

@@ -7,6 +7,7 @@
 #include "model/zoo_models.hpp"
 
 namespace ddlsim {
+inline namespace model_layer {
 
 namespace {
 
@@ -40,4 +41,5 @@ Model build_alexnet(const ModelOptions& o) {
   return b.finish(o.classes);
 }
 
+}  // namespace model_layer
 }  // namespace ddlsim

@@ -13,6 +13,7 @@
 #include "model/zoo_models.hpp"
 
 namespace ddlsim {
+inline namespace model_layer {
 
 namespace {
 
@@ -80,4 +81,5 @@ Model build_convnext_large(const ModelOptions& o) {
   return build_convnext({"convnext_large", {3, 3, 27, 3}, {192, 384, 768, 1536}, 0.5}, o);
 }
 
+}  // namespace model_layer
 }  // namespace ddlsim

@@ -10,6 +10,7 @@
 #include "model/zoo_models.hpp"
 
 namespace ddlsim {
+inline namespace model_layer {
 
 namespace {
 
@@ -60,4 +61,5 @@ Model build_densenet201(const ModelOptions& o) { return build_densenet("densenet
 // DenseNet-161 (the paper's table 1 note; torchvision.models.densenet161): growth 48, a stem of 96.
 Model build_densenet161(const ModelOptions& o) { return build_densenet("densenet161", {6, 12, 36, 24}, o, 48, 96); }
 
+}  // namespace model_layer
 }  // namespace ddlsim

@@ -13,6 +13,7 @@
 #include "model/zoo_models.hpp"
 
 namespace ddlsim {
+inline namespace model_layer {
 
 namespace {
 
@@ -144,4 +145,5 @@ Model build_efficientnet_widese_b4(const ModelOptions& o) {
   return build_efficientnet(o, "efficientnet_widese_b4", 1.4, 1.8, SeBase::Expanded, 0.2);
 }
 
+}  // namespace model_layer
 }  // namespace ddlsim

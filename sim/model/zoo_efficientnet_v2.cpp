@@ -11,6 +11,7 @@
 #include "model/zoo_models.hpp"
 
 namespace ddlsim {
+inline namespace model_layer {
 
 namespace {
 
@@ -84,4 +85,5 @@ Model build_efficientnet_v2_s(const ModelOptions& o) { return build_v2("efficien
 Model build_efficientnet_v2_m(const ModelOptions& o) { return build_v2("efficientnet_v2_m", kM, o); }
 Model build_efficientnet_v2_l(const ModelOptions& o) { return build_v2("efficientnet_v2_l", kL, o); }
 
+}  // namespace model_layer
 }  // namespace ddlsim

@@ -5,6 +5,7 @@
 #include "model/zoo_models.hpp"
 
 namespace ddlsim {
+inline namespace model_layer {
 
 namespace {
 
@@ -100,4 +101,5 @@ Model build_inception_v3(const ModelOptions& o) {
   return b.finish(o.classes);
 }
 
+}  // namespace model_layer
 }  // namespace ddlsim

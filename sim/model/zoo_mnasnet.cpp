@@ -12,6 +12,7 @@
 #include "model/zoo_models.hpp"
 
 namespace ddlsim {
+inline namespace model_layer {
 
 namespace {
 
@@ -72,4 +73,5 @@ Model build_mnasnet0_75(const ModelOptions& o) { return build_mnasnet("mnasnet0_
 Model build_mnasnet1_0(const ModelOptions& o) { return build_mnasnet("mnasnet1_0", 1.0, o); }
 Model build_mnasnet1_3(const ModelOptions& o) { return build_mnasnet("mnasnet1_3", 1.3, o); }
 
+}  // namespace model_layer
 }  // namespace ddlsim

@@ -5,6 +5,7 @@
 #include "model/zoo_models.hpp"
 
 namespace ddlsim {
+inline namespace model_layer {
 
 namespace {
 
@@ -63,4 +64,5 @@ Model build_mobilenet_v2(const ModelOptions& o) {
   return b.finish(o.classes);
 }
 
+}  // namespace model_layer
 }  // namespace ddlsim

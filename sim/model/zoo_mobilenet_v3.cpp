@@ -11,6 +11,7 @@
 #include "model/zoo_models.hpp"
 
 namespace ddlsim {
+inline namespace model_layer {
 
 namespace {
 
@@ -85,4 +86,5 @@ Model build_mobilenet_v3_small(const ModelOptions& o) {
   return build_mobilenet_v3("mobilenet_v3_small", kV3Small, 576, 1024, o);
 }
 
+}  // namespace model_layer
 }  // namespace ddlsim

@@ -8,6 +8,7 @@
 #include "model/model.hpp"
 
 namespace ddlsim {
+inline namespace model_layer {
 
 Model build_resnet18(const ModelOptions& o);
 Model build_resnet34(const ModelOptions& o);
@@ -98,4 +99,5 @@ Shape correct_pad(ModelBuilder& b, Shape x, int kernel, const std::string& name)
 
 inline Shape input_shape(const ModelOptions& o) { return Shape{o.input_h, o.input_w, o.input_c}; }
 
+}  // namespace model_layer
 }  // namespace ddlsim

@@ -17,6 +17,7 @@
 #include "model/zoo_models.hpp"
 
 namespace ddlsim {
+inline namespace model_layer {
 
 namespace {
 
@@ -97,4 +98,5 @@ Model build_regnet_y_16gf(const ModelOptions& o) { return build_regnet("regnet_y
 Model build_regnet_y_32gf(const ModelOptions& o) { return build_regnet("regnet_y_32gf", o); }
 Model build_regnet_y_128gf(const ModelOptions& o) { return build_regnet("regnet_y_128gf", o); }
 
+}  // namespace model_layer
 }  // namespace ddlsim

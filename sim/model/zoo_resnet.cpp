@@ -8,6 +8,7 @@
 #include "model/zoo_models.hpp"
 
 namespace ddlsim {
+inline namespace model_layer {
 
 namespace {
 
@@ -177,4 +178,5 @@ Model build_resnet50(const ModelOptions& o) { return build_resnet(o, "resnet50",
 Model build_resnet101(const ModelOptions& o) { return build_resnet(o, "resnet101", {3, 4, 23, 3}); }
 Model build_resnet152(const ModelOptions& o) { return build_resnet(o, "resnet152", {3, 8, 36, 3}); }
 
+}  // namespace model_layer
 }  // namespace ddlsim

@@ -9,6 +9,7 @@
 #include "model/zoo_models.hpp"
 
 namespace ddlsim {
+inline namespace model_layer {
 
 namespace {
 
@@ -36,4 +37,5 @@ Model build_small_cnn(const ModelOptions& o) {
   return b.finish(o.classes);
 }
 
+}  // namespace model_layer
 }  // namespace ddlsim

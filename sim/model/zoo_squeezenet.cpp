@@ -10,6 +10,7 @@
 #include "model/zoo_models.hpp"
 
 namespace ddlsim {
+inline namespace model_layer {
 
 namespace {
 
@@ -59,4 +60,5 @@ constexpr Fire kFires11[] = {{16, 64, false},  {16, 64, false},  {32, 128, true}
 Model build_squeezenet1_0(const ModelOptions& o) { return build_squeezenet("squeezenet1_0", 96, 7, kFires10, o); }
 Model build_squeezenet1_1(const ModelOptions& o) { return build_squeezenet("squeezenet1_1", 64, 3, kFires11, o); }
 
+}  // namespace model_layer
 }  // namespace ddlsim

@@ -19,6 +19,7 @@
 #include "model/zoo_models.hpp"
 
 namespace ddlsim {
+inline namespace model_layer {
 
 namespace {
 
@@ -99,4 +100,5 @@ Model build_swin_t(const ModelOptions& o) { return build_swin({"swin_t", 96, {2,
 Model build_swin_s(const ModelOptions& o) { return build_swin({"swin_s", 96, {2, 2, 18, 2}, {3, 6, 12, 24}, 0.3}, o); }
 Model build_swin_b(const ModelOptions& o) { return build_swin({"swin_b", 128, {2, 2, 18, 2}, {4, 8, 16, 32}, 0.5}, o); }
 
+}  // namespace model_layer
 }  // namespace ddlsim

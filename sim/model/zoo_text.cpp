@@ -19,6 +19,7 @@
 #include "model/zoo_models.hpp"
 
 namespace ddlsim {
+inline namespace model_layer {
 
 namespace {
 
@@ -72,4 +73,5 @@ Model build_gpt2_medium(const ModelOptions& o) { return build_gpt2({"gpt2_medium
 Model build_bert_base(const ModelOptions& o) { return build_bert({"bert_base", 12, 12, 768, 3072, 512}, o); }
 Model build_bert_large(const ModelOptions& o) { return build_bert({"bert_large", 24, 16, 1024, 4096, 512}, o); }
 
+}  // namespace model_layer
 }  // namespace ddlsim

@@ -8,6 +8,7 @@
 #include "model/zoo_models.hpp"
 
 namespace ddlsim {
+inline namespace model_layer {
 
 namespace {
 
@@ -52,4 +53,5 @@ Model build_vgg13_bn(const ModelOptions& o) { return build_vgg("vgg13_bn", {2, 2
 Model build_vgg16_bn(const ModelOptions& o) { return build_vgg("vgg16_bn", {2, 2, 3, 3, 3}, o, true); }
 Model build_vgg19_bn(const ModelOptions& o) { return build_vgg("vgg19_bn", {2, 2, 4, 4, 4}, o, true); }
 
+}  // namespace model_layer
 }  // namespace ddlsim

@@ -9,6 +9,7 @@
 #include "model/zoo_models.hpp"
 
 namespace ddlsim {
+inline namespace model_layer {
 
 namespace {
 
@@ -46,4 +47,5 @@ Model build_vit_l_16(const ModelOptions& o) { return build_vit({"vit_l_16", 16, 
 Model build_vit_l_32(const ModelOptions& o) { return build_vit({"vit_l_32", 32, 24, 16, 1024, 4096}, o); }
 Model build_vit_h_14(const ModelOptions& o) { return build_vit({"vit_h_14", 14, 32, 16, 1280, 5120}, o); }
 
+}  // namespace model_layer
 }  // namespace ddlsim

@@ -6,6 +6,7 @@
 #include "core/text.hpp"
 
 namespace ddlsim {
+inline namespace plan_layer {
 
 using nlohmann::ordered_json;
 
@@ -134,4 +135,5 @@ std::string render_advice(const Advice& a, Format f) {
   return "";
 }
 
+}  // namespace plan_layer
 }  // namespace ddlsim

@@ -6,7 +6,9 @@
 #include "report/report.hpp"
 
 namespace ddlsim {
+inline namespace plan_layer {
 
 std::string render_advice(const Advice& a, Format f);
 
+}  // namespace plan_layer
 }  // namespace ddlsim

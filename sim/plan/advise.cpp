@@ -9,6 +9,7 @@
 #include "core/text.hpp"
 
 namespace ddlsim {
+inline namespace plan_layer {
 
 Objective parse_objective(const std::string& text) {
   return lookup<Objective>({{"epoch_time", Objective::EpochTime},
@@ -366,4 +367,5 @@ Advice advise(const Evaluator& ev, const AdviseRequest& req) {
   return a;
 }
 
+}  // namespace plan_layer
 }  // namespace ddlsim

@@ -22,6 +22,7 @@
 #include "plan/plan_keys.hpp"
 
 namespace ddlsim {
+inline namespace plan_layer {
 
 enum class Objective { EpochTime, Efficiency, GpuHours };
 Objective parse_objective(const std::string& text);  // epoch_time, efficiency, gpu_hours
@@ -72,4 +73,5 @@ struct Advice {
 // Throws InputError for a bad request (key, range, values) or when no value can be predicted.
 Advice advise(const Evaluator& ev, const AdviseRequest& req);
 
+}  // namespace plan_layer
 }  // namespace ddlsim

@@ -7,6 +7,7 @@
 #include "plan/plan_keys.hpp"
 
 namespace ddlsim {
+inline namespace plan_layer {
 
 Evaluator::Evaluator(Settings base, std::string base_dir)
     : base_(std::move(base)), base_dir_(std::move(base_dir)) {}
@@ -61,4 +62,5 @@ Outcome Evaluator::try_at(const Assignment& a) const {
   }
 }
 
+}  // namespace plan_layer
 }  // namespace ddlsim

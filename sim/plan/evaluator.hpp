@@ -12,6 +12,7 @@
 #include "scenario/settings.hpp"
 
 namespace ddlsim {
+inline namespace plan_layer {
 
 // Keys and their values, as text (what `--key=value` would give).
 using Assignment = std::vector<std::pair<std::string, std::string>>;
@@ -45,4 +46,5 @@ class Evaluator {
   mutable std::optional<std::pair<Settings, Scenario>> last_;
 };
 
+}  // namespace plan_layer
 }  // namespace ddlsim

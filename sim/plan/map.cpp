@@ -12,6 +12,7 @@
 #include "report/report.hpp"
 
 namespace ddlsim {
+inline namespace plan_layer {
 
 MapAxis parse_map_axis(const std::string& text, const std::string& origin) {
   const auto eq = text.find('=');
@@ -151,4 +152,5 @@ std::string map_svg(const MapGrid& g, const std::string& title) {
   return render_heatmap_svg(h);
 }
 
+}  // namespace plan_layer
 }  // namespace ddlsim

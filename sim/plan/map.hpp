@@ -10,6 +10,7 @@
 #include "plan/plan_keys.hpp"
 
 namespace ddlsim {
+inline namespace plan_layer {
 
 struct MapAxis {
   PlanKey key;
@@ -51,4 +52,5 @@ std::string map_csv(const MapGrid& g);
 std::string map_summary(const MapGrid& g);
 std::string map_svg(const MapGrid& g, const std::string& title);
 
+}  // namespace plan_layer
 }  // namespace ddlsim

@@ -10,6 +10,7 @@
 #include "system/platform.hpp"
 
 namespace ddlsim {
+inline namespace plan_layer {
 
 namespace {
 
@@ -152,4 +153,5 @@ double metric_value(const Prediction& p, const std::string& name) {
   return prediction_record(p).at(name).get<double>();
 }
 
+}  // namespace plan_layer
 }  // namespace ddlsim

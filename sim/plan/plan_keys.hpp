@@ -12,6 +12,7 @@
 #include "predict/prediction.hpp"
 
 namespace ddlsim {
+inline namespace plan_layer {
 
 enum class KeyKind { Real, Integer, Choice };
 
@@ -43,4 +44,5 @@ Metric find_metric(const std::string& name, const std::string& origin);
 double metric_value(const Prediction& p, const std::string& name);
 double gpu_hours(const Prediction& p);
 
+}  // namespace plan_layer
 }  // namespace ddlsim

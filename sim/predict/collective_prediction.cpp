@@ -10,6 +10,7 @@
 #include "cost/library_costs.hpp"
 
 namespace ddlsim {
+inline namespace predict_layer {
 
 namespace {
 
@@ -57,4 +58,5 @@ CollectivePrediction predict_collective(const Scenario& sc, Collective op, const
   return out;
 }
 
+}  // namespace predict_layer
 }  // namespace ddlsim

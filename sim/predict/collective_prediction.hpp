@@ -8,6 +8,7 @@
 #include "scenario/scenario.hpp"
 
 namespace ddlsim {
+inline namespace predict_layer {
 
 struct CollectiveRow {
   Bytes bytes = 0;
@@ -30,4 +31,5 @@ struct CollectivePrediction {
 // Throws InputError when the scenario's algorithm does not run `op` (naming the ones that do).
 CollectivePrediction predict_collective(const Scenario& sc, Collective op, const std::vector<Bytes>& sizes);
 
+}  // namespace predict_layer
 }  // namespace ddlsim

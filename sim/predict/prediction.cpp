@@ -18,6 +18,7 @@
 #include "schedule/step_schedule.hpp"
 
 namespace ddlsim {
+inline namespace predict_layer {
 
 EpochShape epoch_shape(long long samples, int batch, int ranks, int sync_period) {
   const long long global = (long long)batch * ranks;
@@ -229,4 +230,5 @@ Prediction predict(const Scenario& sc) {
   return p;
 }
 
+}  // namespace predict_layer
 }  // namespace ddlsim

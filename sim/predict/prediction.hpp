@@ -9,6 +9,7 @@
 #include "scenario/scenario.hpp"
 
 namespace ddlsim {
+inline namespace predict_layer {
 
 struct Prediction {
   std::string model, framework, library, algorithm, device, platform, precision, backend;
@@ -74,4 +75,5 @@ Prediction predict(const Scenario& sc);
 // (`ddlsim profile` prints it layer by layer).
 ComputeProfile device_compute_profile(const Scenario& sc);
 
+}  // namespace predict_layer
 }  // namespace ddlsim

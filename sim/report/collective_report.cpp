@@ -8,6 +8,7 @@
 #include "report/report.hpp"
 
 namespace ddlsim {
+inline namespace report_layer {
 
 CollectiveFormat parse_collective_format(const std::string& text) {
   static const std::vector<std::pair<std::string, CollectiveFormat>> names = {
@@ -102,4 +103,5 @@ std::string render_collective(const CollectivePrediction& p, CollectiveFormat f)
   return "";
 }
 
+}  // namespace report_layer
 }  // namespace ddlsim

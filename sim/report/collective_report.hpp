@@ -6,10 +6,12 @@
 #include "predict/collective_prediction.hpp"
 
 namespace ddlsim {
+inline namespace report_layer {
 
 enum class CollectiveFormat { Nccl, Osu, Table, Csv, Json };
 CollectiveFormat parse_collective_format(const std::string& text);
 
 std::string render_collective(const CollectivePrediction& p, CollectiveFormat f);
 
+}  // namespace report_layer
 }  // namespace ddlsim

@@ -7,6 +7,7 @@
 #include "core/text.hpp"
 
 namespace ddlsim {
+inline namespace report_layer {
 
 namespace {
 
@@ -192,4 +193,5 @@ std::string render_heatmap_svg(const HeatMap& m) {
   return out;
 }
 
+}  // namespace report_layer
 }  // namespace ddlsim

@@ -4,6 +4,7 @@
 #include "report/report.hpp"
 
 namespace ddlsim {
+inline namespace report_layer {
 
 using nlohmann::ordered_json;
 
@@ -104,4 +105,5 @@ std::string render_model_list(Format f) {
   return out;
 }
 
+}  // namespace report_layer
 }  // namespace ddlsim

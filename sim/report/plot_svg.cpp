@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 namespace ddlsim {
+inline namespace report_layer {
 
 namespace {
 
@@ -111,4 +112,5 @@ std::string render_scatter_svg(const ScatterPlot& p) {
   return s;
 }
 
+}  // namespace report_layer
 }  // namespace ddlsim

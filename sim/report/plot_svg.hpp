@@ -5,6 +5,7 @@
 #include <vector>
 
 namespace ddlsim {
+inline namespace report_layer {
 
 struct PlotPoint {
   double measured = 0;
@@ -23,9 +24,11 @@ struct ScatterPlot {
 
 std::string render_scatter_svg(const ScatterPlot& plot);
 
+}  // namespace report_layer
 }  // namespace ddlsim
 
 namespace ddlsim {
+inline namespace report_layer {
 
 // A heat map with contour lines (report/heatmap_svg.cpp): one value per grid point, coloured on a
 // linear scale from the least to the greatest (viridis-like), black contour lines at "nice" levels
@@ -42,4 +45,5 @@ struct HeatMap {
 
 std::string render_heatmap_svg(const HeatMap& map);
 
+}  // namespace report_layer
 }  // namespace ddlsim

@@ -8,6 +8,7 @@
 #include "report/report.hpp"
 
 namespace ddlsim {
+inline namespace report_layer {
 
 using nlohmann::ordered_json;
 
@@ -94,4 +95,5 @@ std::string render_compute_profile(const Model& m, const ComputeProfile& p, cons
   return out;
 }
 
+}  // namespace report_layer
 }  // namespace ddlsim

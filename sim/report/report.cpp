@@ -8,6 +8,7 @@
 #include "core/text.hpp"
 
 namespace ddlsim {
+inline namespace report_layer {
 
 using nlohmann::ordered_json;
 
@@ -150,4 +151,5 @@ std::string render_prediction(const Prediction& p, Format f) {
   return "";
 }
 
+}  // namespace report_layer
 }  // namespace ddlsim

@@ -7,6 +7,7 @@
 #include "predict/prediction.hpp"
 
 namespace ddlsim {
+inline namespace report_layer {
 
 enum class Format { Table, Csv, Json };
 Format parse_format(const std::string& text);
@@ -33,4 +34,5 @@ std::string render_compute_profile(const Model& m, const ComputeProfile& p, cons
 std::string render_model(const Model& m, Format f);
 std::string render_model_list(Format f);
 
+}  // namespace report_layer
 }  // namespace ddlsim

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 namespace ddlsim {
+inline namespace report_layer {
 
 namespace {
 const char* lane_name(Lane l) {
@@ -103,4 +104,5 @@ std::string chrome_trace_json(const Prediction& p, int max_ranks, int max_steps)
   return doc.dump(1) + "\n";
 }
 
+}  // namespace report_layer
 }  // namespace ddlsim

@@ -13,7 +13,9 @@
 #include "predict/prediction.hpp"
 
 namespace ddlsim {
+inline namespace report_layer {
 
 std::string chrome_trace_json(const Prediction& p, int max_ranks = 8, int max_steps = 4);
 
+}  // namespace report_layer
 }  // namespace ddlsim

@@ -7,6 +7,7 @@
 #include "core/text.hpp"
 
 namespace ddlsim {
+inline namespace scenario_layer {
 
 // The framework's own costs (spec/framework.hpp, cost/framework_costs.hpp). Buffer copies: Horovod
 // copies the tensors into its fusion buffer and out of it after the allreduce (docs, "Tensor
@@ -82,4 +83,5 @@ const FrameworkPreset& find_preset(const std::string& name, const std::string& k
   return *it;
 }
 
+}  // namespace scenario_layer
 }  // namespace ddlsim

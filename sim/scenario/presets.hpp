@@ -8,6 +8,7 @@
 #include "core/units.hpp"
 
 namespace ddlsim {
+inline namespace scenario_layer {
 
 struct FrameworkPreset {
   std::string name;
@@ -27,4 +28,5 @@ struct FrameworkPreset {
 const std::vector<FrameworkPreset>& framework_presets();
 const FrameworkPreset& find_preset(const std::string& name, const std::string& key);
 
+}  // namespace scenario_layer
 }  // namespace ddlsim

@@ -11,6 +11,7 @@
 #include "scenario/presets.hpp"
 
 namespace ddlsim {
+inline namespace scenario_layer {
 
 namespace {
 
@@ -532,4 +533,5 @@ Scenario resolve_scenario(const Settings& settings, const std::string& base_dir)
   return sc;
 }
 
+}  // namespace scenario_layer
 }  // namespace ddlsim

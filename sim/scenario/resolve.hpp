@@ -7,6 +7,7 @@
 #include "scenario/settings.hpp"
 
 namespace ddlsim {
+inline namespace scenario_layer {
 
 // `base_dir` resolves relative paths (model.file, cluster.platform) against the scenario file's
 // folder. A platform file (cluster.platform = NAME.xml) is read by engine/platform_reader.hpp.
@@ -20,4 +21,5 @@ std::string dir_of(const std::string& path);
 // NVSwitch nodes on switches that reduce (cluster.network_reduction = sharp); all three are NCCL's.
 std::string algorithm_misfit(Algorithm a, Library library, const System& sys);
 
+}  // namespace scenario_layer
 }  // namespace ddlsim

@@ -8,6 +8,7 @@
 #include "system/system.hpp"
 
 namespace ddlsim {
+inline namespace scenario_layer {
 
 struct Scenario {
   Model model;
@@ -17,4 +18,5 @@ struct Scenario {
   SimGridOptions simgrid;
 };
 
+}  // namespace scenario_layer
 }  // namespace ddlsim

@@ -11,6 +11,7 @@
 namespace po = boost::program_options;
 
 namespace ddlsim {
+inline namespace scenario_layer {
 
 const std::vector<KeySpec>& scenario_keys() {
   static const std::vector<KeySpec> keys = {
@@ -356,4 +357,5 @@ std::string where(const Settings& s, const std::string& key) {
   return it->second.origin + ": " + key;
 }
 
+}  // namespace scenario_layer
 }  // namespace ddlsim

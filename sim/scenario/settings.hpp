@@ -7,6 +7,7 @@
 #include <vector>
 
 namespace ddlsim {
+inline namespace scenario_layer {
 
 struct KeySpec {
   std::string key;           // section.key
@@ -46,4 +47,5 @@ ScenarioInput parse_scenario_text(const std::string& text, const std::string& or
 // Error prefix for a key: "file.ini:12: training.batch_per_gpu" or "command line: --training.x".
 std::string where(const Settings& s, const std::string& key);
 
+}  // namespace scenario_layer
 }  // namespace ddlsim

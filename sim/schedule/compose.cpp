@@ -3,6 +3,7 @@
 #include <algorithm>
 
 namespace ddlsim {
+inline namespace schedule_layer {
 
 Seconds bucket_ready_s(const StepSchedule& s, std::size_t i) {
   return s.forward_s + (s.overlap ? s.buckets[i].ready_s : s.backward_s) + s.start_delay_s();
@@ -109,4 +110,5 @@ StepPair compose_steps(const RankSchedules& rs, const std::vector<Seconds>& exch
   return out;
 }
 
+}  // namespace schedule_layer
 }  // namespace ddlsim

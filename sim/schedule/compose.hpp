@@ -16,6 +16,7 @@
 #include "schedule/step_timing.hpp"
 
 namespace ddlsim {
+inline namespace schedule_layer {
 
 // When bucket i becomes ready to exchange, from the start of the step.
 Seconds bucket_ready_s(const StepSchedule& s, std::size_t i);
@@ -36,4 +37,5 @@ StepPair compose_steps(const StepSchedule& s, const std::vector<Seconds>& exchan
 // micro-batch. One kind: exactly compose_steps(kinds[0], ...).
 StepPair compose_steps(const RankSchedules& rs, const std::vector<Seconds>& exchange_s, const std::string& label);
 
+}  // namespace schedule_layer
 }  // namespace ddlsim

@@ -1,6 +1,7 @@
 #include "schedule/step_schedule.hpp"
 
 namespace ddlsim {
+inline namespace schedule_layer {
 
 std::vector<Bucket> make_buckets(const ComputeProfile& prof, Bytes bucket_bytes, Bytes first_bucket_bytes,
                                  double elem_bytes) {
@@ -44,4 +45,5 @@ StepSchedule build_schedule(const ComputeProfile& prof, const Execution& exec, S
   return s;
 }
 
+}  // namespace schedule_layer
 }  // namespace ddlsim

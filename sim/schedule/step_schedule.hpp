@@ -12,6 +12,7 @@
 #include "spec/execution.hpp"
 
 namespace ddlsim {
+inline namespace schedule_layer {
 
 struct Bucket {
   Bytes bytes = 0;
@@ -62,4 +63,5 @@ std::vector<Bucket> make_buckets(const ComputeProfile& prof, Bytes bucket_bytes,
 StepSchedule build_schedule(const ComputeProfile& prof, const Execution& exec, Seconds input_s,
                             const LibraryCosts& library, const FrameworkCosts& framework = FrameworkCosts{});
 
+}  // namespace schedule_layer
 }  // namespace ddlsim

@@ -6,6 +6,7 @@
 #include "core/units.hpp"
 
 namespace ddlsim {
+inline namespace schedule_layer {
 
 enum class Lane { Compute, Comm, Input };
 
@@ -38,4 +39,5 @@ struct StepPair {
   std::vector<StepTiming> kind_local;
 };
 
+}  // namespace schedule_layer
 }  // namespace ddlsim

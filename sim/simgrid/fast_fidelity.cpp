@@ -10,6 +10,7 @@
 namespace sg4 = simgrid::s4u;
 
 namespace ddlsim {
+inline namespace simgrid_layer {
 
 namespace {
 
@@ -93,4 +94,5 @@ std::vector<Seconds> fast_bucket_times(const World& w, const Plans& plans) {
   return out;
 }
 
+}  // namespace simgrid_layer
 }  // namespace ddlsim

@@ -10,8 +10,10 @@
 #include "simgrid/rounds.hpp"
 
 namespace ddlsim {
+inline namespace simgrid_layer {
 
 // One exchange duration per bucket plan.
 std::vector<Seconds> fast_bucket_times(const World& w, const Plans& plans);
 
+}  // namespace simgrid_layer
 }  // namespace ddlsim

@@ -8,6 +8,7 @@
 namespace sg4 = simgrid::s4u;
 
 namespace ddlsim {
+inline namespace simgrid_layer {
 
 namespace {
 
@@ -202,4 +203,5 @@ FullSteps run_full(const RankSchedules& rs, const World& w, const Plans& plans, 
   return out;
 }
 
+}  // namespace simgrid_layer
 }  // namespace ddlsim

@@ -12,6 +12,7 @@
 #include "simgrid/rounds.hpp"
 
 namespace ddlsim {
+inline namespace simgrid_layer {
 
 struct FullSteps {
   StepTiming cluster;             // one kind: each field the maximum over ranks; else the last rank to end
@@ -20,4 +21,5 @@ struct FullSteps {
 
 FullSteps run_full(const RankSchedules& rs, const World& w, const Plans& plans, const std::string& label);
 
+}  // namespace simgrid_layer
 }  // namespace ddlsim

@@ -12,6 +12,7 @@
 namespace sg4 = simgrid::s4u;
 
 namespace ddlsim {
+inline namespace simgrid_layer {
 
 namespace {
 
@@ -117,4 +118,5 @@ void pace_pipelined_rings(World& w, const Plans& plans) {
   }
 }
 
+}  // namespace simgrid_layer
 }  // namespace ddlsim

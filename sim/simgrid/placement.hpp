@@ -12,6 +12,7 @@
 #include "system/system.hpp"
 
 namespace ddlsim {
+inline namespace simgrid_layer {
 
 struct World {
   std::vector<simgrid::s4u::Host*> hosts;  // participants: ranks, then spare server hosts
@@ -27,4 +28,5 @@ World make_world(const CommTopology& topo, Algorithm a, const System& sys, const
 // (ChainPipeline), which pace their sends by them; other plans need no such route.
 void pace_pipelined_rings(World& w, const Plans& plans);
 
+}  // namespace simgrid_layer
 }  // namespace ddlsim

@@ -11,6 +11,7 @@
 namespace sg4 = simgrid::s4u;
 
 namespace ddlsim {
+inline namespace simgrid_layer {
 
 namespace {
 
@@ -195,4 +196,5 @@ void run_engine() {
                              " actors blocked at the end of the simulation (unmatched messages)");
 }
 
+}  // namespace simgrid_layer
 }  // namespace ddlsim

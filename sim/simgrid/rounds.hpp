@@ -9,6 +9,7 @@
 #include "cost/collective_plan.hpp"
 
 namespace ddlsim {
+inline namespace simgrid_layer {
 
 using Plans = std::vector<std::vector<Round>>;  // one plan (its rounds) per bucket
 
@@ -58,4 +59,5 @@ void run_composed_pipeline(const Round& r, const Layout& l, int me, const simgri
 // Runs the simulation; throws when actors are still blocked at the end (unmatched messages).
 void run_engine();
 
+}  // namespace simgrid_layer
 }  // namespace ddlsim

@@ -13,6 +13,7 @@
 #include "simgrid/placement.hpp"
 
 namespace ddlsim {
+inline namespace simgrid_layer {
 
 namespace {
 
@@ -169,4 +170,5 @@ Seconds simgrid_collective_s(Algorithm a, const CommTopology& topo, Bytes bytes,
   return simgrid_collective_s(Collective::Allreduce, a, topo, bytes, sys, o);
 }
 
+}  // namespace simgrid_layer
 }  // namespace ddlsim

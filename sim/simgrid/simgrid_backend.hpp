@@ -17,6 +17,7 @@
 #include "system/system.hpp"
 
 namespace ddlsim {
+inline namespace simgrid_layer {
 
 // The sync step from SimGrid; the local step (no exchange) needs no network. Every kind of rank
 // runs its own schedule (mixed clusters; a platform file's host speeds are in the schedules).
@@ -38,4 +39,5 @@ Seconds simgrid_collective_s(Collective c, Algorithm a, const CommTopology& topo
 Seconds simgrid_collective_s(Algorithm a, const CommTopology& topo, Bytes bytes, const System& sys,
                              const SimGridOptions& o);
 
+}  // namespace simgrid_layer
 }  // namespace ddlsim

@@ -6,6 +6,7 @@
 #include "core/parse.hpp"
 
 namespace ddlsim {
+inline namespace spec_layer {
 
 Collective parse_collective(const std::string& text, const std::string& key) {
   static const std::vector<std::pair<std::string, Collective>> names = {
@@ -108,4 +109,5 @@ const char* to_string(Library l) {
   return "?";
 }
 
+}  // namespace spec_layer
 }  // namespace ddlsim

@@ -8,6 +8,7 @@
 #include "core/units.hpp"
 
 namespace ddlsim {
+inline namespace spec_layer {
 
 // The collectives `ddlsim collective` predicts; training steps exchange gradients by allreduce.
 enum class Collective { Allreduce, ReduceScatter, Allgather, Broadcast, Reduce, Alltoall };
@@ -175,4 +176,5 @@ struct CommTopology {
   Route flat_route() const { return nodes > 1 ? inter : intra; }
 };
 
+}  // namespace spec_layer
 }  // namespace ddlsim

@@ -10,6 +10,7 @@
 #include "spec/precision.hpp"
 
 namespace ddlsim {
+inline namespace spec_layer {
 
 enum class DataFormat { Synthetic, Records, Files };  // Records: TFRecord-like shards
 
@@ -60,4 +61,5 @@ struct Execution {
   CommMethod comm() const { return {library, algorithm, protocol, ring_steps_in_flight, eager_limit_bytes}; }
 };
 
+}  // namespace spec_layer
 }  // namespace ddlsim

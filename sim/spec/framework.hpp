@@ -6,6 +6,7 @@
 #include "core/units.hpp"
 
 namespace ddlsim {
+inline namespace spec_layer {
 
 enum class FrameworkMode { Eager, Graph };  // PyTorch eager; TensorFlow graph / XLA
 
@@ -32,4 +33,5 @@ struct FrameworkSpec {
   Seconds step_overhead_s = -1;    // host time of the training loop per micro-batch; < 0: the mode's default
 };
 
+}  // namespace spec_layer
 }  // namespace ddlsim

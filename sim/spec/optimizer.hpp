@@ -4,6 +4,7 @@
 #include "core/units.hpp"
 
 namespace ddlsim {
+inline namespace spec_layer {
 
 enum class Optimizer { Sgd, Momentum, Adam };
 
@@ -20,4 +21,5 @@ inline Bytes optimizer_state_bytes(Optimizer o) {
 // written (12), plus each 4-byte state read and written.
 inline Bytes optimizer_update_bytes(Optimizer o) { return 12.0 + 2.0 * optimizer_state_bytes(o); }
 
+}  // namespace spec_layer
 }  // namespace ddlsim

@@ -6,6 +6,7 @@
 #include "core/parse.hpp"
 
 namespace ddlsim {
+inline namespace spec_layer {
 
 Precision parse_precision(const std::string& text, const std::string& key) {
   static const std::vector<std::pair<std::string, Precision>> names = {
@@ -23,4 +24,5 @@ const char* to_string(Precision p) {
   return "?";
 }
 
+}  // namespace spec_layer
 }  // namespace ddlsim

@@ -5,6 +5,7 @@
 #include "core/units.hpp"
 
 namespace ddlsim {
+inline namespace spec_layer {
 
 enum class BackendKind { Analytic, SimGrid };
 
@@ -20,4 +21,5 @@ struct SimGridOptions {
   Seconds timeout_s = 0;               // deadline of one SimGrid run; 0 = derived from its size
 };
 
+}  // namespace spec_layer
 }  // namespace ddlsim

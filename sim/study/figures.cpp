@@ -6,6 +6,7 @@
 #include <cmath>
 
 namespace ddlsim {
+inline namespace study_layer {
 
 std::string plot_text(const std::string& s) {
   std::string out;
@@ -119,4 +120,5 @@ FigureSource bar_figure_source(const StackedBars& f) {
   return {f.name, f.title, s, data, ""};
 }
 
+}  // namespace study_layer
 }  // namespace ddlsim

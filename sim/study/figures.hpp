@@ -8,6 +8,7 @@
 #include <vector>
 
 namespace ddlsim {
+inline namespace study_layer {
 
 struct CurvePoint {
   double x = 0;
@@ -55,4 +56,5 @@ FigureSource bar_figure_source(const StackedBars& f);
 // Text made safe for a single-quoted gnuplot string and a data file's quoted label.
 std::string plot_text(const std::string& s);
 
+}  // namespace study_layer
 }  // namespace ddlsim

@@ -16,6 +16,7 @@
 #include "core/text.hpp"
 
 namespace ddlsim {
+inline namespace study_layer {
 
 namespace {
 
@@ -115,4 +116,5 @@ std::vector<DrawnFigure> draw_figures(const std::vector<FigureSource>& figures, 
   return out;
 }
 
+}  // namespace study_layer
 }  // namespace ddlsim

@@ -9,6 +9,7 @@
 #include "study/figures.hpp"
 
 namespace ddlsim {
+inline namespace study_layer {
 
 struct DrawnFigure {
   FigureSource source;
@@ -20,4 +21,5 @@ struct DrawnFigure {
 // or fails (its message), naming the figure's script.
 std::vector<DrawnFigure> draw_figures(const std::vector<FigureSource>& figures, const std::string& program = "gnuplot");
 
+}  // namespace study_layer
 }  // namespace ddlsim

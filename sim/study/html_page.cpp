@@ -8,6 +8,7 @@
 #include "scenario/settings.hpp"
 
 namespace ddlsim {
+inline namespace study_layer {
 
 namespace {
 
@@ -181,4 +182,5 @@ std::string render_study_page(const PageInputs& in) {
          "</style>\n</head>\n<body>\n" + body + "</body>\n</html>\n";
 }
 
+}  // namespace study_layer
 }  // namespace ddlsim

@@ -10,6 +10,7 @@
 #include "study/sweep_results.hpp"
 
 namespace ddlsim {
+inline namespace study_layer {
 
 struct PageInputs {
   const SweepResults* sweep = nullptr;
@@ -26,4 +27,5 @@ std::string inline_svg(const std::string& svg, const std::string& prefix, const 
 // The sweep's result columns that state an assumption (library, algorithm, link costs, ...).
 const std::vector<std::pair<std::string, std::string>>& assumption_columns();
 
+}  // namespace study_layer
 }  // namespace ddlsim

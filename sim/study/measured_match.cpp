@@ -6,6 +6,7 @@
 #include "core/text.hpp"
 
 namespace ddlsim {
+inline namespace study_layer {
 
 namespace {
 
@@ -54,4 +55,5 @@ MeasuredMatch match_measured(const MeasuredSet& set, const SweepResults& sweep) 
   return m;
 }
 
+}  // namespace study_layer
 }  // namespace ddlsim

@@ -10,6 +10,7 @@
 #include "study/sweep_results.hpp"
 
 namespace ddlsim {
+inline namespace study_layer {
 
 struct MatchedRun {
   MeasuredConfig measured;
@@ -27,4 +28,5 @@ struct MeasuredMatch {
 // configuration matches more than one sweep row (it names the measured lines and asks for --map).
 MeasuredMatch match_measured(const MeasuredSet& set, const SweepResults& sweep);
 
+}  // namespace study_layer
 }  // namespace ddlsim

@@ -6,6 +6,7 @@
 #include "core/text.hpp"
 
 namespace ddlsim {
+inline namespace study_layer {
 
 namespace {
 
@@ -156,4 +157,5 @@ std::vector<FigureSource> study_figures(const SweepResults& sw, const MeasuredMa
   return figs;
 }
 
+}  // namespace study_layer
 }  // namespace ddlsim

@@ -11,6 +11,7 @@
 #include "study/sweep_results.hpp"
 
 namespace ddlsim {
+inline namespace study_layer {
 
 constexpr std::size_t kMaxPlottedLines = 24;  // combinations of factors drawn as lines
 constexpr std::size_t kMaxPlottedBars = 160;  // configurations drawn as bars
@@ -23,4 +24,5 @@ std::vector<double> step_breakdown(const SweepResults& sweep, std::size_t i);
 // measured may be null.
 std::vector<FigureSource> study_figures(const SweepResults& sweep, const MeasuredMatch* measured);
 
+}  // namespace study_layer
 }  // namespace ddlsim

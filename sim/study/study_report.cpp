@@ -18,6 +18,7 @@
 #include "study/sweep_results.hpp"
 
 namespace ddlsim {
+inline namespace study_layer {
 
 std::string files_dir_for(const std::string& output) {
   const auto slash = output.rfind('/');
@@ -79,4 +80,5 @@ void write_study_report(const StudyReport& report) {
   }
 }
 
+}  // namespace study_layer
 }  // namespace ddlsim

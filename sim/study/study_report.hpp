@@ -6,6 +6,7 @@
 #include <vector>
 
 namespace ddlsim {
+inline namespace study_layer {
 
 struct StudyOptions {
   std::string sweep_csv;
@@ -33,4 +34,5 @@ StudyReport build_study_report(const StudyOptions& opts);
 // again if it created it, and rethrows.
 void write_study_report(const StudyReport& report);
 
+}  // namespace study_layer
 }  // namespace ddlsim

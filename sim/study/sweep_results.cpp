@@ -7,6 +7,7 @@
 #include "scenario/settings.hpp"
 
 namespace ddlsim {
+inline namespace study_layer {
 
 const std::vector<std::string>& required_sweep_columns() {
   static const std::vector<std::string> cols = {
@@ -91,4 +92,5 @@ SweepResults read_sweep_results(CsvTable table) {
   return r;
 }
 
+}  // namespace study_layer
 }  // namespace ddlsim

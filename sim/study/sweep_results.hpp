@@ -7,6 +7,7 @@
 #include "compare/csv_table.hpp"
 
 namespace ddlsim {
+inline namespace study_layer {
 
 // The result columns a report reads; a sweep CSV without one of them is refused.
 const std::vector<std::string>& required_sweep_columns();
@@ -37,4 +38,5 @@ SweepResults read_sweep_results(CsvTable table);
 // "training.framework" -> "framework".
 std::string short_key(const std::string& key);
 
+}  // namespace study_layer
 }  // namespace ddlsim

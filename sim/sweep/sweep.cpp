@@ -17,6 +17,7 @@
 #include "report/report.hpp"
 
 namespace ddlsim {
+inline namespace sweep_layer {
 
 SweepDesign::SweepDesign(const ScenarioInput& in) : base_(in.settings), size_(1) {
   for (const auto& [key, values] : in.sweep) {
@@ -212,4 +213,5 @@ std::string sweep_fingerprint(const ScenarioInput& in) {
   return fmt::format("{:016x}", h);
 }
 
+}  // namespace sweep_layer
 }  // namespace ddlsim

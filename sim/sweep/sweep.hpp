@@ -19,6 +19,7 @@
 #include "scenario/settings.hpp"
 
 namespace ddlsim {
+inline namespace sweep_layer {
 
 constexpr std::size_t kMaxSweepConfigs = 1000000;  // a full factorial design grows fast
 constexpr int kMaxSweepJobs = 1024;
@@ -76,4 +77,5 @@ std::string sweep_csv_row(const SweepRow& row);
 // must be the same sweep.
 std::string sweep_fingerprint(const ScenarioInput& in);
 
+}  // namespace sweep_layer
 }  // namespace ddlsim

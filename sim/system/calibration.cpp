@@ -10,6 +10,7 @@
 #include "core/error.hpp"
 
 namespace ddlsim {
+inline namespace system_layer {
 
 std::vector<int> Calibration::batches() const {
   std::set<int> b;
@@ -101,4 +102,5 @@ void check_calibration_matches(const Calibration& cal, const Model& model, Preci
       throw InputError(fmt::format("{}: no calibration rows for layer '{}' of model {}", origin, l.name, model.name));
 }
 
+}  // namespace system_layer
 }  // namespace ddlsim

@@ -11,6 +11,7 @@
 #include "spec/precision.hpp"
 
 namespace ddlsim {
+inline namespace system_layer {
 
 constexpr int kCalibrationVersion = 1;
 
@@ -61,4 +62,5 @@ LayerTiming layer_timing_at(const Calibration& cal, const std::string& layer, in
 void check_calibration_matches(const Calibration& cal, const Model& model, Precision precision,
                                const std::string& origin);
 
+}  // namespace system_layer
 }  // namespace ddlsim

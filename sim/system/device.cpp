@@ -7,6 +7,7 @@
 #include "core/text.hpp"
 
 namespace ddlsim {
+inline namespace system_layer {
 
 namespace {
 constexpr double T = kTera;
@@ -101,4 +102,5 @@ const Device& find_device(const std::string& name, const std::string& key) {
   return *it;
 }
 
+}  // namespace system_layer
 }  // namespace ddlsim

@@ -7,6 +7,7 @@
 #include "spec/precision.hpp"
 
 namespace ddlsim {
+inline namespace system_layer {
 
 struct Device {
   std::string name;
@@ -35,4 +36,5 @@ int streaming_multiprocessors(const std::string& device);
 // Throws InputError naming `key` when the device is unknown.
 const Device& find_device(const std::string& name, const std::string& key);
 
+}  // namespace system_layer
 }  // namespace ddlsim

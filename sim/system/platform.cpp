@@ -9,6 +9,7 @@
 #include "core/text.hpp"
 
 namespace ddlsim {
+inline namespace system_layer {
 
 namespace {
 constexpr double us = 1e-6;
@@ -380,4 +381,5 @@ const ClusterDescription& find_cluster(const std::string& name, const std::strin
   return find_by_name(builtin_clusters(), name, key, "platform");
 }
 
+}  // namespace system_layer
 }  // namespace ddlsim

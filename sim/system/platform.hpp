@@ -13,6 +13,7 @@
 #include "spec/comm.hpp"
 
 namespace ddlsim {
+inline namespace system_layer {
 
 // One kind of link, as an effective (achievable) figure per direction, not the line rate.
 struct LinkKind {
@@ -148,4 +149,5 @@ const std::vector<ClusterDescription>& builtin_clusters();
 // Throws InputError naming `key` for an unknown name.
 const ClusterDescription& find_cluster(const std::string& name, const std::string& key);
 
+}  // namespace system_layer
 }  // namespace ddlsim

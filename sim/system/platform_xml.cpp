@@ -5,6 +5,7 @@
 #include "core/text.hpp"
 
 namespace ddlsim {
+inline namespace system_layer {
 
 namespace {
 // Numbers as SimGrid reads them: bandwidth in Bps, latency in s, shortest round-trip form.
@@ -71,4 +72,5 @@ std::string platform_xml(const ClusterDescription& c, int nodes) {
   return out;
 }
 
+}  // namespace system_layer
 }  // namespace ddlsim

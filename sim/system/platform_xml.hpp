@@ -12,6 +12,7 @@
 #include "system/platform.hpp"
 
 namespace ddlsim {
+inline namespace system_layer {
 
 // Host name of GPU k of node n: "gpu-3-0". Natural order = node-major rank order.
 std::string gpu_host_name(int node, int gpu);
@@ -19,4 +20,5 @@ std::string gpu_host_name(int node, int gpu);
 // The XML of `nodes` nodes of cluster c (nodes >= 1). Assumptions go in XML comments.
 std::string platform_xml(const ClusterDescription& c, int nodes);
 
+}  // namespace system_layer
 }  // namespace ddlsim

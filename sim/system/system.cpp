@@ -4,6 +4,7 @@
 #include <map>
 
 namespace ddlsim {
+inline namespace system_layer {
 
 Seconds default_decode_s(FrameworkMode mode, int input_h, int input_w) {
   const bool eager = mode == FrameworkMode::Eager;
@@ -76,4 +77,5 @@ CommTopology comm_topology(const System& sys, int nodes, int gpus_per_node, int 
   return t;
 }
 
+}  // namespace system_layer
 }  // namespace ddlsim

@@ -12,6 +12,7 @@
 #include "system/platform.hpp"
 
 namespace ddlsim {
+inline namespace system_layer {
 
 enum class Storage { Memory, LocalSSD, NFS, Blob };
 // Where images are decoded: on the host's CPU workers, or on the GPU (NVIDIA DALI with nvJPEG).
@@ -120,4 +121,5 @@ RankKinds rank_kinds(const System& sys);
 // Where the ranks of `sys` are, with the cluster's routes, on `nodes` nodes of `gpus_per_node`.
 CommTopology comm_topology(const System& sys, int nodes, int gpus_per_node, int ps_servers);
 
+}  // namespace system_layer
 }  // namespace ddlsim
