@@ -1,7 +1,7 @@
 #include "scenario/resolve.hpp"
 
 #include <algorithm>
-
+#include <stdexcept>
 
 #include "calibration/calibration_file.hpp"
 #include "core/error.hpp"
@@ -35,34 +35,51 @@ class Reader {
     throw InputError(where(key) + " = '" + clip(text(key)) + "': expected " + expected);
   }
 
-  // An integer in [min, max]; the bounds keep every product of counts inside 64-bit arithmetic.
-  long long integer(const std::string& key, long long min, long long max) const {
+  // An integer within the key's declared bounds (scenario/keys.cpp), which keep every product of
+  // counts inside 64-bit arithmetic.
+  long long integer(const std::string& key) const {
+    const KeySpec& k = spec(key, KeyType::Integer);
+    const auto min = (long long)k.min, max = (long long)k.max;
     if (const auto v = parse_integer(text(key), min, max)) return *v;
     fail(key, (min == 1 ? std::string("a positive integer") : "an integer >= " + std::to_string(min)) +
                   " (at most " + std::to_string(max) + ")");
   }
-  int small_int(const std::string& key, int min, int max) const { return int(integer(key, min, max)); }
+  int small_int(const std::string& key) const { return int(integer(key)); }
 
-  // A finite number above `min` (or at it when min_allowed) and at most `max`.
-  double real(const std::string& key, double min, bool min_allowed, double max) const {
-    if (const auto v = parse_real(text(key), min, max, !min_allowed)) return *v;
-    fail(key, "a number " + std::string(min_allowed ? ">= " : "> ") + format_number(min) + " and <= " +
-                  format_number(max));
+  // A finite number within the key's declared bounds.
+  double real(const std::string& key) const {
+    const KeySpec& k = spec(key, KeyType::Real);
+    if (const auto v = parse_real(text(key), k.min, k.max, k.min_open)) return *v;
+    fail(key, "a number " + std::string(k.min_open ? "> " : ">= ") + format_number(k.min) + " and <= " +
+                  format_number(k.max));
   }
 
   bool boolean(const std::string& key) const {
+    spec(key, KeyType::Bool);
     const std::string t = to_lower(text(key));
     if (t == "true" || t == "yes" || t == "on" || t == "1") return true;
     if (t == "false" || t == "no" || t == "off" || t == "0") return false;
     fail(key, "true or false");
   }
 
+  // One of the key's declared values, mapped by `options` (which must name exactly those).
   template <class T>
   T choice(const std::string& key, const std::vector<std::pair<std::string, T>>& options) const {
+    const KeySpec& k = spec(key, KeyType::Choice);
+    std::vector<std::string> names;
+    for (const auto& o : options) names.push_back(o.first);
+    if (names != k.choices) throw std::logic_error(key + ": the values read differ from those declared");
     return lookup(options, text(key), where(key));
   }
 
  private:
+  static const KeySpec& spec(const std::string& key, KeyType type) {
+    const KeySpec& k = key_spec(key);
+    if (k.type != type) throw std::logic_error(key + " is read as " + to_string(type) + " but declared " +
+                                               to_string(k.type));
+    return k;
+  }
+
   const Settings& s_;
 };
 
@@ -91,10 +108,10 @@ Model resolve_model(const Reader& r, const std::string& base_dir) {
     r.fail("model.name", "a zoo model: " + names_of(zoo_model_names(), [](const std::string& n) { return n; }));
   ModelOptions opts = default_model_options(name);
   if (r.given("model.input_size")) std::tie(opts.input_h, opts.input_w) = input_size(r, "model.input_size");
-  if (r.given("model.channels")) opts.input_c = r.small_int("model.channels", 1, 4096);
-  if (r.given("model.classes")) opts.classes = r.small_int("model.classes", 1, 10000000);
-  if (r.given("model.dropout")) opts.dropout = r.real("model.dropout", 0, true, 0.99);
-  if (r.given("model.drop_path")) opts.drop_path = r.real("model.drop_path", 0, true, 0.99);
+  if (r.given("model.channels")) opts.input_c = r.small_int("model.channels");
+  if (r.given("model.classes")) opts.classes = r.small_int("model.classes");
+  if (r.given("model.dropout")) opts.dropout = r.real("model.dropout");
+  if (r.given("model.drop_path")) opts.drop_path = r.real("model.drop_path");
   Model m;
   try {
     m = build_zoo_model(name, opts);
@@ -115,8 +132,8 @@ Model resolve_model(const Reader& r, const std::string& base_dir) {
 
 StepCostOverrides resolve_step_costs(const Reader& r) {
   StepCostOverrides o;
-  if (r.given("comm.interference")) o.interference = r.real("comm.interference", 0, true, 10);
-  if (r.given("comm.per_call_us")) o.per_call_s = r.real("comm.per_call_us", 0, true, 1e9) * 1e-6;
+  if (r.given("comm.interference")) o.interference = r.real("comm.interference");
+  if (r.given("comm.per_call_us")) o.per_call_s = r.real("comm.per_call_us") * 1e-6;
   o.staging = r.choice<HostStaging>("comm.host_staging", {{"auto", HostStaging::Auto},
                                                             {"on", HostStaging::On},
                                                             {"off", HostStaging::Off}});
@@ -144,7 +161,7 @@ FrameworkSpec resolve_framework(const Reader& r, const FrameworkPreset& preset) 
     throw InputError(r.where("framework.optimizer_launches") + ": framework.optimizer_launches = " +
                      r.text("framework.optimizer_launches") +
                      " needs an eager framework (framework.mode = eager); a graph applies one op per variable");
-  if (r.given("framework.step_overhead_us")) f.step_overhead_s = r.real("framework.step_overhead_us", 0, true, 1e7) * 1e-6;
+  if (r.given("framework.step_overhead_us")) f.step_overhead_s = r.real("framework.step_overhead_us") * 1e-6;
   return f;
 }
 
@@ -153,10 +170,10 @@ Execution resolve_execution(const Reader& r, int nodes) {
   Execution e;
   e.framework = preset.name;
   e.precision = parse_precision(r.text("model.precision"), r.where("model.precision"));
-  e.batch_per_gpu = r.small_int("training.batch_per_gpu", 1, 1000000);
-  e.samples = r.integer("training.samples", 1, 1000000000000LL);
-  e.epochs = r.small_int("training.epochs", 1, 1000000);
-  e.sync_period = r.given("training.sync_period") ? r.small_int("training.sync_period", 1, 1000000) : preset.sync_period;
+  e.batch_per_gpu = r.small_int("training.batch_per_gpu");
+  e.samples = r.integer("training.samples");
+  e.epochs = r.small_int("training.epochs");
+  e.sync_period = r.given("training.sync_period") ? r.small_int("training.sync_period") : preset.sync_period;
   e.optimizer = r.choice<Optimizer>("training.optimizer", {{"sgd", Optimizer::Sgd},
                                                           {"momentum", Optimizer::Momentum},
                                                           {"adam", Optimizer::Adam}});
@@ -166,25 +183,25 @@ Execution resolve_execution(const Reader& r, int nodes) {
   e.protocol = parse_protocol(r.text("comm.nccl_protocol"), r.where("comm.nccl_protocol"));
   e.ring_steps_in_flight = r.choice<bool>("comm.ring_steps", {{"pipelined", true}, {"lockstep", false}});
   if (r.given("comm.eager_limit_kib")) {
-    e.eager_limit_bytes = r.real("comm.eager_limit_kib", 0, true, 16.0 * 1024 * 1024) * 1024;
+    e.eager_limit_bytes = r.real("comm.eager_limit_kib") * 1024;
     if (e.library != Library::Mpi)
       r.fail("comm.eager_limit_kib", "comm.library = mpi (eager sends are MPI's; NCCL and gloo wait for the receiver)");
   }
   if (e.algorithm == Algorithm::Pairwise)
     r.fail("comm.algorithm", "an allreduce algorithm (pairwise runs all-to-all; see `ddlsim collective`)");
-  e.bucket_bytes = (r.given("comm.bucket_mb") ? r.real("comm.bucket_mb", 0, true, 1e6) : preset.bucket_mib) * kMiB;
-  e.first_bucket_bytes = (r.given("comm.first_bucket_mb") ? r.real("comm.first_bucket_mb", 0, true, 1e6)
+  e.bucket_bytes = (r.given("comm.bucket_mb") ? r.real("comm.bucket_mb") : preset.bucket_mib) * kMiB;
+  e.first_bucket_bytes = (r.given("comm.first_bucket_mb") ? r.real("comm.first_bucket_mb")
                                                            : preset.first_bucket_mib) * kMiB;
   e.step_costs = resolve_step_costs(r);
   e.gradient_dtype = r.choice<GradientDtype>("comm.gradient_dtype", {{"fp32", GradientDtype::FP32},
                                                                     {"fp16", GradientDtype::FP16}});
   e.overlap = r.given("comm.overlap") ? r.boolean("comm.overlap") : preset.overlap;
-  e.cycle_time_s = (r.given("comm.cycle_time_ms") ? r.real("comm.cycle_time_ms", 0, true, 1e6) : preset.cycle_time_ms) * 1e-3;
-  e.ps_servers = r.given("comm.ps_servers") ? r.small_int("comm.ps_servers", 1, kMaxNodes) : nodes;
+  e.cycle_time_s = (r.given("comm.cycle_time_ms") ? r.real("comm.cycle_time_ms") : preset.cycle_time_ms) * 1e-3;
+  e.ps_servers = r.given("comm.ps_servers") ? r.small_int("comm.ps_servers") : nodes;
   e.format = r.choice<DataFormat>("input.format", {{"synthetic", DataFormat::Synthetic},
                                                    {"records", DataFormat::Records},
                                                    {"files", DataFormat::Files}});
-  e.loader_workers = r.small_int("input.loader_workers", 1, 1024);
+  e.loader_workers = r.small_int("input.loader_workers");
   e.fw = resolve_framework(r, preset);
   return e;
 }
@@ -277,23 +294,23 @@ ClusterDescription platform_of(const Reader& r, const std::string& base_dir) {
 ClusterDescription resolve_cluster(const Reader& r, const std::string& base_dir,
                                    const std::vector<NodeGroup>& groups) {
   ClusterDescription c = groups.empty() ? platform_of(r, base_dir) : mixed_cluster(r, groups);
-  if (r.given("cluster.gpus_per_node")) c.gpus_per_node = r.small_int("cluster.gpus_per_node", 1, kMaxGpusPerNode);
-  if (r.given("cluster.nics")) c.nics = r.small_int("cluster.nics", 1, 64);
+  if (r.given("cluster.gpus_per_node")) c.gpus_per_node = r.small_int("cluster.gpus_per_node");
+  if (r.given("cluster.nics")) c.nics = r.small_int("cluster.nics");
   if (r.given("cluster.intra")) c.intra = find_link_kind(r.text("cluster.intra"), r.where("cluster.intra"), LinkPlace::Intra);
   if (r.given("cluster.inter")) c.inter = find_link_kind(r.text("cluster.inter"), r.where("cluster.inter"), LinkPlace::Inter);
-  if (r.given("cluster.inter_bw_GBps")) c.inter.bw_Bps = r.real("cluster.inter_bw_GBps", 1e-6, true, 1e6) * kGB;
+  if (r.given("cluster.inter_bw_GBps")) c.inter.bw_Bps = r.real("cluster.inter_bw_GBps") * kGB;
   if (r.given("cluster.inter_latency_us"))
-    c.inter.latency_s = r.real("cluster.inter_latency_us", 0, true, 1e9) * 1e-6;
-  if (r.given("cluster.intra_bw_GBps")) c.intra.bw_Bps = r.real("cluster.intra_bw_GBps", 1e-6, true, 1e6) * kGB;
+    c.inter.latency_s = r.real("cluster.inter_latency_us") * 1e-6;
+  if (r.given("cluster.intra_bw_GBps")) c.intra.bw_Bps = r.real("cluster.intra_bw_GBps") * kGB;
   if (r.given("cluster.intra_latency_us"))
-    c.intra.latency_s = r.real("cluster.intra_latency_us", 0, true, 1e9) * 1e-6;
+    c.intra.latency_s = r.real("cluster.intra_latency_us") * 1e-6;
   if (r.given("cluster.cpu")) c.cpu = find_cpu_kind(r.text("cluster.cpu"), r.where("cluster.cpu")).name;
   // GPUs per socket or per switch: a count, meaningful only with the CPU family.
   const auto node_count = [&](const char* key, int& field) {
     if (!r.given(key)) return;
     if (c.cpu.empty())
       r.fail(key, "a CPU family in cluster.cpu as well (its root complex and socket link bound the GPUs' routes)");
-    field = r.small_int(key, 1, kMaxGpusPerNode);
+    field = r.small_int(key);
   };
   node_count("cluster.gpus_per_socket", c.gpus_per_socket);
   node_count("cluster.gpus_per_switch", c.gpus_per_switch);
@@ -344,14 +361,14 @@ StorageSpec resolve_storage(const Reader& r, const Model& m, FrameworkMode mode)
                                                   {"local_ssd", Storage::LocalSSD},
                                                   {"nfs", Storage::NFS},
                                                   {"blob", Storage::Blob}});
-  s.sample_bytes = r.given("input.sample_kb") ? r.real("input.sample_kb", 1e-3, true, 1e9) * kKiB
+  s.sample_bytes = r.given("input.sample_kb") ? r.real("input.sample_kb") * kKiB
                                               : default_sample_bytes(m);
   s.decoder = r.choice<Decoder>("input.decoder", {{"cpu", Decoder::Cpu}, {"dali", Decoder::Dali}});
-  if (r.given("input.cpu_cores")) s.cpu_cores = r.small_int("input.cpu_cores", 1, 1 << 16);
-  if (r.given("input.storage_GBps")) s.bw_Bps = r.real("input.storage_GBps", 1e-6, true, 1e6) * kGB;
+  if (r.given("input.cpu_cores")) s.cpu_cores = r.small_int("input.cpu_cores");
+  if (r.given("input.storage_GBps")) s.bw_Bps = r.real("input.storage_GBps") * kGB;
   // Decoding: the framework's loader as measured on the build machine (system.hpp); pre-tokenized
   // text needs none.
-  s.decode_s = r.given("input.decode_ms") ? r.real("input.decode_ms", 0, true, 1e6) * 1e-3
+  s.decode_s = r.given("input.decode_ms") ? r.real("input.decode_ms") * 1e-3
                : m.reads_tokens()         ? 0
                                           : default_decode_s(mode, m.input.h, m.input.w);
   return s;
@@ -359,15 +376,15 @@ StorageSpec resolve_storage(const Reader& r, const Model& m, FrameworkMode mode)
 
 ComputeTuning resolve_compute(const Reader& r, int batch) {
   ComputeTuning t;
-  t.max_efficiency = r.real("compute.efficiency", 1e-6, true, 1);
-  t.kernel_overhead_s = r.real("compute.kernel_overhead_us", 0, true, 1e6) * 1e-6;
-  t.half_efficiency_work_s = r.real("compute.half_efficiency_us", 0, true, 1e6) * 1e-6;
+  t.max_efficiency = r.real("compute.efficiency");
+  t.kernel_overhead_s = r.real("compute.kernel_overhead_us") * 1e-6;
+  t.half_efficiency_work_s = r.real("compute.half_efficiency_us") * 1e-6;
   // A step's own host time (0 included: none) replaces the per-kernel one and its eager default.
   if (r.given("compute.host_step_ms")) {
-    t.host_step_s = r.real("compute.host_step_ms", 0, true, 1e6) * 1e-3;
+    t.host_step_s = r.real("compute.host_step_ms") * 1e-3;
     t.host_kernel_s = 0;
   }
-  if (r.given("compute.host_kernel_us")) t.host_kernel_s = r.real("compute.host_kernel_us", 0, true, 1e6) * 1e-6;
+  if (r.given("compute.host_kernel_us")) t.host_kernel_s = r.real("compute.host_kernel_us") * 1e-6;
   if (r.given("compute.host_step_ms") && r.given("compute.host_kernel_us"))
     throw InputError(r.where("compute.host_kernel_us") + ": give compute.host_step_ms (this model's step) or "
                      "compute.host_kernel_us (a kernel's), not both");
@@ -380,12 +397,12 @@ ComputeTuning resolve_compute(const Reader& r, int batch) {
   t.pointwise_fusion = r.choice<bool>("compute.fusion", {{"none", false}, {"pointwise", true}});
   t.bn_channel_blocks = r.choice<bool>("compute.nchw_batchnorm", {{"blocks", true}, {"roofline", false}});
   t.autocast = r.choice<bool>("compute.mixed_activations", {{"autocast", true}, {"fp16", false}});
-  t.jitter_cv = r.real("compute.jitter_cv", 0, true, 1);
-  if (r.given("compute.device_spread")) t.device_spread = r.real("compute.device_spread", 0, true, 1);
-  t.threads_per_rank = r.small_int("compute.threads_per_rank", 1, 1 << 16);
-  if (r.given("compute.node_cores")) t.node_cores = r.small_int("compute.node_cores", 1, 1 << 16);
-  if (r.given("compute.throughput")) t.measured_samples_per_s = r.real("compute.throughput", 1e-6, true, 1e12);
-  t.measured_batch = r.given("compute.throughput_batch") ? r.small_int("compute.throughput_batch", 1, 1000000) : batch;
+  t.jitter_cv = r.real("compute.jitter_cv");
+  if (r.given("compute.device_spread")) t.device_spread = r.real("compute.device_spread");
+  t.threads_per_rank = r.small_int("compute.threads_per_rank");
+  if (r.given("compute.node_cores")) t.node_cores = r.small_int("compute.node_cores");
+  if (r.given("compute.throughput")) t.measured_samples_per_s = r.real("compute.throughput");
+  t.measured_batch = r.given("compute.throughput_batch") ? r.small_int("compute.throughput_batch") : batch;
   return t;
 }
 
@@ -430,10 +447,10 @@ SimGridOptions resolve_simgrid(const Reader& r) {
   o.fidelity = r.choice<Fidelity>("simulation.fidelity", {{"fast", Fidelity::Fast}, {"full", Fidelity::Full}});
   o.network_model = r.choice<std::string>("network.model", {{"cm02", "CM02"}, {"lv08", "LV08"}});
   o.crosstraffic = r.boolean("network.crosstraffic");
-  o.tcp_gamma_bytes = r.real("network.tcp_gamma", 0, true, 1e15);
-  if (r.given("network.latency_factor")) o.latency_factor = r.real("network.latency_factor", 1e-6, true, 1e6);
-  if (r.given("network.bandwidth_factor")) o.bandwidth_factor = r.real("network.bandwidth_factor", 1e-6, true, 1e6);
-  if (r.given("simulation.timeout_s")) o.timeout_s = r.real("simulation.timeout_s", 0, false, 1e7);
+  o.tcp_gamma_bytes = r.real("network.tcp_gamma");
+  if (r.given("network.latency_factor")) o.latency_factor = r.real("network.latency_factor");
+  if (r.given("network.bandwidth_factor")) o.bandwidth_factor = r.real("network.bandwidth_factor");
+  if (r.given("simulation.timeout_s")) o.timeout_s = r.real("simulation.timeout_s");
   return o;
 }
 
@@ -481,7 +498,7 @@ Scenario resolve_scenario(const Settings& settings, const std::string& base_dir)
     check_no_link_overrides(r, sc.system.cluster);
   sc.system.nodes = 0;
   for (const NodeGroup& g : sc.system.groups) sc.system.nodes += g.nodes;
-  if (sc.system.groups.empty()) sc.system.nodes = r.small_int("cluster.nodes", 1, kMaxNodes);
+  if (sc.system.groups.empty()) sc.system.nodes = r.small_int("cluster.nodes");
   if (sc.system.ranks() > kMaxRanks)
     r.fail("cluster.nodes", "at most " + std::to_string(kMaxRanks) + " GPUs in all (nodes x cluster.gpus_per_node = " +
                                 std::to_string(sc.system.nodes) + " x " + std::to_string(sc.system.cluster.gpus_per_node) + ")");
@@ -525,7 +542,7 @@ Scenario resolve_scenario(const Settings& settings, const std::string& base_dir)
                       r.choice<bool>("comm.round_latency", {{"library", false}, {"network", true}}));
   sc.system.compute = resolve_compute(r, sc.execution.batch_per_gpu);
   if (r.given("compute.memory_gib")) {
-    sc.system.device.memory_bytes = r.real("compute.memory_gib", 1e-3, true, 1e6) * kGiB;
+    sc.system.device.memory_bytes = r.real("compute.memory_gib") * kGiB;
     for (NodeGroup& g : sc.system.groups) g.device.memory_bytes = sc.system.device.memory_bytes;
   }
   if (r.given("compute.calibration")) attach_calibration(r, base_dir, sc);

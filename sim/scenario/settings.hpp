@@ -3,20 +3,41 @@
 // Reading is Boost.Program_options; values stay text here and are validated by resolve.cpp.
 #pragma once
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace ddlsim {
 inline namespace scenario_layer {
 
+// What a key's value is; resolve.cpp reads it as that type, within the key's bounds.
+enum class KeyType { Text, File, Integer, Real, Bool, Choice };
+const char* to_string(KeyType t);
+
+// Where `advise` and `map` move a key: over [lo, hi] (log-spaced or not), or over `values`.
+struct KeyRange {
+  double lo = 0, hi = 0;
+  bool log = false;
+  std::vector<std::string> values;
+};
+
+// One scenario key, declared once (scenario/keys.cpp).
 struct KeySpec {
-  std::string key;           // section.key
-  std::string default_value; // "" = derived (from the preset, platform or model)
+  std::string key;            // section.key
+  std::string default_value;  // "" = derived (from the preset, platform or model)
   std::string help;
+  KeyType type = KeyType::Text;
+  std::string unit;                  // Real: "GB/s", "us", "MiB", ...; "" for fractions and factors
+  double min = 0, max = 0;           // Integer and Real: the values allowed
+  bool min_open = false;             // Real: min itself excluded
+  std::vector<std::string> choices;  // Choice: the values allowed
+  std::optional<KeyRange> vary;      // the planning commands may vary it
 };
 
 // Every scenario key, in report order.
 const std::vector<KeySpec>& scenario_keys();
+// The declaration of `key`; throws std::logic_error for a key not declared (a programming error).
+const KeySpec& key_spec(const std::string& key);
 
 struct Setting {
   std::string value;
