@@ -6,6 +6,7 @@
 
 #include "predict_util.hpp"
 #include "backend/analytic.hpp"
+#include "core/error.hpp"
 #include "report/report.hpp"
 #include "scenario/resolve.hpp"
 #include "schedule/step_schedule.hpp"
@@ -21,6 +22,24 @@ TEST(Epoch, ShapeRoundsUp) {
   const EpochShape e = epoch_shape(100000, 64, 3, 4);
   EXPECT_EQ(e.steps, 521);  // ceil(100000 / 192)
   EXPECT_EQ(e.syncs, 131);  // ceil(521 / 4)
+}
+
+// training.drop_last: the last partial step is dropped; refused where every step would be.
+TEST(Epoch, DropLastRoundsDown) {
+  const EpochShape e = epoch_shape(100000, 64, 3, 4, true);
+  EXPECT_EQ(e.steps, 520);  // floor(100000 / 192)
+  EXPECT_EQ(e.syncs, 130);
+  const Prediction p = predict_default({"--training.samples=1000", "--training.drop_last=true", "--cluster.nodes=2"});
+  EXPECT_EQ(p.steps_per_epoch, 1000 / (64 * p.ranks));
+  EXPECT_EQ(predict_default({"--training.samples=1000", "--cluster.nodes=2"}).steps_per_epoch,
+            (1000 + 64 * p.ranks - 1) / (64 * p.ranks));
+  try {
+    predict_default({"--training.samples=10", "--training.drop_last=true"});
+    ADD_FAILURE() << "expected an InputError";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("training.drop_last = 'true': expected false, or training.samples"),
+              std::string::npos) << e.what();
+  }
 }
 
 TEST(Predict, SingleGpuHasNoCommunication) {

@@ -58,14 +58,14 @@ struct Prediction {
 };
 
 // Epoch figures from the two kinds of step: a sync step every k-th micro-batch.
-//   steps  = ceil(samples / (batch x ranks)),  syncs = ceil(steps / k)
+//   steps  = ceil(samples / (batch x ranks)) (floor with drop_last),  syncs = ceil(steps / k)
 //   epoch  = syncs x (t_sync + wait) + (steps - syncs) x t_local
 // where wait is the straggler wait of cost/stragglers.hpp (0 unless compute.jitter_cv is set).
 struct EpochShape {
   long long steps = 0;
   long long syncs = 0;
 };
-EpochShape epoch_shape(long long samples, int batch, int ranks, int sync_period);
+EpochShape epoch_shape(long long samples, int batch, int ranks, int sync_period, bool drop_last = false);
 
 // The prediction with the scenario's backend (the one-GPU reference for speed-up uses it too).
 Prediction predict(const Scenario& sc);

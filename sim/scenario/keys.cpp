@@ -125,6 +125,11 @@ std::vector<KeySpec> declare_keys() {
       vary(integer("training.samples", "1281167", 1, 1000000000000LL, "training samples per epoch"), 1000, 1e9,
            kLog),
       vary(integer("training.epochs", "1", 1, 1000000, "epochs"), 1, 1000, kLog),
+      vary(flag("training.drop_last", "false", "drop an epoch's last partial step (PyTorch's DataLoader and "
+                                               "DistributedSampler drop_last=True, Keras' steps_per_epoch = "
+                                               "samples // global batch): floor instead of ceil of samples / "
+                                               "global batch steps"),
+           {"false", "true"}),
       vary(integer("training.batch_per_gpu", "64", 1, 1000000, "samples per GPU per step (micro-batch)"), 1, 1024,
            kLog),
       vary(integer("training.sync_period", "", 1, 1000000, "allreduce every k micro-batches (gradient "

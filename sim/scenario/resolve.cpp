@@ -173,6 +173,7 @@ Execution resolve_execution(const Reader& r, int nodes) {
   e.batch_per_gpu = r.small_int("training.batch_per_gpu");
   e.samples = r.integer("training.samples");
   e.epochs = r.small_int("training.epochs");
+  e.drop_last = r.boolean("training.drop_last");
   e.sync_period = r.given("training.sync_period") ? r.small_int("training.sync_period") : preset.sync_period;
   e.optimizer = r.choice<Optimizer>("training.optimizer", {{"sgd", Optimizer::Sgd},
                                                           {"momentum", Optimizer::Momentum},
@@ -524,6 +525,10 @@ Scenario resolve_scenario(const Settings& settings, const std::string& base_dir)
   for (const NodeGroup& g : sc.system.groups) device_p2p = device_p2p && g.device.pcie_peer_to_peer;
   sc.system.cluster.peer_to_peer = p2p < 0 ? device_p2p : p2p == 1;
   sc.execution = resolve_execution(r, sc.system.nodes);
+  if (sc.execution.drop_last && sc.execution.samples < (long long)sc.execution.batch_per_gpu * sc.system.ranks())
+    r.fail("training.drop_last", "false, or training.samples of at least one global batch (" +
+                                     std::to_string((long long)sc.execution.batch_per_gpu * sc.system.ranks()) +
+                                     "): every step would be dropped");
   // bf16 is costed as mixed (the same tensor-core rate and autocast lists) where the GPU has it.
   if (to_lower(r.text("model.precision")) == "bf16") {
     std::vector<Device> devices{sc.system.device};

@@ -40,6 +40,7 @@ struct Execution {
   Optimizer optimizer = Optimizer::Momentum;
   long long samples = 0;           // training samples per epoch
   int epochs = 1;
+  bool drop_last = false;          // an epoch's last partial step dropped (training.drop_last)
   Library library = Library::Nccl;
   Algorithm algorithm = Algorithm::Ring;  // Auto: the library's choice per exchange (cost/decision.hpp)
   Protocol protocol = Protocol::Simple;   // NCCL's protocol; Auto: its tuning model's per call
