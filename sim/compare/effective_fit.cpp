@@ -8,37 +8,51 @@
 #include "compare/least_squares.hpp"
 #include "core/error.hpp"
 #include "core/text.hpp"
+#include "scenario/settings.hpp"
 
 namespace ddlsim {
 inline namespace compare_layer {
 
+namespace {
+
+// A parameter that sets `key`, searched within the key's declared bounds (scenario/keys.cpp), so
+// that the overlay it writes is one the scenario reader takes back.
+SharedParameter declared(const std::string& name, const std::string& key, std::function<double(const Scenario&)> get,
+                         std::function<void(Scenario&, double)> set) {
+  const KeySpec& k = key_spec(key);
+  return {name, key, std::move(get), std::move(set), k.min, k.max};
+}
+
+}  // namespace
+
 SharedParameter shared_parameter(const std::string& name, const std::vector<Scenario>& scs) {
-  const double inf = HUGE_VAL;
   if (name == "inter_bw")
-    return {name, "cluster.inter_bw_GBps", [](const Scenario& s) { return s.system.cluster.inter.bw_Bps / kGB; },
-            [](Scenario& s, double v) { s.system.cluster.inter.bw_Bps = v * kGB; }, 0, inf};
+    return declared(name, "cluster.inter_bw_GBps", [](const Scenario& s) { return s.system.cluster.inter.bw_Bps / kGB; },
+                    [](Scenario& s, double v) { s.system.cluster.inter.bw_Bps = v * kGB; });
   if (name == "inter_latency")
-    return {name, "cluster.inter_latency_us", [](const Scenario& s) { return s.system.cluster.inter.latency_s * 1e6; },
-            [](Scenario& s, double v) { s.system.cluster.inter.latency_s = v * 1e-6; }, 0, inf};
+    return declared(name, "cluster.inter_latency_us",
+                    [](const Scenario& s) { return s.system.cluster.inter.latency_s * 1e6; },
+                    [](Scenario& s, double v) { s.system.cluster.inter.latency_s = v * 1e-6; });
   if (name == "intra_bw")
-    return {name, "cluster.intra_bw_GBps", [](const Scenario& s) { return s.system.cluster.intra.bw_Bps / kGB; },
-            [](Scenario& s, double v) { s.system.cluster.intra.bw_Bps = v * kGB; }, 0, inf};
+    return declared(name, "cluster.intra_bw_GBps", [](const Scenario& s) { return s.system.cluster.intra.bw_Bps / kGB; },
+                    [](Scenario& s, double v) { s.system.cluster.intra.bw_Bps = v * kGB; });
   if (name == "intra_latency")
-    return {name, "cluster.intra_latency_us", [](const Scenario& s) { return s.system.cluster.intra.latency_s * 1e6; },
-            [](Scenario& s, double v) { s.system.cluster.intra.latency_s = v * 1e-6; }, 0, inf};
+    return declared(name, "cluster.intra_latency_us",
+                    [](const Scenario& s) { return s.system.cluster.intra.latency_s * 1e6; },
+                    [](Scenario& s, double v) { s.system.cluster.intra.latency_s = v * 1e-6; });
   if (name != "compute")
     throw InputError("--params: unknown parameter '" + clip(name) + "'; expected inter_bw, inter_latency, intra_bw, "
                      "intra_latency or compute");
   const bool measured = scs.front().system.compute.measured_samples_per_s > 0;
   if (!measured)
-    return {name, "compute.efficiency", [](const Scenario& s) { return s.system.compute.max_efficiency; },
-            [](Scenario& s, double v) { s.system.compute.max_efficiency = v; }, 0, 1};
+    return declared(name, "compute.efficiency", [](const Scenario& s) { return s.system.compute.max_efficiency; },
+                    [](Scenario& s, double v) { s.system.compute.max_efficiency = v; });
   for (const auto& s : scs)
     if (s.system.compute.measured_samples_per_s != scs.front().system.compute.measured_samples_per_s)
       throw InputError("--params compute: compute.throughput differs between configurations; a shared value "
                        "cannot be fitted (leave compute out, or drop the column)");
-  return {name, "compute.throughput", [](const Scenario& s) { return s.system.compute.measured_samples_per_s; },
-          [](Scenario& s, double v) { s.system.compute.measured_samples_per_s = v; }, 0, inf};
+  return declared(name, "compute.throughput", [](const Scenario& s) { return s.system.compute.measured_samples_per_s; },
+                  [](Scenario& s, double v) { s.system.compute.measured_samples_per_s = v; });
 }
 
 namespace {

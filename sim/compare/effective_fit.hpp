@@ -52,7 +52,8 @@ struct SharedParameter {
   std::string key;
   std::function<double(const Scenario&)> get;   // its value in a base scenario: the fit's start
   std::function<void(Scenario&, double)> set;
-  double lo = 0, hi = HUGE_VAL;                 // allowed range (0 / inf: four decades either side)
+  double lo = 0, hi = HUGE_VAL;                 // allowed range: the key's declared bounds (scenario/keys.cpp);
+                                                // the search spans four decades either side of the start within it
 };
 // The parameter behind a `--params` name; throws InputError for an unknown one.
 SharedParameter shared_parameter(const std::string& name, const std::vector<Scenario>& scenarios);

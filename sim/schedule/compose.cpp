@@ -2,19 +2,14 @@
 
 #include <algorithm>
 
+#include "schedule/step_rules.hpp"
+
 namespace ddlsim {
 inline namespace schedule_layer {
 
 Seconds bucket_ready_s(const StepSchedule& s, std::size_t i) {
-  return s.forward_s + (s.overlap ? s.buckets[i].ready_s : s.backward_s) + s.start_delay_s();
+  return exchange_start_s(s, s.forward_s + (s.overlap ? s.buckets[i].ready_s : s.backward_s));
 }
-
-namespace {
-
-// Time [a0, a1] and [b0, b1] share.
-Seconds shared_s(Seconds a0, Seconds a1, Seconds b0, Seconds b1) { return std::max(0.0, std::min(a1, b1) - std::max(a0, b0)); }
-
-}  // namespace
 
 namespace {
 
@@ -50,15 +45,14 @@ Exchanges place_exchanges(const std::vector<StepSchedule>& kinds, const std::vec
 StepTiming rank_step(const StepSchedule& s, bool sync, const Exchanges& x) {
   StepTiming t;
   const Seconds fwd_end = s.forward_s, bwd_end = fwd_end + s.backward_s;
-  Seconds stream_free = 0, overlapped = 0;
+  Seconds stream_free = 0;
+  std::vector<Interval> exchanges;
   for (const Phase& p : x.phases) {
-    overlapped += shared_s(p.start_s, p.end_s, fwd_end, bwd_end);
+    exchanges.push_back({p.start_s, p.end_s});
     stream_free = p.end_s;
   }
   t.comm_s = x.comm_s;
-  // First order: the backward pass runs slower while exchanges overlap it, by the library's
-  // interference; the exchanges keep the start times of the undisturbed pass.
-  t.interference_s = s.library.interference * overlapped;
+  t.interference_s = interference_s(s, exchanges, fwd_end, bwd_end);
   const Seconds bwd_done = bwd_end + t.interference_s;
   t.phases.push_back({"forward", Lane::Compute, 0, fwd_end});
   t.phases.push_back({"backward", Lane::Compute, fwd_end, bwd_done});
@@ -72,9 +66,7 @@ StepTiming rank_step(const StepSchedule& s, bool sync, const Exchanges& x) {
   const Seconds core = update_end + t.framework_s;
   if (t.framework_s > 0) t.phases.push_back({"framework", Lane::Compute, update_end, core});
   t.compute_s = s.forward_s + s.backward_s + update;
-  t.input_wait_s = std::max(0.0, s.input_s - core);
-  t.step_s = core + t.input_wait_s;
-  if (t.input_wait_s > 0) t.phases.push_back({"input wait", Lane::Input, core, t.step_s});
+  close_step(s, core, t);
   return t;
 }
 

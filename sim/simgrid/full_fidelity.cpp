@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "cost/eager_rounds.hpp"
+#include "schedule/step_rules.hpp"
 
 namespace sg4 = simgrid::s4u;
 
@@ -16,16 +17,9 @@ struct RankState {
   sg4::SemaphorePtr ready = sg4::Semaphore::create(0);      // one release per filled bucket
   sg4::SemaphorePtr comm_done = sg4::Semaphore::create(0);  // released after the last bucket
   std::vector<Seconds> ready_at;
-  std::vector<std::pair<Seconds, Seconds>> exchanges;  // [start, end]; end infinite while running
+  std::vector<Interval> exchanges;  // end infinite while running
   Seconds backward_end = 0, update_start = 0, end = 0, compute = 0, interference = 0;
 };
-
-// The exchanges' time within [from, to] (the composer's interference rule, schedule/compose.hpp).
-Seconds overlapped_s(const RankState& r, Seconds from, Seconds to) {
-  Seconds sum = 0;
-  for (const auto& [a, b] : r.exchanges) sum += std::max(0.0, std::min(b, to) - std::max(a, from));
-  return sum;
-}
 
 struct FullState {
   std::vector<RankState> ranks;
@@ -56,7 +50,7 @@ void compute_actor(const StepSchedule& s, FullState& st, int me) {
     r.ready->release();
   }
   run(s.backward_s - done, nullptr);
-  r.interference = s.library.interference * overlapped_s(r, backward_start, sg4::Engine::get_clock());
+  r.interference = interference_s(s, r.exchanges, backward_start, sg4::Engine::get_clock());
   run(r.interference, nullptr);
   r.backward_end = sg4::Engine::get_clock();
   if (kind >= 0) st.phases[kind].push_back({"backward", Lane::Compute, backward_start, r.backward_end});
@@ -86,7 +80,7 @@ void comm_actor(const StepSchedule& s, const Plans& plans, const Layout& l, Full
   for (std::size_t i = 0; i < plans.size(); ++i) {
     if (rank) {
       st.ranks[me].ready->acquire();
-      sg4::this_actor::sleep_until(st.ranks[me].ready_at[i] + s.start_delay_s());
+      sg4::this_actor::sleep_until(exchange_start_s(s, st.ranks[me].ready_at[i]));
     }
     const Seconds start = sg4::Engine::get_clock();
     if (rank) st.ranks[me].exchanges.push_back({start, std::numeric_limits<Seconds>::infinity()});
@@ -130,9 +124,7 @@ StepTiming rank_timing(const StepSchedule& s, const FullState& st, int kind, con
   t.interference_s = r.interference;
   t.framework_s = s.framework.step_overhead_s;
   t.exposed_comm_s = r.update_start - r.backward_end;
-  t.input_wait_s = std::max(0.0, s.input_s - r.end);
-  t.step_s = r.end + t.input_wait_s;
-  if (t.input_wait_s > 0) t.phases.push_back({"input wait", Lane::Input, r.end, t.step_s});
+  close_step(s, r.end, t);
   return t;
 }
 
@@ -152,9 +144,7 @@ StepTiming homogeneous_step(const StepSchedule& s, const FullState& st) {
     t.framework_s = s.framework.step_overhead_s;
     t.exposed_comm_s = std::max(t.exposed_comm_s, r.update_start - r.backward_end);
   }
-  t.input_wait_s = std::max(0.0, s.input_s - core);
-  t.step_s = core + t.input_wait_s;
-  if (t.input_wait_s > 0) t.phases.push_back({"input wait", Lane::Input, core, t.step_s});
+  close_step(s, core, t);
   return t;
 }
 

@@ -1,0 +1,23 @@
+#include "schedule/step_rules.hpp"
+
+#include <algorithm>
+
+namespace ddlsim {
+inline namespace schedule_layer {
+
+Seconds exchange_start_s(const StepSchedule& s, Seconds ready_at) { return ready_at + s.start_delay_s(); }
+
+Seconds interference_s(const StepSchedule& s, const std::vector<Interval>& exchanges, Seconds from, Seconds to) {
+  Seconds overlapped = 0;
+  for (const auto& [a, b] : exchanges) overlapped += std::max(0.0, std::min(b, to) - std::max(a, from));
+  return s.library.interference * overlapped;
+}
+
+void close_step(const StepSchedule& s, Seconds work_end, StepTiming& t) {
+  t.input_wait_s = std::max(0.0, s.input_s - work_end);
+  t.step_s = work_end + t.input_wait_s;
+  if (t.input_wait_s > 0) t.phases.push_back({"input wait", Lane::Input, work_end, t.step_s});
+}
+
+}  // namespace schedule_layer
+}  // namespace ddlsim
