@@ -19,6 +19,11 @@
 namespace ddlsim {
 inline namespace calibration_layer {
 
+namespace {
+constexpr double kMaxNetTime_s = 86400;  // a day
+constexpr double kMaxNetQuantity = 1e15;  // bytes, ranks, repetitions, B/s
+}  // namespace
+
 std::vector<NetSample> parse_netbench_csv(const std::string& text, const std::string& origin) {
   std::vector<NetSample> out;
   std::istringstream in(text);
@@ -29,10 +34,12 @@ std::vector<NetSample> parse_netbench_csv(const std::string& text, const std::st
     line = trim(line);
     if (line.empty() || line[0] == '#' || line.rfind("test,", 0) == 0) continue;
     const auto f = split(line, ',');
-    auto num = [&](std::size_t i, const char* col) {
-      if (const auto v = i < f.size() ? parse_real(f[i], 0, HUGE_VAL) : std::nullopt) return *v;
-      throw InputError(fmt::format("{}:{}: {} = '{}': expected a number >= 0", origin, n, col,
-                                   i < f.size() ? clip(f[i]) : ""));
+    // Times up to a day, sizes and rates up to 1e15 (a petabyte, a petabyte a second): beyond them a
+    // row is no measurement, and its fit would give a zero bandwidth or non-finite factors.
+    auto num = [&](std::size_t i, const char* col, double max = kMaxNetQuantity) {
+      if (const auto v = i < f.size() ? parse_real(f[i], 0, max) : std::nullopt) return *v;
+      throw InputError(fmt::format("{}:{}: {} = '{}': expected a number from 0 to {:g}", origin, n, col,
+                                   i < f.size() ? clip(f[i]) : "", max));
     };
     if (f.size() < 4) throw InputError(fmt::format("{}:{}: expected test,ranks,bytes,time_s,...", origin, n));
     auto bad = [&](std::size_t i, const char* col, const char* expected) {
@@ -41,14 +48,15 @@ std::vector<NetSample> parse_netbench_csv(const std::string& text, const std::st
     const double ranks = num(1, "ranks");
     if (ranks < 2 || ranks > 1e6 || ranks != std::floor(ranks)) bad(1, "ranks", "an integer >= 2 (every test needs two ranks)");
     if (!(num(2, "bytes") > 0)) bad(2, "bytes", "a positive message size");
-    if (!(num(3, "time_s") > 0)) bad(3, "time_s", "a positive time");
-    NetSample s{f[0], int(ranks), num(2, "bytes"), num(3, "time_s"), 0};
+    if (!(num(3, "time_s", kMaxNetTime_s) > 0)) bad(3, "time_s", "a positive time");
+    NetSample s{f[0], int(ranks), num(2, "bytes"), num(3, "time_s", kMaxNetTime_s), 0};
     if (f.size() > 4) s.algbw_Bps = num(4, "algbw_Bps");
     if (f.size() > 6) {
       if (f.size() != 11)
         throw InputError(fmt::format("{}:{}: {} columns: expected 6 (test,ranks,bytes,time_s,algbw_Bps,busbw_Bps) or "
                                      "11 (and min_s,p10_s,p50_s,p90_s,reps)", origin, n, f.size()));
-      s.min_s = num(6, "min_s"), s.p10_s = num(7, "p10_s"), s.p50_s = num(8, "p50_s"), s.p90_s = num(9, "p90_s");
+      s.min_s = num(6, "min_s", kMaxNetTime_s), s.p10_s = num(7, "p10_s", kMaxNetTime_s);
+      s.p50_s = num(8, "p50_s", kMaxNetTime_s), s.p90_s = num(9, "p90_s", kMaxNetTime_s);
       const double reps = num(10, "reps");
       if (reps < 1 || reps > 1e9 || reps != std::floor(reps)) bad(10, "reps", "an integer >= 1");
       s.reps = int(reps);
@@ -192,6 +200,15 @@ NetFit fit_network(const std::vector<NetSample>& s, const std::string& origin) {
       f.method += "; e: osu_bibw / (2 osu_bw) (no exchange rows)";
     }
   }
+  // Rows within their bounds can still be no measurement of one network (a second-long bw row
+  // beside microsecond ones): a fit that is not a finite positive bandwidth, latency and factors
+  // would write a platform of zero-bandwidth links.
+  const bool finite = std::isfinite(f.latency_s) && std::isfinite(f.step_overhead_s) && std::isfinite(f.bibw_factor);
+  if (!(finite && f.bw_Bps > 0 && std::isfinite(f.bw_Bps) && f.latency_s >= 0 && f.exchange_factor > 0 &&
+        f.exchange_factor <= 1 && f.duplex_factor > 0 && f.duplex_factor <= 1))
+    throw InputError(fmt::format("{}: the rows give no usable fit (B = {:g} B/s, alpha = {:g} s, e = {:g}, d = {:g}); "
+                                 "expected rows of one network, each a measured time", origin, f.bw_Bps, f.latency_s,
+                                 f.exchange_factor, f.duplex_factor));
   return f;
 }
 

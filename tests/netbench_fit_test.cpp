@@ -269,3 +269,26 @@ TEST(NetbenchFit, BadStepOverheadPropertyNamesFileAndKey) {
         << e.what();
   }
 }
+
+// netfit's bounds (issue 43): --nodes within what a generated file holds, rows within a day and
+// 1e15 bytes; each refused with exit 2 naming the option or the row, and no file written.
+TEST(NetbenchFit, NetfitRefusesUnboundedNodesAndRowsPastTheirBounds) {
+  testutil::TempFile csv("net.csv", synthetic_csv());
+  const std::string xml = csv.dir() + "/f.xml";
+  for (const char* nodes : {"-1", "513", "1000000000"}) {
+    const auto r = testutil::run_ddlsim("netfit " + csv.path() + " --nodes " + nodes + " --out " + xml);
+    EXPECT_EQ(r.code, 2) << r.out;
+    EXPECT_NE(r.out.find(std::string("--nodes ") + nodes + ": expected 1 to 512 nodes"), std::string::npos) << r.out;
+    EXPECT_FALSE(testutil::exists(xml));
+  }
+  EXPECT_EQ(testutil::run_ddlsim("netfit " + csv.path() + " --nodes 512 --out " + xml).code, 0);
+  testutil::TempFile huge("huge.csv", synthetic_csv() + "bw,2,8000000,1e308,0,0\n");
+  const auto r = testutil::run_ddlsim("netfit " + huge.path() + " --out " + huge.dir() + "/f.xml");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("huge.csv:12: time_s = '1e308': expected a number from 0 to 86400"), std::string::npos) << r.out;
+  EXPECT_FALSE(testutil::exists(huge.dir() + "/f.xml"));
+  testutil::TempFile wide("wide.csv", synthetic_csv() + "ring,5000,1000000,2.0,0,0\n");
+  const auto auto_nodes = testutil::run_ddlsim("netfit " + wide.path() + " --out " + wide.dir() + "/f.xml");
+  EXPECT_EQ(auto_nodes.code, 2) << auto_nodes.out;
+  EXPECT_NE(auto_nodes.out.find("rows of up to 5000 ranks"), std::string::npos) << auto_nodes.out;
+}

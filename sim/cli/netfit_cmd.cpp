@@ -14,6 +14,7 @@
 #include "cli/commands.hpp"
 #include "core/output.hpp"
 #include "core/error.hpp"
+#include "system/platform_xml.hpp"
 #include "core/files.hpp"
 #include "system/device.hpp"
 
@@ -115,9 +116,15 @@ int cmd_netfit(const Args& args) {
   NetFit fit = fit_network(samples, csv);
   fit.library = fitted_library(pa.vm["library"].as<std::string>(), netbench_library(text, csv), csv);
   int nodes = pa.vm["nodes"].as<int>();
-  if (nodes <= 0) {
+  if (nodes < 0 || nodes > kMaxGeneratedNodes)
+    throw InputError(fmt::format("--nodes {}: expected 1 to {} nodes (the file routes every pair of them), or 0 for "
+                                 "the most ranks measured", nodes, kMaxGeneratedNodes));
+  if (nodes == 0) {
     nodes = 2;
     for (const auto& s : samples) nodes = std::max(nodes, s.ranks);
+    if (nodes > kMaxGeneratedNodes)
+      throw InputError(fmt::format("{}: rows of up to {} ranks; the fitted platform holds at most {} nodes: give "
+                                   "--nodes", csv, nodes, kMaxGeneratedNodes));
   }
   const std::string device = pa.vm["device"].as<std::string>();
   find_device(device, "--device");

@@ -19,9 +19,6 @@ namespace ddlsim {
 inline namespace cli_layer {
 
 namespace {
-// A generated file routes every pair of nodes (about 100 bytes x nodes^2): 512 nodes make ~25 MB,
-// well inside what ddlsim reads back (kMaxInputFileBytes). Larger clusters: --cluster.nodes.
-constexpr int kMaxGeneratedNodes = 512;
 
 int bounded(const po::variables_map& vm, const char* name, int max) {
   const int v = vm[name].as<int>();

@@ -17,7 +17,12 @@ inline namespace system_layer {
 // Host name of GPU k of node n: "gpu-3-0". Natural order = node-major rank order.
 std::string gpu_host_name(int node, int gpu);
 
-// The XML of `nodes` nodes of cluster c (nodes >= 1). Assumptions go in XML comments.
+// A generated file routes every pair of nodes (about 100 bytes x nodes^2): 512 nodes make ~25 MB,
+// well inside what ddlsim reads back (kMaxInputFileBytes). Larger clusters: --cluster.nodes.
+constexpr int kMaxGeneratedNodes = 512;
+
+// The XML of `nodes` nodes of cluster c (1 <= nodes <= kMaxGeneratedNodes). Assumptions go in XML
+// comments.
 std::string platform_xml(const ClusterDescription& c, int nodes);
 
 }  // namespace system_layer
