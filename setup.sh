@@ -14,7 +14,7 @@ cd "$(dirname "$0")"
 
 PACKAGES=(build-essential cmake ninja-build pkg-config
           libsimgrid-dev libeigen3-dev libboost-program-options-dev nlohmann-json3-dev libfmt-dev
-          libgtest-dev libgmock-dev libbenchmark-dev libcsv-dev libturbojpeg0-dev libgsl-dev
+          libgtest-dev libgmock-dev libbenchmark-dev libcsv-dev libturbojpeg0-dev libgsl-dev libexpat1-dev
           libopenmpi-dev openmpi-bin iproute2   # MPI and ip/tc: network calibration (ddlsim netbench)
           gnuplot-nox chromium                  # ddlsim report draws with gnuplot; its test renders the page
           python3-torch python3-torchvision     # the PyTorch DDP measurement kit and netbench --library gloo

@@ -69,6 +69,22 @@ TEST(Hardening, DeeplyNestedZonesAreRefusedWithTheLine) {
   EXPECT_NE(r.out.find("deep.xml:67: zones nested more than 64 deep"), std::string::npos) << r.out;
 }
 
+// An attribute value holding "/>" made the earlier text scan take a zone for self-closing, so 1000
+// such zones reached SimGrid's lexer (issue 43); a real XML parse counts them, and a file that is
+// not well-formed XML stops before SimGrid with its line.
+TEST(Hardening, ZonesWithSlashAngleInAttributesAreCountedAndBadXmlRefused) {
+  std::string xml = "<?xml version='1.0'?>\n<platform version=\"4.1\">\n";
+  for (int i = 0; i < 1000; ++i) xml += "<zone id=\"zK/>\" routing=\"Full\">\n";
+  TempFile f("slash.xml", xml);
+  const auto r = run_ddlsim("simulate --cluster.platform=" + f.path() + " --compute.device=v100");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("slash.xml:67: zones nested more than 64 deep"), std::string::npos) << r.out;
+  TempFile bad("bad.xml", "<?xml version='1.0'?>\n<platform version=\"4.1\">\n<zone id=\"a\">\n</platform>\n");
+  const auto b = run_ddlsim("platform show " + bad.path());
+  EXPECT_EQ(b.code, 2) << b.out;
+  EXPECT_NE(b.out.find("bad.xml:4: not well-formed XML (mismatched tag)"), std::string::npos) << b.out;
+}
+
 // Control characters were echoed raw into messages (a carriage return rewrote the terminal line).
 TEST(Hardening, ControlCharactersAreEscapedInMessages) {
   TempFile f("cr.ini", "[cluster\r]\nnodes = 2\n");

@@ -14,6 +14,7 @@
 #include "core/parse.hpp"
 #include "core/text.hpp"
 #include "engine/isolate.hpp"
+#include "engine/platform_check.hpp"
 #include "engine/sg_world.hpp"
 
 namespace sg4 = simgrid::s4u;
@@ -166,37 +167,14 @@ std::string summarise(const std::string& path, int from, int to) {
   for (const auto* l : r.links) out += link_line(l);
   return out;
 }
-// SimGrid's XML lexer corrupts memory on deeply nested zones (a few thousand levels); no real
-// platform nests more than a handful, so refuse deep nesting before SimGrid reads the file.
-constexpr int kMaxZoneDepth = 64;
-
-void check_zone_depth(const std::string& path) {
-  const std::string text = read_text_file(path, "SimGrid platform file");
-  int depth = 0, line = 1;
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    if (text[i] == '\n') ++line;
-    if (text[i] != '<') continue;
-    const bool close = i + 1 < text.size() && text[i + 1] == '/';
-    const std::size_t name = i + (close ? 2 : 1);
-    // <zone ...> or the older <AS ...>, not <zoneRoute> or <ASroute>
-    const auto tag = [&](const char* t, std::size_t n) {
-      return text.compare(name, n, t) == 0 && name + n < text.size() &&
-             (std::isspace(static_cast<unsigned char>(text[name + n])) || text[name + n] == '>');
-    };
-    const bool zone = tag("zone", 4) || tag("AS", 2);
-    if (!zone) continue;
-    const std::size_t end = text.find('>', i);
-    const bool self_closing = end != std::string::npos && end > 0 && text[end - 1] == '/';
-    if (close) --depth;
-    else if (!self_closing && ++depth > kMaxZoneDepth)
-      throw InputError(fmt::format("{}:{}: zones nested more than {} deep; expected a platform of a few levels "
-                                   "(cluster, node, GPU)", path, line, kMaxZoneDepth));
-  }
+// The file as a real XML parser reads it, before SimGrid's lexer does (platform_check.hpp).
+void check_xml(const std::string& path) {
+  check_platform_xml(path, read_text_file(path, "SimGrid platform file"));
 }
 }  // namespace
 
 ClusterDescription read_platform_file(const std::string& path) {
-  check_zone_depth(path);
+  check_xml(path);
   const auto j = nlohmann::json::parse(run_isolated([&] { return describe(path); }, path));
   ClusterDescription c;
   c.name = path;  // names the file in messages and reports
@@ -219,7 +197,7 @@ ClusterDescription read_platform_file(const std::string& path) {
 }
 
 std::string platform_summary(const std::string& path, int from, int to) {
-  check_zone_depth(path);
+  check_xml(path);
   return run_isolated([&] { return summarise(path, from, to); }, path);
 }
 
