@@ -8,6 +8,7 @@
 
 #include "calibration/calibrate.hpp"
 #include "calibration/calibration_file.hpp"
+#include "calibration/interference.hpp"
 #include "core/error.hpp"
 #include "kernels/harness.hpp"
 #include "predict/prediction.hpp"
@@ -179,4 +180,20 @@ TEST(CalibrationCpu, GpuInterferenceIsTheCudaBuildsMeasurement) {
       },
       InputError);
   EXPECT_FALSE(testutil::exists(none.path()));
+}
+
+// It times real work (a GEMM alone and beside traffic): a timed test, run alone, not beside other
+// tests whose load would make the lone GEMM the slower one.
+TEST(CalibrationCpu, InterferenceHarnessMeasuresAFiniteSlowDown) {
+  // The CPU twin of the calibration harness: a GEMM alone and beside one allreduce thread. Its
+  // size depends on the machine's free cores and memory bandwidth; it must be a measurement.
+  InterferenceOptions o;
+  o.min_time_s = 0.01;
+  o.repeats = 3;
+  o.buffer_bytes = 4 * kMiB;
+  const InterferenceMeasurement m = measure_cpu_interference(o);
+  EXPECT_GT(m.alone_s, 0.0);
+  EXPECT_GT(m.with_comm_s, 0.0);
+  EXPECT_TRUE(std::isfinite(m.factor()));
+  EXPECT_GT(m.factor(), -0.5);  // running beside traffic cannot make a GEMM twice as fast
 }

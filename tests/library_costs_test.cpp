@@ -6,7 +6,6 @@
 #include <memory>
 
 #include "predict_util.hpp"
-#include "calibration/interference.hpp"
 #include "core/error.hpp"
 #include "cost/library_costs.hpp"
 #include "predict/prediction.hpp"
@@ -134,20 +133,6 @@ TEST(LibraryCosts, CalibrationsMeasuredInterferenceBeatsTheDefaultAndTheKeyBeats
   EXPECT_DOUBLE_EQ(library_costs(e, sys).interference, 0.3);
   e.step_costs.interference = 0.1;
   EXPECT_DOUBLE_EQ(library_costs(e, sys).interference, 0.1);
-}
-
-TEST(LibraryCosts, CpuHarnessMeasuresAFiniteSlowDown) {
-  // The CPU twin of the calibration harness: a GEMM alone and beside one allreduce thread. Its
-  // size depends on the machine's free cores and memory bandwidth; it must be a measurement.
-  InterferenceOptions o;
-  o.min_time_s = 0.01;
-  o.repeats = 3;
-  o.buffer_bytes = 4 * kMiB;
-  const InterferenceMeasurement m = measure_cpu_interference(o);
-  EXPECT_GT(m.alone_s, 0.0);
-  EXPECT_GT(m.with_comm_s, 0.0);
-  EXPECT_TRUE(std::isfinite(m.factor()));
-  EXPECT_GT(m.factor(), -0.5);  // running beside traffic cannot make a GEMM twice as fast
 }
 
 namespace {
