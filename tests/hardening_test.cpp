@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/text.hpp"
 #include "test_util.hpp"
 
 using testutil::run_ddlsim;
@@ -92,6 +93,21 @@ TEST(Hardening, ControlCharactersAreEscapedInMessages) {
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.out.find("got '[cluster\\r]'"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find('\r'), std::string::npos);
+}
+
+// A model file's name reached profile's header and simulate's CSV raw (an ESC sequence cleared the
+// screen), and U+202E (right-to-left override) passed the clipper (issue 43).
+TEST(Hardening, ModelNamesArePrintableAndOverridesAreShownEscaped) {
+  EXPECT_EQ(ddlsim::clip("a\xe2\x80\xae" "b\xc2\x9b" "c"), "a\\u202eb\\u009bc");
+  EXPECT_EQ(ddlsim::clip("caf\xc3\xa9 \xe2\x80\x94"), "caf\xc3\xa9 \xe2\x80\x94");  // letters and dashes stay
+  for (const std::string bad : {"\x1b[2J", "x\xe2\x80\xaey"}) {
+    TempFile f("m.model", "name " + bad + "\ninput 8 8 3\nflatten\ndense 10\n");
+    const auto r = run_ddlsim("profile --model.file=" + f.path());
+    EXPECT_EQ(r.code, 2) << r.out;
+    EXPECT_NE(r.out.find("m.model:1: 'name' expects printable characters"), std::string::npos) << r.out;
+    EXPECT_EQ(r.out.find('\x1b'), std::string::npos);
+    EXPECT_EQ(r.out.find("\xe2\x80\xae"), std::string::npos);
+  }
 }
 
 // A scenario key followed by another option took that option as its value, and the message then

@@ -19,11 +19,37 @@ std::string trim(const std::string& s) {
   return s.substr(b, e - b + 1);
 }
 
+namespace {
+
+// The code point of the n-byte UTF-8 sequence at s[i].
+unsigned unicode_of(const std::string& s, std::size_t i, int n) {
+  const auto b = [&](std::size_t k) { return unsigned(static_cast<unsigned char>(s[i + k])); };
+  return n == 2 ? ((b(0) & 0x1f) << 6) | (b(1) & 0x3f) : ((b(0) & 0x0f) << 12) | ((b(1) & 0x3f) << 6) | (b(2) & 0x3f);
+}
+
+}  // namespace
+
+int invisible_control_length(const std::string& s, std::size_t i) {
+  const auto at = [&](std::size_t k) { return i + k < s.size() ? static_cast<unsigned char>(s[i + k]) : 0u; };
+  if (at(0) == 0xc2 && at(1) >= 0x80 && at(1) <= 0x9f) return 2;  // C1 controls U+0080..U+009F
+  if (at(0) != 0xe2) return 0;
+  const unsigned cp = unicode_of(s, i, 3);
+  if (at(1) == 0 || at(2) == 0) return 0;
+  // Marks and overrides that reorder or hide text: U+200E/F, U+202A..U+202E, U+2066..U+2069.
+  const bool bidi = cp == 0x200e || cp == 0x200f || (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069);
+  return bidi ? 3 : 0;
+}
+
 std::string clip(const std::string& s) {
   constexpr std::size_t kShown = 60;
   std::string out;
   for (std::size_t i = 0; i < s.size() && i < kShown; ++i) {
     const unsigned char c = static_cast<unsigned char>(s[i]);
+    if (const int n = invisible_control_length(s, i)) {  // shown as its code point, e.g. \u202e
+      out += fmt::format("\\u{:04x}", unicode_of(s, i, n));
+      i += n - 1;
+      continue;
+    }
     if (c == '\r') out += "\\r";
     else if (c == '\n') out += "\\n";
     else if (c == '\t') out += "\\t";

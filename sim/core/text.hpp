@@ -18,8 +18,13 @@ std::string format_number(double v);
 std::string did_you_mean(const std::string& word, const std::vector<std::string>& names);
 
 // `s` as quoted in a message: at most 60 characters, with the length when clipped; control
-// characters shown escaped (\r, \n, \t, \xHH), never echoed raw.
+// characters shown escaped (\r, \n, \t, \xHH; C1 controls and the bidirectional marks and
+// overrides as \uHHHH), never echoed raw.
 std::string clip(const std::string& s);
+
+// The length in bytes of a C1 control or a bidirectional mark or override (U+200E/F, U+202A..E,
+// U+2066..9) encoded in UTF-8 at s[i]; 0 when there is none there.
+int invisible_control_length(const std::string& s, std::size_t i);
 
 // Text for HTML, SVG and XML: & < > " ' as character references.
 std::string markup_escape(const std::string& s);

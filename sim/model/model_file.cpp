@@ -276,17 +276,36 @@ void check_shape_of_line(const Line& l, const LayerSpec& spec) {
       fail(fmt::format("'{}' does not take option '{}'; usage: {}", l.kind, key, spec.usage));
 }
 
+// The file's name without folder and extension, its control characters as '_' (it names the model
+// where the file has no 'name' line, and reaches tables and terminals).
 std::string stem(const std::string& path) {
   const auto slash = path.find_last_of('/');
   std::string s = slash == std::string::npos ? path : path.substr(slash + 1);
   const auto dot = s.find_last_of('.');
-  return dot == std::string::npos || dot == 0 ? s : s.substr(0, dot);
+  if (dot != std::string::npos && dot != 0) s = s.substr(0, dot);
+  std::string out;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const unsigned char c = static_cast<unsigned char>(s[i]);
+    if (const int n = invisible_control_length(s, i)) {
+      out += '_';
+      i += n - 1;
+    } else {
+      out += c < 0x20 || c == 0x7f ? '_' : s[i];
+    }
+  }
+  return out;
 }
 
 // Applies one line; `name` collects a `name` directive.
 Shape apply_line(ModelBuilder& b, Shape x, const Line& l, std::string& name) {
   if (l.kind == "name") {
     if (l.args.size() != 1 || !l.opts.empty()) fail("'name' expects one word, the model name");
+    // The name reaches tables, CSVs and terminals: printable characters only.
+    for (std::size_t i = 0; i < l.args[0].size(); ++i) {
+      const unsigned char c = static_cast<unsigned char>(l.args[0][i]);
+      if (c < 0x20 || c == 0x7f || invisible_control_length(l.args[0], i) > 0)
+        fail(fmt::format("'name' expects printable characters, got '{}'", clip(l.args[0])));
+    }
     name = l.args[0];
     return x;
   }
