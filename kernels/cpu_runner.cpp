@@ -134,11 +134,16 @@ class CpuRunner : public KernelRunner {
     if (s.is_gemm) return std::make_unique<CpuGemm>(s, arenas_);
     return std::make_unique<CpuMem>(s, arenas_);
   }
+  // A sample in which the thread's clock did not advance measured nothing (a tiny kernel on a clock
+  // that did not tick, a move between cores): it runs again with twice the passes until it does.
   double time_s(const std::vector<PreparedKernel*>& kernels, int passes) override {
-    const double t0 = thread_cpu_s();
-    for (int p = 0; p < passes; ++p)
-      for (PreparedKernel* k : kernels) k->launch();
-    return (thread_cpu_s() - t0) / std::max(passes, 1);
+    for (int n = std::max(passes, 1);; n *= 2) {
+      const double t0 = thread_cpu_s();
+      for (int p = 0; p < n; ++p)
+        for (PreparedKernel* k : kernels) k->launch();
+      const double elapsed = thread_cpu_s() - t0;
+      if (elapsed > 0 || n >= (1 << 20)) return elapsed / n;
+    }
   }
 
  private:
