@@ -18,7 +18,7 @@ PACKAGES=(build-essential cmake ninja-build pkg-config
           libopenmpi-dev openmpi-bin iproute2   # MPI and ip/tc: network calibration (ddlsim netbench)
           gnuplot-nox chromium                  # ddlsim report draws with gnuplot; its test renders the page
           python3-torch python3-torchvision     # the PyTorch DDP measurement kit and netbench --library gloo
-          clang libclang-rt-14-dev)             # the sanitizer and fuzzing checks of `setup.sh test`
+          clang libclang-rt-14-dev)             # the sanitizer and fuzzing checks of `setup.sh check`
 
 install_missing() {
   local missing=()
