@@ -100,6 +100,7 @@ TEST(Hardening, ControlCharactersAreEscapedInMessages) {
 TEST(Hardening, ModelNamesArePrintableAndOverridesAreShownEscaped) {
   EXPECT_EQ(ddlsim::clip("a\xe2\x80\xae" "b\xc2\x9b" "c"), "a\\u202eb\\u009bc");
   EXPECT_EQ(ddlsim::clip("caf\xc3\xa9 \xe2\x80\x94"), "caf\xc3\xa9 \xe2\x80\x94");  // letters and dashes stay
+  EXPECT_EQ(ddlsim::clip(std::string("a\xe2\x80")), "a\xe2\x80");  // a cut sequence at the end: no read past it
   for (const std::string bad : {"\x1b[2J", "x\xe2\x80\xaey"}) {
     TempFile f("m.model", "name " + bad + "\ninput 8 8 3\nflatten\ndense 10\n");
     const auto r = run_ddlsim("profile --model.file=" + f.path());

@@ -32,9 +32,8 @@ unsigned unicode_of(const std::string& s, std::size_t i, int n) {
 int invisible_control_length(const std::string& s, std::size_t i) {
   const auto at = [&](std::size_t k) { return i + k < s.size() ? static_cast<unsigned char>(s[i + k]) : 0u; };
   if (at(0) == 0xc2 && at(1) >= 0x80 && at(1) <= 0x9f) return 2;  // C1 controls U+0080..U+009F
-  if (at(0) != 0xe2) return 0;
+  if (at(0) != 0xe2 || at(1) == 0 || at(2) == 0) return 0;  // at() is 0 past the end
   const unsigned cp = unicode_of(s, i, 3);
-  if (at(1) == 0 || at(2) == 0) return 0;
   // Marks and overrides that reorder or hide text: U+200E/F, U+202A..U+202E, U+2066..U+2069.
   const bool bidi = cp == 0x200e || cp == 0x200f || (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069);
   return bidi ? 3 : 0;
