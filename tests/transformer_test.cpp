@@ -7,7 +7,7 @@
 #include <string>
 
 #include "core/error.hpp"
-#include "cost/autocast.hpp"
+#include "ops/autocast.hpp"
 #include "cost/compute.hpp"
 #include "cost/memory.hpp"
 #include "kernels/kernel_plan.hpp"

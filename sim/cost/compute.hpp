@@ -5,6 +5,7 @@
 // every time is scaled so the modelled step matches it. A calibration file (compute.calibration,
 // made by `ddlsim calibrate`) comes first: its measured per-layer times replace the model.
 #pragma once
+#include <string>
 #include <vector>
 
 #include "core/units.hpp"
@@ -48,6 +49,24 @@ struct ComputeProfile {
   Seconds backward_s() const;
   double gradient_elems() const;
 };
+
+// One kernel as the roofline prices it (ops/layer_ops.hpp names it): its time, cuDNN's
+// channels-first transposes around it included (then 2 launches).
+struct KernelTime {
+  std::string name;
+  bool backward = false;
+  Seconds s = 0;
+  int launches = 1;
+};
+struct LayerKernelTimes {
+  std::string layer;
+  std::vector<KernelTime> kernels;  // forward kernels, then backward, in launch order
+};
+// Every layer's kernels at `batch`, in model order, as the roofline prices them eager (kernel by
+// kernel, before compute.fusion's chains, the host's floor or a measured throughput's scale).
+std::vector<LayerKernelTimes> roofline_kernel_times(const Model& model, const Device& device, Precision precision,
+                                                    int batch, const ComputeTuning& tuning,
+                                                    const FrameworkSpec& fw = FrameworkSpec{});
 
 // `optimizer` sets the update's memory traffic (spec/optimizer.hpp) and, with the framework's
 // mode, its kernel launches; a measured throughput covers the framework's per-step overhead too,

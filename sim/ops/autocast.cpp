@@ -1,7 +1,7 @@
-#include "cost/autocast.hpp"
+#include "ops/autocast.hpp"
 
 namespace ddlsim {
-inline namespace cost_layer {
+inline namespace ops_layer {
 
 namespace {
 
@@ -16,7 +16,7 @@ Cast rule(const Layer& l) {
     case LayerKind::Attention: return Cast::ToHalf;
     case LayerKind::LayerNorm: return Cast::ToFloat;
     case LayerKind::Activation:
-      if (l.fn == "gelu_new") return Cast::FloatInside;  // its pow autocasts to FP32 (cost/compute.cpp)
+      if (l.fn == "gelu_new") return Cast::FloatInside;  // its pow autocasts to FP32 (ops/layer_ops.cpp)
       return l.fn == "softmax" || l.fn == "softplus" ? Cast::ToFloat : Cast::Keep;
     case LayerKind::Embedding: return Cast::Float;
     case LayerKind::Add:
@@ -68,5 +68,5 @@ std::vector<ActivationBytes> activation_bytes(const Model& m, Precision p, bool 
   return out;
 }
 
-}  // namespace cost_layer
+}  // namespace ops_layer
 }  // namespace ddlsim

@@ -2,7 +2,7 @@
 // "Autocast Op Reference", CUDA): convolutions, linear layers, matrix products and
 // scaled_dot_product_attention run in FP16; layer_norm, softmax and log_softmax (the loss) run in
 // FP32; an embedding returns its FP32 table's rows; Hugging Face's gelu_new returns FP32 (its pow
-// autocasts to FP32 and type promotion carries it to the output: cost/compute.cpp); every other op runs in its inputs' type, and
+// autocasts to FP32 and type promotion carries it to the output: ops/layer_ops.cpp); every other op runs in its inputs' type, and
 // an op of two types (a residual add of FP16 and FP32, a concatenation with an FP32 parameter, a
 // multiply by an FP32 layer scale) promotes to FP32. An op that autocasts an input of the other
 // type first casts it (a kernel reading it and writing the copy), and backward casts the gradient
@@ -20,7 +20,7 @@
 #include "spec/precision.hpp"
 
 namespace ddlsim {
-inline namespace cost_layer {
+inline namespace ops_layer {
 
 struct ActivationBytes {
   double in = 4;         // bytes an input element weighs where the layer's own kernels read it
@@ -32,5 +32,5 @@ struct ActivationBytes {
 // One entry per layer of `m`, in order. The model's input is taken as already in the compute type.
 std::vector<ActivationBytes> activation_bytes(const Model& m, Precision p, bool autocast);
 
-}  // namespace cost_layer
+}  // namespace ops_layer
 }  // namespace ddlsim
