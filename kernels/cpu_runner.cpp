@@ -80,10 +80,7 @@ class CpuMem : public PreparedKernel {
     float* b = ar_.b.data();
     float* c = ar_.c.data();
     switch (s_.op) {
-      case MemOp::Scale: ArrMap(c, n) = ArrMap(a, n) * 1.0001f + 0.5f; break;
-      case MemOp::Unary: ArrMap(c, n) = ArrMap(a, n).max(0.0f); break;
-      case MemOp::Binary: ArrMap(c, n) = ArrMap(a, n) + ArrMap(b, n); break;
-      case MemOp::Copy: std::copy(a, a + n, c); break;
+      case MemOp::Stream: std::copy(a, a + n, c); break;
       case MemOp::Sgd:
         ArrMap(c, n) = 0.9f * ArrMap(c, n) + ArrMap(b, n);
         ArrMap(a, n) -= 0.01f * ArrMap(c, n);

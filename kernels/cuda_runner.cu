@@ -31,9 +31,6 @@ template <> __device__ void st<__half>(__half* p, long long i, float v) { p[i] =
 
 #define GRID_STRIDE(i, n) for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < (n); i += (long long)gridDim.x * blockDim.x)
 
-template <class T> __global__ void k_scale(const T* x, T* y, long long n) { GRID_STRIDE(i, n) st(y, i, ld(x, i) * 1.0001f + 0.5f); }
-template <class T> __global__ void k_unary(const T* x, T* y, long long n) { GRID_STRIDE(i, n) st(y, i, fmaxf(ld(x, i), 0.f)); }
-template <class T> __global__ void k_binary(const T* a, const T* b, T* y, long long n) { GRID_STRIDE(i, n) st(y, i, ld(a, i) + ld(b, i)); }
 template <class T> __global__ void k_copy(const T* x, T* y, long long n) { GRID_STRIDE(i, n) y[i] = x[i]; }
 template <class T> __global__ void k_window(const T* x, T* y, long long n, long long in, int taps) {
   const double step = double(in) / double(n);
@@ -168,16 +165,12 @@ class CudaMem : public PreparedKernel {
   void run() {
     const long long n = s_.out_elems, in = s_.in_elems;
     T* a = static_cast<T*>(ctx_.arenas.a.p);
-    T* b = static_cast<T*>(ctx_.arenas.b.p);
     T* c = static_cast<T*>(ctx_.arenas.c.p);
     const int threads = 256;
     const int blocks = int(std::min<long long>((n + threads - 1) / threads, 65535));
     cudaStream_t st = ctx_.stream;
     switch (s_.op) {
-      case MemOp::Scale: k_scale<T><<<blocks, threads, 0, st>>>(a, c, n); break;
-      case MemOp::Unary: k_unary<T><<<blocks, threads, 0, st>>>(a, c, n); break;
-      case MemOp::Binary: k_binary<T><<<blocks, threads, 0, st>>>(a, b, c, n); break;
-      case MemOp::Copy: k_copy<T><<<blocks, threads, 0, st>>>(a, c, n); break;
+      case MemOp::Stream: k_copy<T><<<blocks, threads, 0, st>>>(a, c, n); break;
       case MemOp::Window: k_window<T><<<blocks, threads, 0, st>>>(a, c, n, in, s_.window); break;
       case MemOp::Reduce: {
         // n channels, in / n rows; the sums accumulate in c read as floats (zeroed first).

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 
 namespace ddlsim {
 inline namespace kernels_layer {
@@ -42,137 +43,83 @@ KernelSpec mem(const char* name, KernelPhase ph, MemOp op, I64 out, I64 in, int 
 constexpr auto F = KernelPhase::Forward;
 constexpr auto B = KernelPhase::Backward;
 
-// Conv2D and Dense as (implicit) GEMMs, plus the bias gradient; a grouped convolution as one
-// such GEMM per group (batched).
-void gemm_layer(const Layer& l, I64 batch, Precision p, bool input_grad, std::vector<KernelSpec>& out) {
+// A product of a convolution or dense layer (implicit GEMMs; a grouped convolution as one GEMM a
+// group, batched) or of attention (one a head, sample and window).
+KernelSpec product_kernel(const Op& op, KernelPhase ph, const Layer& l, I64 batch, Precision p) {
+  const char* name = op.name.c_str();
+  if (l.kind == LayerKind::Attention) {
+    const I64 t = l.window > 0 ? l.window : l.in.h, heads = std::max(l.heads, 1), d = l.out.c / heads;
+    const I64 count = batch * heads * (l.in.h / std::max<I64>(t, 1));
+    switch (op.product) {
+      case Product::Scores: return batched(name, ph, count, t, t, d, false, true, p);
+      case Product::Context: return batched(name, ph, count, t, d, t, false, false, p);
+      case Product::GradProbs: return batched(name, ph, count, t, t, d, false, true, p);
+      case Product::GradV: return batched(name, ph, count, t, d, t, true, false, p);
+      case Product::GradQ: return batched(name, ph, count, t, d, t, false, false, p);
+      default: return batched(name, ph, count, t, d, t, true, false, p);  // GradK
+    }
+  }
   const bool conv = l.kind == LayerKind::Conv2D;
   const I64 g = conv ? std::max(l.geom.groups, 1) : 1;
   const I64 m = batch * (conv ? I64(l.out.h) * l.out.w : I64(l.in.h) * l.in.w);
   const I64 n = l.out.c / g;
   const I64 k = conv ? I64(l.geom.kernel_h) * l.geom.kernel_w * (l.in.c / g) : l.in.c;
-  out.push_back(batched("fwd_gemm", F, g, m, n, k, false, false, p));
-  if (input_grad) out.push_back(batched("bwd_data_gemm", B, g, m, k, n, false, true, p));
-  out.push_back(batched("bwd_weight_gemm", B, g, k, n, m, true, false, p));
-  if (l.params_trainable > g * k * n) out.push_back(mem("bias_grad", B, MemOp::Reduce, g * n, m * g * n, 1, p));
+  switch (op.product) {
+    case Product::DataGrad: return batched(name, ph, g, m, k, n, false, true, p);
+    case Product::WeightGrad: return batched(name, ph, g, k, n, m, true, false, p);
+    default: return batched(name, ph, g, m, n, k, false, false, p);  // Forward
+  }
 }
 
-// Attention of T tokens, H heads of d channels, over packed q, k, v (cost/compute.cpp's math path):
-// the per-head split and merge copies, scores = q k^T and context = P v per head and sample, the
-// softmax over the scores as one read and one write (its backward two reads and a write).
-void attention_layer(const Layer& l, I64 batch, Precision p, std::vector<KernelSpec>& out) {
-  // Windowed attention: one product per window and head, of window tokens.
-  const I64 t = l.window > 0 ? l.window : l.in.h, heads = std::max(l.heads, 1), d = l.out.c / heads;
-  const I64 count = batch * heads * (l.in.h / t);
-  const I64 qkv = batch * l.in.elems(), o = batch * l.out.elems(), scores = batch * l.inner_elems;
-  out.push_back(mem("attn_split", F, MemOp::Copy, qkv, qkv, 1, p));
-  out.push_back(batched("attn_scores", F, count, t, t, d, false, true, p));
-  if (l.causal) out.push_back(mem("attn_mask", F, MemOp::Unary, scores, scores, 1, p));
-  if (l.params_trainable > 0) out.push_back(mem("attn_bias", F, MemOp::Unary, scores, scores, 1, p));
-  if (l.shifted) out.push_back(mem("attn_shift_mask", F, MemOp::Unary, scores, scores, 1, p));
-  out.push_back(mem("attn_softmax", F, MemOp::Unary, scores, scores, 1, p));
-  if (l.dropout > 0) out.push_back(mem("attn_dropout", F, MemOp::Unary, scores, scores, 1, p));
-  out.push_back(batched("attn_context", F, count, t, d, t, false, false, p));
-  out.push_back(mem("attn_merge", F, MemOp::Copy, o, o, 1, p));
-  out.push_back(mem("attn_merge_bwd", B, MemOp::Copy, o, o, 1, p));
-  out.push_back(batched("attn_bwd_probs", B, count, t, t, d, false, true, p));
-  out.push_back(batched("attn_bwd_v", B, count, t, d, t, true, false, p));
-  if (l.dropout > 0) out.push_back(mem("attn_dropout_bwd", B, MemOp::Binary, scores, scores, 1, p));
-  out.push_back(mem("attn_softmax_bwd", B, MemOp::Binary, scores, scores, 1, p));
-  if (l.params_trainable > 0) out.push_back(mem("attn_bias_bwd", B, MemOp::Reduce, l.params_trainable, scores, 1, p));
-  out.push_back(batched("attn_bwd_q", B, count, t, d, t, false, false, p));
-  out.push_back(batched("attn_bwd_k", B, count, t, d, t, true, false, p));
-  out.push_back(mem("attn_split_bwd", B, MemOp::Copy, qkv, qkv, 1, p));
-}
-
-void memory_layer(const Layer& l, I64 batch, Precision p, std::vector<KernelSpec>& out) {
-  const I64 in = batch * l.in.elems(), o = batch * l.out.elems(), c = l.out.c;
-  switch (l.kind) {
-    case LayerKind::DepthwiseConv2D: {
-      const int taps = l.geom.kernel_h * l.geom.kernel_w;
-      out.push_back(mem("dw_fwd", F, MemOp::Window, o, in, taps, p));
-      out.push_back(mem("dw_bwd_data", B, MemOp::Window, in, o, taps, p));
-      out.push_back(mem("dw_bwd_weight", B, MemOp::Window, o, in, taps, p));
-      break;
+// A memory-bound kernel moving `bytes`, in elements of the kernel's precision.
+KernelSpec memory_kernel(const Op& op, KernelPhase ph, const Layer& l, I64 batch, Precision p, double bytes) {
+  const double elem = p == Precision::Mixed ? 2 : 4;
+  const I64 moved = I64(std::llround(bytes / elem));
+  const I64 in = batch * l.in.elems(), o = batch * l.out.elems();
+  switch (op.shape) {
+    case OpShape::Window: {
+      // Forward and a weight gradient slide over the input; a data gradient over the output's gradient.
+      const int taps = op.taps > 0 ? op.taps
+                       : l.kind == LayerKind::Pool
+                           ? int(std::max(1.0, l.fwd_flops / double(std::max<I64>(l.out.elems(), 1))))
+                           : l.geom.kernel_h * l.geom.kernel_w;
+      const bool data_grad = ph == B && !op.weight_grad;
+      return mem(op.name.c_str(), ph, MemOp::Window, data_grad ? in : o, data_grad ? o : in, taps, p);
     }
-    case LayerKind::BatchNorm:
-      out.push_back(mem("bn_stats", F, MemOp::Reduce, c, o, 1, p));
-      out.push_back(mem("bn_apply", F, MemOp::Scale, o, o, 1, p));
-      out.push_back(mem("bn_bwd_reduce", B, MemOp::Reduce, c, o, 1, p));
-      out.push_back(mem("bn_bwd_apply", B, MemOp::Binary, o, o, 1, p));
-      break;
-    case LayerKind::Normalization:
-      out.push_back(mem("norm_apply", F, MemOp::Scale, o, o, 1, p));
-      break;
-    case LayerKind::Activation:
-      // gelu_new: Hugging Face's eight operations forward, autograd's eleven backward
-      // (cost/compute.cpp gelu_new_kernels), as unary passes.
-    {
-      const bool gelu_new = l.fn == "gelu_new";
-      for (int i = 0; i < (gelu_new ? 7 : 0); ++i) out.push_back(mem("act_fwd_op", F, MemOp::Unary, o, o, 1, p));
-      out.push_back(mem("act_fwd", F, MemOp::Unary, o, o, 1, p));
-      for (int i = 0; i < (gelu_new ? 10 : 0); ++i) out.push_back(mem("act_bwd_op", B, MemOp::Binary, o, o, 1, p));
-      out.push_back(mem("act_bwd", B, MemOp::Binary, o, o, 1, p));
+    case OpShape::Reduce: {
+      const I64 out = op.reduce_to == ReduceTo::Params ? l.params_trainable
+                      : op.reduce_to == ReduceTo::SampleChannels ? batch * (l.in_elems - l.in.elems())
+                                                                 : I64(l.out.c);
+      return mem(op.name.c_str(), ph, MemOp::Reduce, out, std::max<I64>(moved - out, out), 1, p);
     }
-      break;
-    case LayerKind::Pool: {
-      const int taps = int(std::max(1.0, l.fwd_flops / double(std::max<I64>(l.out.elems(), 1))));
-      out.push_back(mem("pool_fwd", F, MemOp::Window, o, in, taps, p));
-      out.push_back(mem("pool_bwd", B, MemOp::Window, in, o, 1, p));
-      break;
+    default: {
+      const I64 n = std::max<I64>(moved / 2, 1);
+      return mem(op.name.c_str(), ph, MemOp::Stream, n, n, 1, p);
     }
-    case LayerKind::Add:
-      // Forward adds the operands; backward passes the gradient through unchanged (no kernel),
-      // and sums it over the batch for a learned addend (ViT's position embedding).
-      out.push_back(mem("add_fwd", F, MemOp::Binary, o, o, 1, p));
-      if (l.params_trainable > 0) out.push_back(mem("add_bwd_param", B, MemOp::Reduce, l.params_trainable, o, 1, p));
-      break;
-    case LayerKind::LayerNorm:
-      out.push_back(mem("ln_fwd", F, MemOp::Scale, o, o, 1, p));
-      out.push_back(mem("ln_bwd_data", B, MemOp::Binary, o, o, 1, p));
-      out.push_back(mem("ln_bwd_weight", B, MemOp::Reduce, c, o, 1, p));
-      break;
-    case LayerKind::Attention:
-      attention_layer(l, batch, p, out);
-      break;
-    case LayerKind::Permute:
-      out.push_back(mem("permute_fwd", F, MemOp::Copy, o, o, 1, p));
-      out.push_back(mem("permute_bwd", B, MemOp::Copy, in, in, 1, p));
-      break;
-    case LayerKind::Dropout:  // the mask's byte a value is not in the stand-in kernels
-      out.push_back(mem("dropout_fwd", F, MemOp::Unary, o, o, 1, p));
-      out.push_back(mem("dropout_bwd", B, MemOp::Binary, o, o, 1, p));
-      break;
-    case LayerKind::Embedding:
-      // A gather of rows; backward writes the whole table's gradient from dy's rows.
-      out.push_back(mem("emb_fwd", F, MemOp::Copy, o, o, 1, p));
-      out.push_back(mem("emb_bwd", B, MemOp::Copy, l.params_trainable, o, 1, p));
-      break;
-    case LayerKind::Multiply:
-      out.push_back(mem("mul_fwd", F, MemOp::Binary, o, o, 1, p));
-      out.push_back(mem("mul_bwd_x", B, MemOp::Binary, o, o, 1, p));
-      // The scale's gradient: per sample for an activation (squeeze-excite), summed over the
-      // batch for a learned one (layer scale).
-      out.push_back(mem("mul_bwd_scale", B, MemOp::Reduce,
-                        l.params_trainable > 0 ? l.params_trainable : batch * (l.in_elems - l.in.elems()), o, 1, p));
-      break;
-    case LayerKind::Concat:
-      out.push_back(mem("concat_fwd", F, MemOp::Copy, o, o, 1, p));
-      out.push_back(mem("concat_bwd", B, MemOp::Copy, o, o, 1, p));
-      break;
-    default:
-      break;
   }
 }
 
 }  // namespace
 
-std::vector<KernelSpec> layer_kernels(const Layer& l, int batch, Precision p, bool input_grad) {
+OpRules harness_rules(Precision precision, bool input_grad) {
+  OpRules r;
+  r.softmax_fp32 = precision == Precision::Mixed;
+  r.eager_inplace = true;
+  r.input_grad = input_grad;
+  return r;
+}
+
+std::vector<KernelSpec> layer_kernels(const Layer& l, int batch, Precision p, bool input_grad,
+                                      const ActivationBytes& ab) {
   std::vector<KernelSpec> out;
-  const bool gemm_kind = l.kind == LayerKind::Dense || l.kind == LayerKind::Conv2D;
-  if (gemm_kind)
-    gemm_layer(l, batch, p, input_grad, out);
-  else
-    memory_layer(l, batch, p, out);
+  const LayerOps ops = layer_ops(l, harness_rules(p, input_grad), ab);
+  const OpSizes sizes = op_sizes(l, batch, ab, p == Precision::Mixed ? 2.0 : 4.0);
+  const auto add = [&](const Op& op, KernelPhase ph) {
+    out.push_back(op.shape == OpShape::Product ? product_kernel(op, ph, l, batch, p)
+                                               : memory_kernel(op, ph, l, batch, p, op_bytes(op, sizes)));
+  };
+  for (const Op& op : ops.fwd) add(op, F);
+  for (const Op& op : ops.bwd) add(op, B);
   if (l.params_trainable > 0) {
     // Optimizer state stays FP32 (master weights) in every precision.
     out.push_back(mem("sgd_update", KernelPhase::Update, MemOp::Sgd, l.params_trainable, l.params_trainable, 1,
@@ -185,9 +132,11 @@ std::vector<KernelSpec> layer_kernels(const Layer& l, int batch, Precision p, bo
 
 std::vector<LayerKernels> model_kernels(const Model& model, int batch, Precision p) {
   std::vector<LayerKernels> out;
+  const std::vector<ActivationBytes> bytes = activation_bytes(model, p, true);
   bool seen_weights = false;
-  for (const Layer& l : model.layers) {
-    out.push_back({l.name, layer_kernels(l, batch, p, seen_weights)});
+  for (std::size_t i = 0; i < model.layers.size(); ++i) {
+    const Layer& l = model.layers[i];
+    out.push_back({l.name, layer_kernels(l, batch, p, seen_weights, bytes[i])});
     if (l.params_trainable > 0) seen_weights = true;
   }
   return out;
@@ -218,12 +167,9 @@ const char* to_string(KernelPhase p) {
 
 const char* to_string(MemOp op) {
   switch (op) {
-    case MemOp::Scale: return "scale";
-    case MemOp::Unary: return "unary";
-    case MemOp::Binary: return "binary";
+    case MemOp::Stream: return "stream";
     case MemOp::Window: return "window";
     case MemOp::Reduce: return "reduce";
-    case MemOp::Copy: return "copy";
     case MemOp::Sgd: return "sgd";
     case MemOp::Axpy: return "axpy";
   }

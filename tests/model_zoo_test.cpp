@@ -326,7 +326,7 @@ TEST(ModelZoo, ResNeXtAndGroupedConvolutions) {
   EXPECT_DOUBLE_EQ(g.fwd_flops, 2.0 * 8 * 8 * 128 * 144);
   EXPECT_NE(parse_error("input 8 8 64\nconv2d 100 groups=3\n").find("3 groups must divide the 64 input channels"),
             std::string::npos);
-  const auto ks = layer_kernels(g, 2, Precision::FP32, true);
+  const auto ks = layer_kernels(g, 2, Precision::FP32, true, ActivationBytes{});
   ASSERT_EQ(ks.size(), 5u);  // forward, data and weight gradients; the update and the accumulation
   for (int i = 0; i < 3; ++i) EXPECT_EQ(ks[std::size_t(i)].gemm.count, 4) << ks[std::size_t(i)].name;
   EXPECT_EQ(ks[0].gemm.m, 2 * 64);

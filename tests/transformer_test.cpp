@@ -190,7 +190,8 @@ TEST(Transformers, LayerNormAndPositionEmbeddingByHand) {
 TEST(Transformers, AttentionCalibrationKernels) {
   const Model m = vit("vit_b_16");
   const Layer& a = first_of(m, LayerKind::Attention);
-  const auto ks = layer_kernels(a, 8, Precision::Mixed, true);
+  const auto plan = model_kernels(m, 8, Precision::Mixed);
+  const auto& ks = std::find_if(plan.begin(), plan.end(), [&](const LayerKernels& lk) { return lk.layer == a.name; })->kernels;
   double fwd = 0, bwd = 0;
   int gemms = 0;
   for (const KernelSpec& k : ks) {
@@ -351,11 +352,15 @@ TEST(Transformers, EmbeddingByHand) {
   const LayerCost& wpe = prof.layers[2];
   EXPECT_NEAR(wpe.bwd_s, kernel_s(0, ids, 15.7e12) + kernel_s(0, y + 1024 * 768 * 4.0, 15.7e12), 1e-12);
   // Calibration: the gather and the table's gradient.
-  const auto ks = layer_kernels(m.layers[1], 2, Precision::FP32, false);
-  ASSERT_GE(ks.size(), 2u);
+  // Calibration: the gather, the ids' sort and the table's gradient, each a streaming pass of the
+  // roofline's bytes (half read, half written).
+  const auto ks = layer_kernels(m.layers[1], 2, Precision::FP32, false, ActivationBytes{});
+  ASSERT_GE(ks.size(), 3u);
   EXPECT_EQ(ks[0].name, "emb_fwd");
-  EXPECT_EQ(ks[1].name, "emb_bwd");
-  EXPECT_EQ(ks[1].out_elems, 50257 * 768);
+  EXPECT_EQ(ks[1].name, "emb_bwd_sort");
+  EXPECT_EQ(ks[2].name, "emb_bwd_sum");
+  EXPECT_EQ(ks[0].out_elems, std::int64_t((ids + 2 * y) / 8));
+  EXPECT_EQ(ks[2].out_elems, std::int64_t((y + table) / 8));
 }
 
 // ConvNeXt (torchvision 0.14: sum of numel() and len(parameters()) here) and DeiT's ViT-S/16 and
@@ -388,11 +393,11 @@ TEST(Transformers, ConvNextAndSmallVits) {
   const auto it = std::find_if(c.layers.begin(), c.layers.end(), [](const Layer& l) { return l.name == "stage_0_block_0_layer_scale"; });
   ASSERT_NE(it, c.layers.end());
   EXPECT_EQ(it->params_trainable, 96);
-  const auto ks = layer_kernels(*it, 8, Precision::FP32, true);
+  const auto ks = layer_kernels(*it, 8, Precision::FP32, true, ActivationBytes{});
   const auto grad = std::find_if(ks.begin(), ks.end(), [](const KernelSpec& k) { return k.name == "mul_bwd_scale"; });
   ASSERT_NE(grad, ks.end());
   EXPECT_EQ(grad->out_elems, 96);
-  EXPECT_EQ(grad->in_elems, 8 * 56 * 56 * 96);
+  EXPECT_EQ(grad->in_elems, 2 * 8 * 56 * 56 * 96 - 96);  // reads dy and x, less the output it writes
   // Each block permutes fc2's output back to channels-first (a view) for the layer scale; backward
   // its gradient is copied (op_census.py on a CNBlock: a clone under UnsafeViewBackward0): on a
   // V100, FP32, batch 32, read and write of 56 x 56 x 96 values a sample, nothing forward.
@@ -548,11 +553,11 @@ TEST(Transformers, WindowAttentionByHand) {
     }
   }
   // Calibration: one product per window and head (64 windows), 49 x 49 x 32.
-  const auto ks = layer_kernels(a, 2, Precision::FP32, true);
+  const auto ks = layer_kernels(a, 2, Precision::FP32, true, ActivationBytes{});
   const auto qk = std::find_if(ks.begin(), ks.end(), [](const KernelSpec& k) { return k.name == "attn_scores"; });
   ASSERT_NE(qk, ks.end());
   EXPECT_EQ(qk->key(), "gemm_fp32_m49_n49_k32_nt_x384");
-  EXPECT_EQ(std::count_if(ks.begin(), ks.end(), [](const KernelSpec& k) { return k.name == "attn_bias_bwd"; }), 1);
+  EXPECT_EQ(std::count_if(ks.begin(), ks.end(), [](const KernelSpec& k) { return k.name == "attn_bias_grad"; }), 1);
   // The copies around it (window partition and reverse; the roll and its inverse when shifted)
   // each read and write the block's tokens, forward and backward.
   const Layer& partition = m.layers[attention[0] - 2];
