@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <array>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -21,6 +22,8 @@ namespace {
 
 constexpr const char* kMagic = "ddlsim-calibration";
 constexpr const char* kHeader = "layer,batch,forward_s,backward_s,update_s,accumulate_s,kernels";
+constexpr const char* kKernelHeader = "layer,batch,phase,kernel,seconds";
+constexpr int kFirstVersion = 1;  // layer times only
 
 std::string sci(double v) { return fmt::format("{:.6e}", v); }
 
@@ -39,6 +42,9 @@ std::string render_calibration(const Calibration& c) {
   for (const auto& r : c.rows)
     out += fmt::format("{},{},{},{},{},{},{}\n", r.layer, r.batch, sci(r.fwd_s), sci(r.bwd_s), sci(r.update_s),
                        sci(r.accum_s), r.kernels);
+  if (c.kernels.empty()) return out;
+  out += "\n" + std::string(kKernelHeader) + "\n";
+  for (const auto& k : c.kernels) out += fmt::format("{},{},{},{},{}\n", k.layer, k.batch, k.phase, k.kernel, sci(k.s));
   return out;
 }
 
@@ -74,9 +80,9 @@ class Parser {
     if (key == "format") {
       if (value.rfind(kMagic, 0) != 0) fail(line, fmt::format("format = '{}': expected '{} 1'", value, kMagic));
       c.version = integer(trim(value.substr(std::string(kMagic).size())), line, "format version", 1);
-      if (c.version != kCalibrationVersion)
-        fail(line, fmt::format("calibration format version {} is not supported (this ddlsim reads {})", c.version,
-                               kCalibrationVersion));
+      if (c.version < kFirstVersion || c.version > kCalibrationVersion)
+        fail(line, fmt::format("calibration format version {} is not supported (this ddlsim reads {} to {})",
+                               c.version, kFirstVersion, kCalibrationVersion));
       seen_format_ = true;
     } else if (key == "device") c.device = value;
     else if (key == "device_kind") c.device_kind = device_kind(value, line);
@@ -129,17 +135,68 @@ class Parser {
     c.rows.push_back(r);
   }
 
+  // A kernel of a layer at a batch the layer table lists (the kernel table comes second).
+  void kernel_row(const std::string& text, int line, Calibration& c) {
+    const auto f = split(text, ',');
+    if (f.size() != 5)
+      fail(line, fmt::format("expected 5 comma-separated fields ({}), got {}", kKernelHeader, f.size()));
+    KernelTiming k;
+    k.layer = layer_name(f[0], line);
+    k.batch = integer(f[1], line, "batch", 1);
+    k.phase = f[2];
+    if (k.phase != "forward" && k.phase != "backward" && k.phase != "update" && k.phase != "accumulate")
+      fail(line, fmt::format("phase = '{}': expected forward, backward, update or accumulate", clip(k.phase)));
+    k.kernel = f[3];
+    if (k.kernel.empty() || k.kernel.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789_") != std::string::npos)
+      fail(line, fmt::format("kernel = '{}': expected a kernel name (lower-case letters, digits and '_')", clip(k.kernel)));
+    k.s = number(f[4], line, "seconds");
+    k.line = line;
+    if (!seen_rows_.count({k.layer, k.batch}))
+      fail(line, fmt::format("kernel of layer '{}' at batch {}: the layer table has no such row", clip(k.layer), k.batch));
+    c.kernels.push_back(k);
+  }
+
+  // Each layer's kernels add up to its row's times (to the files' 7 significant digits).
+  void check_kernel_sums(const Calibration& c) const {
+    std::map<std::pair<std::string, int>, std::array<double, 4>> sums;
+    std::map<std::pair<std::string, int>, int> last_line;
+    const auto at = [](const std::string& phase) {
+      return phase == "forward" ? 0 : phase == "backward" ? 1 : phase == "update" ? 2 : 3;
+    };
+    for (const KernelTiming& k : c.kernels) {
+      sums[{k.layer, k.batch}][std::size_t(at(k.phase))] += k.s;
+      last_line[{k.layer, k.batch}] = k.line;
+    }
+    for (const LayerTiming& r : c.rows) {
+      const auto it = sums.find({r.layer, r.batch});
+      const std::array<double, 4> got = it == sums.end() ? std::array<double, 4>{} : it->second;
+      const std::array<double, 4> want = {r.fwd_s, r.bwd_s, r.update_s, r.accum_s};
+      static const char* names[] = {"forward_s", "backward_s", "update_s", "accumulate_s"};
+      for (std::size_t i = 0; i < 4; ++i)
+        if (std::fabs(got[i] - want[i]) > 1e-5 * std::max(got[i], want[i]) + 1e-12)
+          fail(it == sums.end() ? r.line : last_line[{r.layer, r.batch}],
+               fmt::format("layer '{}' at batch {}: its kernels' {} add up to {}, the layer table (line {}) says {}",
+                           clip(r.layer), r.batch, names[i], sci(got[i]), r.line, sci(want[i])));
+    }
+  }
+
   Calibration parse(const std::string& text) {
     Calibration c;
     std::istringstream in(text);
     std::string raw;
-    bool in_table = false;
+    bool in_table = false, in_kernels = false;
     int n = 0;
     while (std::getline(in, raw)) {
       ++n;
-      const std::string line = trim(raw.substr(0, in_table ? raw.size() : raw.find('#')));
+      const std::string line = trim(raw.substr(0, in_table || in_kernels ? raw.size() : raw.find('#')));
       if (line.empty() || line[0] == '#') continue;
-      if (in_table) {
+      if (in_table && line == kKernelHeader) {
+        if (c.version < 2) fail(n, fmt::format("a kernel table needs 'format = {} 2'", kMagic));
+        in_kernels = true;
+        in_table = false;
+      } else if (in_kernels) {
+        kernel_row(line, n, c);
+      } else if (in_table) {
         row(line, n, c);
       } else if (line == kHeader) {
         if (!seen_format_) fail(n, fmt::format("the table starts before 'format = {} 1'", kMagic));
@@ -154,6 +211,7 @@ class Parser {
     if (!seen_format_) fail(n, fmt::format("not a ddlsim calibration file (no 'format = {} 1' line)", kMagic));
     if (c.model.empty()) fail(n, "missing 'model = NAME'");
     if (c.rows.empty()) fail(n, fmt::format("no rows (expected the table '{}')", kHeader));
+    if (!c.kernels.empty()) check_kernel_sums(c);
     return c;
   }
 

@@ -180,7 +180,11 @@ Calibration calibrate_model(KernelRunner& runner, const Model& model, const std:
                           "interleaved rounds after {} s warm-up each",
                           runner.clock(), opts.min_time_s, kRounds, opts.warmup_s);
   for (std::size_t i = 0; i < model.layers.size(); ++i)
-    for (int b : batches) cal.rows.push_back(layer_timing(plans[b][i], b, seconds));
+    for (int b : batches) {
+      cal.rows.push_back(layer_timing(plans[b][i], b, seconds));
+      for (const KernelSpec& k : plans[b][i].kernels)
+        cal.kernels.push_back({plans[b][i].layer, b, to_string(k.phase), k.name, seconds.at(k.key())});
+    }
   return cal;
 }
 

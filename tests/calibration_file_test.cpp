@@ -66,12 +66,65 @@ TEST(CalibrationFile, RoundTripsByteForByte) {
   EXPECT_EQ(back.batches(), (std::vector<int>{32, 64}));
 }
 
+// Format 2 lists each layer's kernels after the layers; format 1 files (layers only) still read.
+Calibration with_kernels() {
+  Calibration c = sample();
+  for (int b : {32, 64}) {
+    const double f = b == 32 ? 1 : 1.5;
+    c.kernels.push_back({"dense", b, "forward", "fwd_gemm", f * 1e-3});
+    c.kernels.push_back({"dense", b, "backward", "bwd_data_gemm", f * 1.25e-3});
+    c.kernels.push_back({"dense", b, "backward", "bwd_weight_gemm", f * 0.75e-3});
+    c.kernels.push_back({"dense", b, "update", "sgd_update", 1e-4});
+    c.kernels.push_back({"dense", b, "accumulate", "grad_accumulate", 5e-5});
+  }
+  return c;
+}
+
+TEST(CalibrationFile, KernelTableRoundTripsAndVersionOneStillReads) {
+  const std::string text = render_calibration(with_kernels());
+  EXPECT_NE(text.find("\nlayer,batch,phase,kernel,seconds\ndense,32,forward,fwd_gemm,1.000000e-03\n"), std::string::npos);
+  const Calibration back = parse_calibration(text, "cal.txt");
+  EXPECT_EQ(render_calibration(back), text);
+  ASSERT_EQ(back.kernels.size(), 10u);
+  EXPECT_EQ(back.kernels[7].kernel, "bwd_weight_gemm");
+  EXPECT_EQ(back.kernels[7].line, back.kernels[0].line + 7);
+  Calibration v1 = sample();
+  v1.version = 1;
+  const Calibration old = parse_calibration(render_calibration(v1), "cal.txt");
+  EXPECT_EQ(old.version, 1);
+  EXPECT_TRUE(old.kernels.empty());
+}
+
+TEST(CalibrationFile, KernelTableErrorsNameTheLine) {
+  const std::string good = render_calibration(with_kernels());
+  const auto edited = [&](const std::string& from, const std::string& to) {
+    std::string t = good;
+    t.replace(t.find(from), from.size(), to);
+    return expect_error(t);
+  };
+  // The kernels must add up to their layer's row (here backward 2e-3 at batch 32).
+  std::string err = edited("dense,32,backward,bwd_weight_gemm,7.500000e-04", "dense,32,backward,bwd_weight_gemm,8.5e-04");
+  EXPECT_NE(err.find("layer 'dense' at batch 32: its kernels' backward_s add up to 2.100000e-03, the layer table "
+                     "(line 15) says 2.000000e-03"), std::string::npos) << err;
+  EXPECT_NE(err.find("cal.txt:"), std::string::npos);
+  err = edited("dense,32,update,sgd_update", "dense,32,updates,sgd_update");
+  EXPECT_NE(err.find("phase = 'updates': expected forward, backward, update or accumulate"), std::string::npos) << err;
+  err = edited("dense,32,forward,fwd_gemm", "dense,32,forward,Fwd GEMM");
+  EXPECT_NE(err.find("kernel = 'Fwd GEMM': expected a kernel name"), std::string::npos) << err;
+  err = edited("dense,64,forward,fwd_gemm", "dense,48,forward,fwd_gemm");
+  EXPECT_NE(err.find("kernel of layer 'dense' at batch 48: the layer table has no such row"), std::string::npos) << err;
+  err = edited("dense,32,forward,fwd_gemm,1.000000e-03", "dense,32,forward,fwd_gemm");
+  EXPECT_NE(err.find("expected 5 comma-separated fields"), std::string::npos) << err;
+  err = edited("ddlsim-calibration 2", "ddlsim-calibration 1");
+  EXPECT_NE(err.find("a kernel table needs 'format = ddlsim-calibration 2'"), std::string::npos) << err;
+}
+
 TEST(CalibrationFile, ErrorsNameFileAndLine) {
   const std::string good = render_calibration(sample());
   EXPECT_NE(expect_error("hello\n").find("cal.txt:1:"), std::string::npos);
-  std::string v2 = good;
-  v2.replace(v2.find("ddlsim-calibration 1"), 20, "ddlsim-calibration 2");
-  EXPECT_NE(expect_error(v2).find("version 2 is not supported"), std::string::npos);
+  std::string v3 = good;
+  v3.replace(v3.find("ddlsim-calibration 2"), 20, "ddlsim-calibration 3");
+  EXPECT_NE(expect_error(v3).find("version 3 is not supported (this ddlsim reads 1 to 2)"), std::string::npos);
   EXPECT_NE(expect_error(good + "dense,32,1,2,3,4,5\n").find("listed twice"), std::string::npos);
   EXPECT_NE(expect_error(good + "conv,32,1,-2,3,4,5\n").find("backward_s = '-2'"), std::string::npos);
   EXPECT_NE(expect_error(good + "conv,32,1\n").find("expected 7 comma-separated fields"), std::string::npos);

@@ -7,7 +7,14 @@
 #include <algorithm>
 #include <string>
 
+#include <fmt/format.h>
+
+#include "calibration/calibration_file.hpp"
+#include "kernels/kernel_plan.hpp"
+#include "model/model.hpp"
 #include "test_util.hpp"
+
+using ddlsim::Precision;
 
 namespace {
 
@@ -98,4 +105,60 @@ TEST(Profile, BadArgumentsExit2) {
   EXPECT_NE(key.out.find("training.batch_per_gpu"), std::string::npos) << key.out;
   const auto two = testutil::run_ddlsim("profile a.ini b.ini");
   EXPECT_EQ(two.code, 2);
+}
+
+// --kernels sets the roofline's price of each kernel beside a calibration's time: it prices the
+// very kernels the harness runs (every one matched, none left over), and bad inputs exit 2.
+namespace {
+
+std::string harness_calibration(const std::string& model, Precision p, int batch, double each_s) {
+  const ddlsim::Model m = ddlsim::build_zoo_model(model, ddlsim::default_model_options(model));
+  ddlsim::Calibration c;
+  c.device = "cuda:0: test";
+  c.device_kind = "cuda";
+  c.model = m.name;
+  c.model_params = m.params_total();
+  c.model_fwd_flops = m.fwd_flops_per_sample();
+  c.precision = ddlsim::to_string(p);
+  for (const ddlsim::LayerKernels& lk : ddlsim::model_kernels(m, batch, p)) {
+    ddlsim::LayerTiming r{lk.layer, batch};
+    for (const ddlsim::KernelSpec& k : lk.kernels) {
+      (k.phase == ddlsim::KernelPhase::Forward    ? r.fwd_s
+       : k.phase == ddlsim::KernelPhase::Backward ? r.bwd_s
+       : k.phase == ddlsim::KernelPhase::Update   ? r.update_s
+                                                  : r.accum_s) += each_s;
+      c.kernels.push_back({lk.layer, batch, ddlsim::to_string(k.phase), k.name, each_s});
+    }
+    c.rows.push_back(r);
+  }
+  return ddlsim::render_calibration(c);
+}
+
+}  // namespace
+
+TEST(Profile, KernelsMatchTheHarnessOneForOne) {
+  for (const auto& [model, p] : {std::pair{"small_cnn", Precision::FP32}, std::pair{"vit_ti_16", Precision::Mixed}}) {
+    testutil::TempFile cal("m.cal", harness_calibration(model, p, 2, 1e-5));
+    testutil::TempFile ini("s.ini", fmt::format("[model]\nname = {}\nprecision = {}\n[training]\nbatch_per_gpu = 2\n"
+                                                "[compute]\ncalibration = {}\n", model, ddlsim::to_string(p), cal.path()));
+    const auto r = testutil::run_ddlsim("profile " + ini.path() + " --kernels --format json");
+    ASSERT_EQ(r.code, 0) << r.out;
+    const auto j = nlohmann::json::parse(r.out);
+    EXPECT_GT(j["matched"].get<int>(), 10) << model;
+    EXPECT_EQ(j["roofline_only"].get<int>(), 0) << model;
+    EXPECT_EQ(j["measured_only"].get<int>(), 0) << model;
+    EXPECT_NEAR(j["measured_s"].get<double>(), j["matched"].get<int>() * 1e-5, 1e-12);
+    EXPECT_EQ(j["per_kernel"].size(), j["matched"].get<std::size_t>());
+  }
+  // Another batch than the calibration's, and no calibration at all.
+  testutil::TempFile cal("m.cal", harness_calibration("small_cnn", Precision::FP32, 2, 1e-5));
+  testutil::TempFile ini("s.ini", "[model]\nname = small_cnn\n[training]\nbatch_per_gpu = 4\n[compute]\ncalibration = " +
+                                      cal.path() + "\n");
+  auto r = testutil::run_ddlsim("profile " + ini.path() + " --kernels");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.out.find("kernels were timed at batch 2; the scenario's training.batch_per_gpu is 4"), std::string::npos)
+      << r.out;
+  r = testutil::run_ddlsim("profile " + testutil::source_dir() + "/scenarios/default.ini --kernels");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.out.find("set compute.calibration = FILE"), std::string::npos) << r.out;
 }

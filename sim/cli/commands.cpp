@@ -14,7 +14,7 @@ const std::vector<Command>& commands() {
       {"sweep", cmd_sweep, "sweep FILE.ini [--jobs N] [--output FILE.csv] [--report FILE.html]   full-factorial [sweep] section"},
       {"collective", cmd_collective, "collective [FILE.ini] [--op allreduce|reduce_scatter|allgather|broadcast|reduce|alltoall] [-b 8 -e 128M -f 2 | --sizes LIST] [--format nccl|osu|table|csv|json]   one collective over sizes, like nccl-tests / OSU"},
       {"models", cmd_models, "models [NAME] [--input-size N] [--classes N] [--format table|csv|json]"},
-      {"profile", cmd_profile, "profile [FILE.ini] [--top N] [--format table|csv|json] [--output FILE]   one micro-batch's compute, layer by layer"},
+      {"profile", cmd_profile, "profile [FILE.ini] [--kernels] [--top N] [--format table|csv|json] [--output FILE]   one micro-batch's compute, layer by layer"},
       {"keys", cmd_keys, "keys   every scenario key, its default and meaning"},
       {"calibrate", cmd_calibrate, "calibrate --device cpu|cuda:N --model NAME|FILE.model --batch 32,64 --out FILE   measure per-layer kernel times"},
       {"calibrate-input", cmd_calibrate_input, "calibrate-input [--images DIR] [--input-size 224] [--out FILE.ini]   time JPEG decode and augmentation per sample"},

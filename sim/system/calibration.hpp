@@ -13,7 +13,8 @@
 namespace ddlsim {
 inline namespace system_layer {
 
-constexpr int kCalibrationVersion = 1;
+// Version 2 adds the kernel table; version 1 files (layer times only) are still read.
+constexpr int kCalibrationVersion = 2;
 
 struct LayerTiming {
   std::string layer;
@@ -24,6 +25,17 @@ struct LayerTiming {
   Seconds accum_s = 0;     // adding a micro-batch's gradients into the accumulator
   int kernels = 0;         // distinct kernels launched per step (forward + backward + update)
   int line = 0;            // its line in the calibration file (0: not read from a file)
+};
+
+// One kernel of a layer as the harness timed it, named as ops/layer_ops.cpp names it
+// (sgd_update and grad_accumulate for the update and the accumulation).
+struct KernelTiming {
+  std::string layer;
+  int batch = 0;
+  std::string phase;  // forward, backward, update or accumulate
+  std::string kernel;
+  Seconds s = 0;
+  int line = 0;       // its line in the calibration file (0: not read from a file)
 };
 
 struct Calibration {
@@ -42,6 +54,7 @@ struct Calibration {
   // --interference` (cost/library_costs.hpp); -1: not measured.
   double interference = -1;
   std::vector<LayerTiming> rows;  // layer-major, batches ascending within a layer
+  std::vector<KernelTiming> kernels;  // (version 2) each layer's kernels in launch order, same order as rows
 
   std::vector<int> batches() const;  // distinct measured batch sizes, ascending
 };
