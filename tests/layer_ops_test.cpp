@@ -11,6 +11,7 @@
 #include "model/model.hpp"
 #include "ops/layer_ops.hpp"
 #include "system/device.hpp"
+#include "test_util.hpp"
 
 using namespace ddlsim;
 
@@ -103,4 +104,11 @@ TEST(LayerOps, MixedPrecisionHarnessTimesAutocastsCasts) {
     }
   EXPECT_GT(casts, 0);
   EXPECT_EQ(softmax_casts, 12);  // one a block
+}
+
+TEST(LayerOps, DocsPageIsTheCommandsOutput) {
+  const auto r = testutil::run_ddlsim("kernels --format markdown");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_EQ(r.out, testutil::slurp(testutil::source_dir() + "/docs/kernels.md"))
+      << "docs/kernels.md is generated: build/ddlsim kernels --format markdown > docs/kernels.md";
 }

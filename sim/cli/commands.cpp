@@ -16,6 +16,7 @@ const std::vector<Command>& commands() {
       {"models", cmd_models, "models [NAME] [--input-size N] [--classes N] [--format table|csv|json]"},
       {"profile", cmd_profile, "profile [FILE.ini] [--kernels] [--top N] [--format table|csv|json] [--output FILE]   one micro-batch's compute, layer by layer"},
       {"keys", cmd_keys, "keys   every scenario key, its default and meaning"},
+      {"kernels", cmd_kernels, "kernels [--format table|markdown]   the kernels of each kind of layer, as calibration files name them"},
       {"calibrate", cmd_calibrate, "calibrate --device cpu|cuda:N --model NAME|FILE.model --batch 32,64 --out FILE   measure per-layer kernel times"},
       {"calibrate-input", cmd_calibrate_input, "calibrate-input [--images DIR] [--input-size 224] [--out FILE.ini]   time JPEG decode and augmentation per sample"},
       {"netbench", cmd_netbench, "netbench --np N [--library mpi|gloo] [--hosts a,b,..] [--sizes ...] [--csv FILE]   latency, bandwidth, allreduce"},

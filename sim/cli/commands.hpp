@@ -17,6 +17,7 @@ int cmd_sweep(const Args& args);
 int cmd_collective(const Args& args);
 int cmd_models(const Args& args);
 int cmd_keys(const Args& args);
+int cmd_kernels(const Args& args);
 int cmd_calibrate(const Args& args);
 int cmd_calibrate_input(const Args& args);
 int cmd_netbench(const Args& args);
