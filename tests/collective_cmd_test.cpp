@@ -243,3 +243,46 @@ TEST(CollectiveCmd, CompareReadsNcclTestsAndOsuOutput) {
   EXPECT_EQ(d.code, 2);
   EXPECT_NE(d.out.find("osu_bcast.txt:3: time = 'abc'"), std::string::npos) << d.out;
 }
+
+// What mpirun, NCCL_DEBUG and a framework preset bring to a log: lines tagged by Open MPI's
+// --tag-output, NCCL's own log lines, the ranks nccl-tests lists. compare predicts the library's
+// own choice per size (as `collective` does; Horovod's preset runs a ring), honours --overlay, and
+// refuses a log of another rank count.
+TEST(CollectiveCmd, CompareTakesMpirunTaggedLogsAndTheLibrarysChoice) {
+  testutil::TempFile scenario("s.ini", "[cluster]\nplatform = dgx-a100\nnodes = 8\n");
+  testutil::TempFile overlay("o.ini", "[cluster]\ninter_bw_GBps = 5\n");
+  const auto rows_of = [&](const std::string& extra) {
+    const auto r = run_ddlsim("collective " + scenario.path() + " --sizes 4K,1M,64M --format json " + extra);
+    EXPECT_EQ(r.code, 0) << r.out;
+    return nlohmann::json::parse(r.out);
+  };
+  const auto log_of = [](const nlohmann::json& rows, int ranks) {
+    std::string t = "[1,0]<stdout>:# nThread 1 nGpus 1 minBytes 4096 maxBytes 67108864 step: 2(factor)\n"
+                    "[1,0]<stdout>:#\n[1,0]<stdout>:# Using devices\n";
+    for (int r = 0; r < ranks; ++r)
+      t += "[1,0]<stdout>:#  Rank " + std::to_string(r) + " Group  0 Pid  42 on node" + std::to_string(r / 8) +
+           " device  " + std::to_string(r % 8) + " [0x07] NVIDIA A100-SXM4-80GB\n";
+    t += "node0:42:42 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>\n"
+         "[1,0]<stdout>:#       size         count      type   redop    root     time   algbw   busbw #wrong     time\n";
+    for (const auto& r : rows)
+      t += "[1,0]<stdout>:  " + std::to_string(r["size_bytes"].get<long long>()) + "  1  float  sum  -1  " +
+           std::to_string(r["time_s"].get<double>() * 1e6 * 1.1) + "  1.0  1.0  0  1.0\n";
+    return t + "[1,0]<stdout>:# Avg bus bandwidth    : 1.0\n";
+  };
+  const auto plain = rows_of(""), slow = rows_of("--cluster.inter_bw_GBps=5");
+  for (const auto& [rows, extra] : {std::pair{plain, std::string()}, std::pair{slow, " --overlay " + overlay.path()}}) {
+    testutil::TempFile log("all_reduce_perf.log", log_of(rows, 64));
+    const auto a = run_ddlsim("compare " + log.path() + " --scenario " + scenario.path() + " --format json" + extra);
+    ASSERT_EQ(a.code, 0) << a.out;
+    const auto j = nlohmann::json::parse(a.out);
+    ASSERT_EQ(j["rows"].size(), 3u);
+    EXPECT_NEAR(j["mape"].get<double>(), 1 - 1 / 1.1, 1e-5) << a.out;
+    for (std::size_t i = 0; i < 3; ++i) EXPECT_EQ(j["rows"][i]["algorithm"], rows[i]["algorithm"]) << a.out;
+  }
+  EXPECT_EQ(plain[1]["algorithm"], "dbtree") << "NCCL's choice for 1 MiB on 64 GPUs, not Horovod's ring";
+  testutil::TempFile eight("all_reduce_perf.log", log_of(plain, 8));
+  const auto e = run_ddlsim("compare " + eight.path() + " --scenario " + scenario.path());
+  EXPECT_EQ(e.code, 2);
+  EXPECT_NE(e.out.find("nccl-tests measured 8 ranks; the scenario has 64 (8 nodes x 8 GPUs)"), std::string::npos)
+      << e.out;
+}

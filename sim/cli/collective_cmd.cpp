@@ -82,8 +82,8 @@ int cmd_collective(const Args& args) {
     sc.execution.algorithm = parse_algorithm(pa.vm["algorithm"].as<std::string>(), "--algorithm");
     const std::string misfit = algorithm_misfit(sc.execution.algorithm, sc.execution.library, sc.system);
     if (!misfit.empty()) throw InputError("--algorithm = '" + pa.vm["algorithm"].as<std::string>() + "': " + misfit);
-  } else if (op != Collective::Allreduce || !scenario_sets_one) {
-    sc.execution.algorithm = Algorithm::Auto;
+  } else {
+    sc.execution.algorithm = benchmark_algorithm(sc, scenario_sets_one, op);
   }
   if (sc.system.ranks() == 1)
     std::cerr << "ddlsim collective: note: the scenario has one rank, so nothing is exchanged; set --cluster.nodes "

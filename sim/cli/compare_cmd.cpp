@@ -1,5 +1,7 @@
 // ddlsim compare MEASURED.csv --scenario BASE.ini [--map column=section.key ...]
 // ddlsim compare NCCL_TESTS_OR_OSU_OUTPUT.txt --scenario BASE.ini [--op allreduce]
+#include <fmt/format.h>
+
 #include "core/args.hpp"
 #include "cli/commands.hpp"
 #include "cli/compare_options.hpp"
@@ -55,8 +57,15 @@ int compare_bench_output(const ParsedArgs& pa, const std::string& text, Format f
   if (pa.vm.count("op")) op = parse_collective(pa.vm["op"].as<std::string>(), "--op");
   if (!op) throw InputError(file + ": neither the text nor the file name says which collective it measured; give --op");
   const std::string scenario_file = pa.vm["scenario"].as<std::string>();
-  const ScenarioInput in = read_scenario(scenario_file, {}, pa.overrides);
-  const Scenario sc = resolve_scenario(in.settings, dir_of(scenario_file));
+  const auto overlays = pa.vm.count("overlay") ? pa.vm["overlay"].as<std::vector<std::string>>() : std::vector<std::string>{};
+  const ScenarioInput in = read_scenario(scenario_file, overlays, pa.overrides);
+  Scenario sc = resolve_scenario(in.settings, dir_of(scenario_file));
+  // The library's own choice per size, as the benchmark measured it.
+  sc.execution.algorithm = benchmark_algorithm(sc, !in.settings.at("comm.algorithm").value.empty(), *op);
+  if (measured.ranks > 0 && measured.ranks != sc.system.ranks())
+    throw InputError(fmt::format("{}: nccl-tests measured {} ranks; the scenario has {} ({} nodes x {} GPUs): set "
+                                 "cluster.nodes and cluster.gpus_per_node to match",
+                                 file, measured.ranks, sc.system.ranks(), sc.system.nodes, sc.system.cluster.gpus_per_node));
   write_output(pa.vm["output"].as<std::string>(),
                render_collective_comparison(compare_collective(measured, sc, *op), format));
   return 0;

@@ -1,5 +1,7 @@
 #include "compare/bench_output.hpp"
 
+#include <algorithm>
+#include <cctype>
 #include <sstream>
 
 #include "core/error.hpp"
@@ -35,6 +37,27 @@ std::optional<Collective> collective_in(std::string text) {
   return std::nullopt;
 }
 
+// A line as the benchmark printed it: without Open MPI's --tag-output prefix ("[1,0]<stdout>:") or
+// Slurm's --label prefix ("0: ").
+std::string untagged(const std::string& line) {
+  if (line.rfind('[', 0) == 0) {
+    const auto tag = line.find("]<std");
+    const auto colon = tag == std::string::npos ? tag : line.find(">:", tag);
+    if (colon != std::string::npos && colon < 24) return line.substr(colon + 2);
+  }
+  std::size_t i = line.find_first_not_of(' ');
+  if (i == std::string::npos || !std::isdigit(static_cast<unsigned char>(line[i]))) return line;
+  const std::size_t digits = line.find_first_not_of("0123456789", i);
+  if (digits != std::string::npos && line[digits] == ':' && digits + 1 < line.size() && line[digits + 1] == ' ')
+    return line.substr(digits + 2);
+  return line;
+}
+
+// NCCL's own log lines (NCCL_DEBUG=INFO or WARN) between the benchmark's.
+bool nccl_log(const std::string& line) {
+  return line.find(" NCCL INFO ") != std::string::npos || line.find(" NCCL WARN ") != std::string::npos;
+}
+
 [[noreturn]] void fail(const std::string& file, int line, const std::string& what) {
   throw InputError(file + ":" + std::to_string(line) + ": " + what);
 }
@@ -57,9 +80,17 @@ BenchOutput parse_bench_output(const std::string& text, const std::string& file)
   int n = 0, time_col = osu ? 1 : -1;
   while (std::getline(in, line)) {
     ++n;
+    line = untagged(line);
+    if (nccl_log(line)) continue;
     const auto w = words(line);
     if (w.empty()) continue;
     if (w[0][0] == '#') {
+      // nccl-tests lists each rank: "#  Rank  0 Group  0 Pid  1234 on  host device  0 [0x07] NVIDIA A100 ..."
+      if (!osu && w.size() > 2 && w[0] == "#" && w[1] == "Rank") {
+        ++out.ranks;
+        const auto on = std::find(w.begin(), w.end(), "on");
+        out.rank_hosts.push_back(on != w.end() && on + 1 != w.end() ? *(on + 1) : "");
+      }
       if (line.find("Collective test starting") != std::string::npos || line.find("# OSU MPI") != std::string::npos)
         if (auto op = collective_in(line)) out.op = op;
       // nccl-tests' column header: "#  size  count  type  redop  root  time  algbw ..."

@@ -3,7 +3,10 @@
 //   nccl-tests: the header line "#  size  count  type  [redop  root]  time  algbw  busbw ..." gives
 //               the columns; each data line's out-of-place time (us) is taken. The collective comes
 //               from "Collective test starting: all_reduce_perf" or the file's name.
+//               Its "#  Rank  N ..." lines count the ranks. NCCL's own log lines (NCCL INFO, NCCL
+//               WARN) are skipped.
 //   OSU:        "# OSU MPI Allreduce Latency Test ...", then "SIZE  AVG_LATENCY_US [...]" lines.
+// Lines may carry Open MPI's --tag-output prefix ("[1,0]<stdout>:") or Slurm's --label ("0: ").
 #pragma once
 #include <optional>
 #include <string>
@@ -26,6 +29,8 @@ struct BenchOutput {
   std::string tool;                    // "nccl-tests" or "osu"
   std::optional<Collective> op;        // when the text or the file name says
   std::vector<BenchPoint> points;
+  int ranks = 0;                       // nccl-tests: the ranks it lists (0: not said)
+  std::vector<std::string> rank_hosts; // the host of each ("" where the line does not say)
 };
 
 // Whether `text` looks like nccl-tests or OSU output (so `compare` reads it as such).

@@ -24,6 +24,10 @@ void check_supported(Collective op, Algorithm a) {
 
 }  // namespace
 
+Algorithm benchmark_algorithm(const Scenario& sc, bool sets_algorithm, Collective op) {
+  return op == Collective::Allreduce && sets_algorithm ? sc.execution.algorithm : Algorithm::Auto;
+}
+
 CollectivePrediction predict_collective(const Scenario& sc, Collective op, const std::vector<Bytes>& sizes) {
   const Execution& e = sc.execution;
   const System& sys = sc.system;

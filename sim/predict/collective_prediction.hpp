@@ -28,6 +28,10 @@ struct CollectivePrediction {
   std::vector<CollectiveRow> rows;
 };
 
+// What nccl-tests and OSU measure: the library's own choice per size (Algorithm::Auto), unless the
+// scenario sets comm.algorithm itself (`sets_algorithm`, not a framework preset's) for an allreduce.
+Algorithm benchmark_algorithm(const Scenario& sc, bool sets_algorithm, Collective op);
+
 // Throws InputError when the scenario's algorithm does not run `op` (naming the ones that do).
 CollectivePrediction predict_collective(const Scenario& sc, Collective op, const std::vector<Bytes>& sizes);
 

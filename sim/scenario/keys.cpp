@@ -175,7 +175,8 @@ std::vector<KeySpec> declare_keys() {
       vary(text("cluster.inter", "", "inter-node link kind override (1gbe .. 400gbe, 100gbe-tcp, ib-fdr .. ib-ndr)"),
            link_names(false)),
       vary(real("cluster.inter_bw_GBps", "", 1e-6, 1e6, "GB/s",
-                "inter-node effective bandwidth per direction, GB/s (decimal)"),
+                "inter-node effective bandwidth per direction of one NIC (rail), GB/s (decimal); a node's "
+                "uplink is cluster.nics of them, of which a job drives at most one a GPU it uses"),
            0.01, 1000, kLog),
       vary(real("cluster.inter_latency_us", "", 0, 1e9, "us", "inter-node one-hop latency, microseconds"), 0.1,
            100000, kLog),
