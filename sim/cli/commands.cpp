@@ -24,7 +24,7 @@ const std::vector<Command>& commands() {
       {"platform", cmd_platform, "platform generate|show|list   write a SimGrid platform XML for N nodes x G GPUs; summarise one; list the built-in ones"},
       {"report", cmd_report, "report SWEEP.csv [--measured M.csv [--map column=section.key ...] [--metric ...]] -o report.html   scaling figures, where a step's time goes, assumptions: one HTML page"},
       {"compare", cmd_compare, "compare MEASURED.csv --scenario BASE.ini [--map column=section.key ...] [--value column:cell=value ...] [--format table|csv|json] [--output FILE] [--plot FILE.svg]"},
-      {"fit", cmd_fit, "fit MEASURED.csv --scenario BASE.ini [--map ...] [--params LIST] [--overlay-out FILE.ini] [--format table|csv|json] [--strict]   values with 95 % intervals"},
+      {"fit", cmd_fit, "fit MEASURED.csv|NCCL_TESTS.log... --scenario BASE.ini [--map ...] [--params LIST] [--train-max-nodes N] [--overlay-out FILE.ini] [--format table|csv|json] [--strict]   values with 95 % intervals"},
       {"advise", cmd_advise, "advise FILE.ini --vary KEY [--target efficiency=0.8] [--range LO..HI | --values A,B] [--objective epoch_time|efficiency|gpu_hours] [--nodes-optimum] [--verify simgrid] [--format table|csv|json]   the value of a key that reaches a target, or values ranked"},
       {"map", cmd_map, "map FILE.ini --x KEY=LO..HI --y KEY=LO..HI [--z comm_overhead] [--points 20x20] [--log x,y] [--csv FILE] [--svg FILE]   one result over a grid of two keys"},
       {"validate", cmd_validate, "validate [--set tf2017|published|convnets|all] [--data DIR] [--format table|csv|json] [--output FILE] [--plot FILE.svg] [--section.key=value ...]   published runs, a priori and fitted"},

@@ -9,7 +9,9 @@
 #include "core/output.hpp"
 #include "compare/compare_report.hpp"
 #include "compare/effective_fit.hpp"
+#include "compare/bench_output.hpp"
 #include "compare/regression.hpp"
+#include "core/files.hpp"
 #include "core/error.hpp"
 #include "core/text.hpp"
 
@@ -44,11 +46,10 @@ ordered_json regression_json(const RegressionFit& f) {
   return j;
 }
 
-std::string render_fit_json(const std::vector<RegressionFit>& regs, const EffectiveFit& eff) {
+}  // namespace
+
+nlohmann::ordered_json effective_json(const EffectiveFit& eff) {
   ordered_json j;
-  ordered_json r = ordered_json::array();
-  for (const auto& f : regs) r.push_back(regression_json(f));
-  j["regressions"] = r;
   ordered_json params = ordered_json::array();
   for (const auto& p : eff.params) {
     ordered_json e = {{"name", p.name}, {"key", p.key}, {"before", p.before}, {"after", p.after},
@@ -72,6 +73,17 @@ std::string render_fit_json(const std::vector<RegressionFit>& regs, const Effect
   j["correlation"] = corr;
   j["error_before"] = stats_record(eff.before);
   j["error_after"] = stats_record(eff.after);
+  return j;
+}
+
+namespace {
+
+std::string render_fit_json(const std::vector<RegressionFit>& regs, const EffectiveFit& eff) {
+  ordered_json j;
+  ordered_json r = ordered_json::array();
+  for (const auto& f : regs) r.push_back(regression_json(f));
+  j["regressions"] = r;
+  j.update(effective_json(eff));
   return j.dump(2) + "\n";
 }
 
@@ -103,6 +115,32 @@ std::string render_fit_csv(const std::vector<RegressionFit>& regs, const Effecti
   return out;
 }
 
+}  // namespace
+
+std::string render_effective(const EffectiveFit& eff) {
+  std::string out;
+  for (const auto& p : eff.params) {
+    const std::string ci = p.has_interval ? fmt::format("95 % [{:.4g}, {:.4g}]", p.ci_lo, p.ci_hi) : "no interval";
+    out += fmt::format("  {:<14} {:<26} {:>12.6g} -> {:<12.6g} {:<28} {}\n", p.name, p.key, p.before, p.after, ci,
+                       p.note.empty() ? "" : "(" + p.note + ")");
+    if (!p.warning.empty()) out += "    warning: " + p.warning + "\n";
+  }
+  out += fmt::format("  ({} degrees of freedom; intervals assume the model right and the relative errors "
+                     "independent and alike)\n", eff.dof);
+  return out + render_correlation(eff);
+}
+
+void check_strict(const EffectiveFit& eff) {
+  for (const auto& p : eff.params) {
+    if (!p.warning.empty()) throw InputError("fit --strict: " + p.key + " = " + p.warning);
+    if (p.note.rfind("at the edge", 0) == 0)
+      throw InputError(fmt::format("fit --strict: {} = {:.6g} is {}: the data do not pin it down", p.key, p.after,
+                                   p.note));
+  }
+}
+
+namespace {
+
 std::string render_fit_table(const std::vector<RegressionFit>& regs, const EffectiveFit& eff, const std::string& metric) {
   std::string out = fmt::format("Regression models of {} (least squares over every row)\n\n", metric);
   for (const auto& f : regs) {
@@ -122,15 +160,7 @@ std::string render_fit_table(const std::vector<RegressionFit>& regs, const Effec
                        "      standard errors: {}\n", f.r2, f.adjusted_r2, f.n, max_res, metric, eq, se);
   }
   out += "\nEffective parameters (least squares on relative errors of the configuration means)\n\n";
-  for (const auto& p : eff.params) {
-    const std::string ci = p.has_interval ? fmt::format("95 % [{:.4g}, {:.4g}]", p.ci_lo, p.ci_hi) : "no interval";
-    out += fmt::format("  {:<14} {:<26} {:>12.6g} -> {:<12.6g} {:<28} {}\n", p.name, p.key, p.before, p.after, ci,
-                       p.note.empty() ? "" : "(" + p.note + ")");
-    if (!p.warning.empty()) out += "    warning: " + p.warning + "\n";
-  }
-  out += fmt::format("  ({} degrees of freedom; intervals assume the model right and the relative errors "
-                     "independent and alike)\n", eff.dof);
-  out += render_correlation(eff);
+  out += render_effective(eff);
   out += "\n  before: " + stats_line(eff.before) + "\n  after:  " + stats_line(eff.after) + "\n";
   return out;
 }
@@ -143,17 +173,21 @@ int cmd_fit(const Args& args) {
                     "comma-separated: inter_bw, inter_latency, intra_bw, intra_latency, compute")(
       "overlay-out", po::value<std::string>()->default_value(""), "write the fitted values as an overlay INI")(
       "format", po::value<std::string>()->default_value("table"), "table, csv or json")(
-      "strict", po::bool_switch(), "exit 2, writing nothing, when a fitted value is outside its physical range")(
+      "strict", po::bool_switch(),
+      "exit 2, writing nothing, when a fitted value is outside its physical range or at the edge of its search range")(
       "output,o", po::value<std::string>()->default_value(""), "write the report to FILE");
+  own.add_options()("op", po::value<std::string>(), "nccl-tests logs: the collective (else from their text)")(
+      "train-max-nodes", po::value<int>()->default_value(0),
+      "nccl-tests logs: fit on those of at most N nodes, score the larger ones (0: fit on every log)");
   const ParsedArgs pa = parse_args(args, own, "fit");
   const Format format = parse_format(pa.vm["format"].as<std::string>());
+  if (!pa.positional.empty() && is_bench_output(read_text_file(pa.positional.front(), "measured file")))
+    return fit_collective_logs(pa, format);
   const std::vector<std::string> names = split(pa.vm["params"].as<std::string>(), ',');
   const MeasuredInput in = read_measured_input(pa, "fit");
   const std::vector<RegressionFit> regs = fit_regressions(in.set, in.scenarios);
   const EffectiveFit eff = fit_effective(in.set, in.scenarios, names);
-  if (pa.vm["strict"].as<bool>())
-    for (const auto& p : eff.params)
-      if (!p.warning.empty()) throw InputError("fit --strict: " + p.key + " = " + p.warning);
+  if (pa.vm["strict"].as<bool>()) check_strict(eff);
   const std::string report = format == Format::Json  ? render_fit_json(regs, eff)
                              : format == Format::Csv ? render_fit_csv(regs, eff)
                                                      : render_fit_table(regs, eff, to_string(in.set.metric));

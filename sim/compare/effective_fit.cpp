@@ -65,23 +65,19 @@ Scenario with_values(const Scenario& base, const std::vector<SharedParameter>& p
   return s;
 }
 
-std::vector<Prediction> predict_all(const std::vector<Scenario>& bases, const std::vector<SharedParameter>& params,
-                                    const Values& values) {
-  std::vector<Prediction> out;
-  out.reserve(bases.size());
-  for (const auto& b : bases) out.push_back(predict(with_values(b, params, values)));
-  return out;
-}
-
-ErrorStats stats_of(const MeasuredSet& set, const std::vector<Prediction>& ps) {
+// The relative error of each configuration with the parameters at `values`.
+std::vector<double> errors_at(const FitTarget& t, const std::vector<Scenario>& bases,
+                              const std::vector<SharedParameter>& params, const Values& values) {
   std::vector<double> errs;
-  for (std::size_t i = 0; i < ps.size(); ++i) errs.push_back(relative_error(metric_of(ps[i], set.metric), set.configs[i].mean));
-  return error_stats(errs);
+  errs.reserve(bases.size());
+  for (std::size_t i = 0; i < bases.size(); ++i)
+    errs.push_back(relative_error(t.predicted(i, with_values(bases[i], params, values)), t.measured[i]));
+  return errs;
 }
 
 // Sum of squared relative errors over the training rows with parameter k at `v`, the others at `values`.
 struct Problem {
-  const MeasuredSet& train;
+  const FitTarget& target;
   const std::vector<Scenario>& bases;
   const std::vector<SharedParameter>& params;
 
@@ -89,11 +85,7 @@ struct Problem {
     Values at = values;
     at[k] = v;
     double sum = 0;
-    for (std::size_t i = 0; i < bases.size(); ++i) {
-      const Prediction p = predict(with_values(bases[i], params, at));
-      const double e = relative_error(metric_of(p, train.metric), train.configs[i].mean);
-      sum += e * e;
-    }
+    for (double e : errors_at(target, bases, params, at)) sum += e * e;
     return sum;
   }
 };
@@ -145,12 +137,7 @@ double search(const Problem& pr, const Values& values, std::size_t k, double sta
 std::vector<double> residuals_at(const Problem& pr, Values values, const std::vector<std::size_t>& idx,
                                  const std::vector<double>& x) {
   for (std::size_t j = 0; j < idx.size(); ++j) values[idx[j]] = std::pow(10.0, x[j]);
-  std::vector<double> r;
-  for (std::size_t i = 0; i < pr.bases.size(); ++i) {
-    const Prediction p = predict(with_values(pr.bases[i], pr.params, values));
-    r.push_back(relative_error(metric_of(p, pr.train.metric), pr.train.configs[i].mean));
-  }
-  return r;
+  return errors_at(pr.target, pr.bases, pr.params, values);
 }
 
 double sum_sq(const std::vector<double>& r) {
@@ -190,10 +177,12 @@ void refine_jointly(const Problem& pr, Values& values, const Values& starts, Fit
     const double se = std::sqrt(std::max(0.0, ls.covar[a][a]));
     if (!std::isfinite(se) || se <= 0) continue;
     const double x = std::log10(values[idx[a]]);
-    fp.has_interval = true;
     fp.se_log10 = se;
     fp.ci_lo = std::pow(10.0, x - t * se);
     fp.ci_hi = std::pow(10.0, x + t * se);
+    // An interval past what a double holds: the data leave the value free (it trades off
+    // against another parameter; the correlations say which).
+    fp.has_interval = fp.ci_lo > 0 && std::isfinite(fp.ci_hi);
     for (std::size_t b = 0; b < idx.size(); ++b) {
       const double d = std::sqrt(ls.covar[a][a] * ls.covar[b][b]);
       fit.correlation[idx[a]][idx[b]] = d > 0 ? ls.covar[a][b] / d : NAN;
@@ -203,10 +192,24 @@ void refine_jointly(const Problem& pr, Values& values, const Values& starts, Fit
 
 }  // namespace
 
+FitTarget step_target(const MeasuredSet& set) {
+  FitTarget t;
+  for (const auto& c : set.configs) t.measured.push_back(c.mean);
+  const Metric m = set.metric;
+  t.predicted = [m](std::size_t, const Scenario& s) { return metric_of(predict(s), m); };
+  return t;
+}
+
 FittedParameters fit_parameters(const MeasuredSet& train, const std::vector<Scenario>& bases,
                                 const std::vector<SharedParameter>& params) {
+  return fit_parameters(step_target(train), bases, params);
+}
+
+FittedParameters fit_parameters(const FitTarget& target, const std::vector<Scenario>& bases,
+                                const std::vector<SharedParameter>& params) {
   if (bases.empty()) throw InputError("fit: no configurations to fit");
-  const Problem pr{train, bases, params};
+  if (target.measured.size() != bases.size()) throw std::logic_error("fit_parameters: one measured value a base");
+  const Problem pr{target, bases, params};
   FittedParameters fit;
   Values values;
   for (const auto& p : params) {
@@ -217,7 +220,7 @@ FittedParameters fit_parameters(const MeasuredSet& train, const std::vector<Scen
     f.before = f.after = values.back();
     fit.params.push_back(f);
   }
-  fit.before = stats_of(train, predict_all(bases, params, values));
+  fit.before = error_stats(errors_at(target, bases, params, values));
   const Values starts = values;
   // Coordinate descent; every round searches the same window around each starting value, so a
   // parameter the data push to an extreme stops at the window's edge instead of drifting away.
@@ -245,7 +248,7 @@ FittedParameters fit_parameters(const MeasuredSet& train, const std::vector<Scen
       fit.params[k].has_interval = false;  // the optimum is not inside: an interval would mislead
     }
   }
-  fit.after = stats_of(train, predict_all(bases, params, values));
+  fit.after = error_stats(errors_at(target, bases, params, values));
   return fit;
 }
 
@@ -280,6 +283,17 @@ std::string physical_range_warning(const FitParameter& p, const Scenario& s) {
 
 }  // namespace
 
+EffectiveFit effective_of(const FittedParameters& fitted, const Scenario& any) {
+  EffectiveFit eff;
+  eff.params = fitted.params;
+  eff.correlation = fitted.correlation;
+  eff.dof = fitted.dof;
+  for (auto& p : eff.params) p.warning = physical_range_warning(p, any);
+  eff.before = fitted.before;
+  eff.after = fitted.after;
+  return eff;
+}
+
 EffectiveFit fit_effective(const MeasuredSet& set, const std::vector<Scenario>& scenarios,
                            const std::vector<std::string>& names) {
   if (scenarios.empty()) throw InputError("fit: no configurations to fit");
@@ -291,14 +305,8 @@ EffectiveFit fit_effective(const MeasuredSet& set, const std::vector<Scenario>& 
         throw InputError(set.file + ": column for " + k + " sets it per row; --params " + n +
                          " needs one shared value (drop the column or the parameter)");
   }
-  EffectiveFit eff;
   const FittedParameters fitted = fit_parameters(set, scenarios, access);
-  eff.params = fitted.params;
-  eff.correlation = fitted.correlation;
-  eff.dof = fitted.dof;
-  for (auto& p : eff.params) p.warning = physical_range_warning(p, scenarios.front());
-  eff.before = fitted.before;
-  eff.after = fitted.after;
+  EffectiveFit eff = effective_of(fitted, scenarios.front());
   for (const auto& s : apply_parameters(scenarios, access, fitted)) eff.predictions.push_back(predict(s));
   return eff;
 }

@@ -74,6 +74,21 @@ struct FittedParameters {
 FittedParameters fit_parameters(const MeasuredSet& train, const std::vector<Scenario>& bases,
                                 const std::vector<SharedParameter>& params);
 
+// What a fit matches, in general: one measured value a configuration and the model's prediction of
+// it from the configuration's scenario (bases[i] with the parameters set).
+struct FitTarget {
+  std::vector<double> measured;
+  std::function<double(std::size_t i, const Scenario& s)> predicted;
+};
+// A measured set's metric, predicted by the step model (what fit_parameters above matches).
+FitTarget step_target(const MeasuredSet& set);
+FittedParameters fit_parameters(const FitTarget& target, const std::vector<Scenario>& bases,
+                                const std::vector<SharedParameter>& params);
+
+// The fitted values for reports, each bandwidth checked against its link's line rate in `any`
+// (FitParameter::warning); no predictions.
+EffectiveFit effective_of(const FittedParameters& fitted, const Scenario& any);
+
 // Every base scenario with the fitted values set (identifiable or not: a value that moved nothing is its start).
 std::vector<Scenario> apply_parameters(const std::vector<Scenario>& bases, const std::vector<SharedParameter>& params,
                                        const FittedParameters& fitted);

@@ -1,0 +1,155 @@
+#include "compare/collective_fit.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <map>
+#include <set>
+
+#include "core/error.hpp"
+#include "predict/collective_prediction.hpp"
+#include "scenario/resolve.hpp"
+
+namespace ddlsim {
+inline namespace compare_layer {
+
+CollectiveLog read_collective_log(const std::string& text, const std::string& file, std::optional<Collective> op) {
+  CollectiveLog log;
+  log.out = parse_bench_output(text, file);
+  if (op) log.out.op = op;
+  if (!log.out.op) throw InputError(file + ": neither the text nor the file name says which collective it measured; give --op");
+  log.op = *log.out.op;
+  if (log.out.tool != "nccl-tests" || log.out.ranks == 0)
+    throw InputError(file + ": lists no ranks: expected nccl-tests output with its \"#  Rank  N ... on HOST device "
+                            "...\" lines, from which the node count is read");
+  const std::set<std::string> hosts(log.out.rank_hosts.begin(), log.out.rank_hosts.end());
+  if (hosts.count(""))
+    throw InputError(file + ": a \"#  Rank\" line names no host (expected '... on HOST device ...')");
+  log.nodes = int(hosts.size());
+  if (log.out.ranks % log.nodes != 0)
+    throw InputError(fmt::format("{}: {} ranks on {} hosts: expected the same number of GPUs on every node", file,
+                                 log.out.ranks, log.nodes));
+  log.gpus_per_node = log.out.ranks / log.nodes;
+  return log;
+}
+
+CollectivePoints collective_points(const std::vector<CollectiveLog>& logs, const Settings& base,
+                                   const std::string& base_dir) {
+  CollectivePoints pts;
+  const bool sets_algorithm = !base.at("comm.algorithm").value.empty();
+  for (const CollectiveLog& log : logs) {
+    Settings s = base;
+    const std::string origin = log.out.file + " (its #  Rank lines)";
+    s["cluster.nodes"] = Setting{std::to_string(log.nodes), origin, false};
+    s["cluster.gpus_per_node"] = Setting{std::to_string(log.gpus_per_node), origin, false};
+    Scenario sc = resolve_scenario(s, base_dir);
+    sc.execution.algorithm = benchmark_algorithm(sc, sets_algorithm, log.op);
+    for (const BenchPoint& p : log.out.points) {
+      pts.bases.push_back(sc);
+      pts.ops.push_back(log.op);
+      pts.bytes.push_back(p.bytes);
+      pts.measured_s.push_back(p.time_s);
+      pts.nodes.push_back(log.nodes);
+      pts.origins.push_back(log.out.file + ":" + std::to_string(p.line));
+    }
+  }
+  return pts;
+}
+
+FitTarget collective_target(const CollectivePoints& points) {
+  FitTarget t;
+  t.measured = points.measured_s;
+  t.predicted = [ops = points.ops, bytes = points.bytes](std::size_t i, const Scenario& s) {
+    return predict_collective(s, ops[i], {bytes[i]}).rows.front().time_s;
+  };
+  return t;
+}
+
+CollectivePoints points_where(const CollectivePoints& all, int max_nodes, bool larger) {
+  CollectivePoints out;
+  for (std::size_t i = 0; i < all.bases.size(); ++i) {
+    if ((all.nodes[i] > max_nodes) != larger) continue;
+    out.bases.push_back(all.bases[i]);
+    out.ops.push_back(all.ops[i]);
+    out.bytes.push_back(all.bytes[i]);
+    out.measured_s.push_back(all.measured_s[i]);
+    out.nodes.push_back(all.nodes[i]);
+    out.origins.push_back(all.origins[i]);
+  }
+  return out;
+}
+
+const std::vector<std::string>& size_band_names() {
+  static const std::vector<std::string> names = {"< 1 MiB", "1-64 MiB", ">= 64 MiB"};
+  return names;
+}
+
+int size_band(Bytes bytes) {
+  constexpr double kMiB = 1024.0 * 1024.0;
+  return bytes < kMiB ? 0 : bytes < 64 * kMiB ? 1 : 2;
+}
+
+namespace {
+
+// Per band and over all: predictions on the points' own scenarios (a priori) and on `calibrated`,
+// and `baseline` (NaN where none).
+std::vector<BandScore> band_scores(const CollectivePoints& pts, const std::vector<Scenario>& calibrated,
+                                   const std::vector<double>& baseline) {
+  const FitTarget target = collective_target(pts);
+  std::vector<std::vector<double>> prior(4), after(4), base(4);
+  for (std::size_t i = 0; i < pts.bases.size(); ++i) {
+    const double p = relative_error(target.predicted(i, pts.bases[i]), pts.measured_s[i]);
+    const double c = relative_error(target.predicted(i, calibrated[i]), pts.measured_s[i]);
+    for (std::size_t b : {std::size_t(size_band(pts.bytes[i])), std::size_t(3)}) {
+      prior[b].push_back(p);
+      after[b].push_back(c);
+      if (!std::isnan(baseline[i])) base[b].push_back(relative_error(baseline[i], pts.measured_s[i]));
+    }
+  }
+  std::vector<BandScore> out;
+  for (std::size_t b = 0; b < 4; ++b)
+    out.push_back({b < 3 ? size_band_names()[b] : "all", error_stats(prior[b]), error_stats(after[b]),
+                   error_stats(base[b])});
+  return out;
+}
+
+}  // namespace
+
+CollectiveFit fit_collectives(const CollectivePoints& all, const std::vector<std::string>& names,
+                              int train_max_nodes) {
+  const CollectivePoints train = train_max_nodes > 0 ? points_where(all, train_max_nodes, false) : all;
+  if (train.bases.empty())
+    throw InputError(fmt::format("--train-max-nodes {}: no log has that few nodes to fit on", train_max_nodes));
+  std::vector<SharedParameter> params;
+  for (const std::string& n : names) {
+    if (n == "compute") throw InputError("--params compute: nccl-tests logs measure no compute; expected inter_bw, "
+                                         "inter_latency, intra_bw or intra_latency");
+    params.push_back(shared_parameter(n, train.bases));
+  }
+  const FittedParameters fitted = fit_parameters(collective_target(train), train.bases, params);
+  CollectiveFit f;
+  f.eff = effective_of(fitted, train.bases.front());
+  f.fitted_on = train_max_nodes > 0 ? fmt::format("logs on at most {} nodes", train_max_nodes) : "every log";
+  f.in_sample = band_scores(train, apply_parameters(train.bases, params, fitted),
+                            std::vector<double>(train.bases.size(), NAN));
+  for (int n : train.nodes) f.largest_fitted = std::max(f.largest_fitted, n);
+  if (train_max_nodes <= 0) return f;
+  const CollectivePoints test = points_where(all, train_max_nodes, true);
+  if (test.bases.empty())
+    throw InputError(fmt::format("--train-max-nodes {}: no log has more nodes to score", train_max_nodes));
+  const std::set<int> scored(test.nodes.begin(), test.nodes.end());
+  f.scored_nodes.assign(scored.begin(), scored.end());
+  std::map<std::pair<int, double>, double> at_largest;
+  for (std::size_t i = 0; i < train.bases.size(); ++i)
+    if (train.nodes[i] == f.largest_fitted) at_largest[{int(train.ops[i]), train.bytes[i]}] = train.measured_s[i];
+  std::vector<double> baseline;
+  for (std::size_t i = 0; i < test.bases.size(); ++i) {
+    const auto it = at_largest.find({int(test.ops[i]), test.bytes[i]});
+    baseline.push_back(it == at_largest.end() ? NAN : it->second);
+  }
+  f.scale_out = band_scores(test, apply_parameters(test.bases, params, fitted), baseline);
+  return f;
+}
+
+}  // namespace compare_layer
+}  // namespace ddlsim

@@ -1,0 +1,68 @@
+// nccl-tests logs as measurements to fit and to score (`ddlsim fit LOG... --scenario BASE.ini`):
+// each log's "#  Rank" lines give its ranks and hosts, hence its nodes and GPUs a node; every size
+// of every log is one configuration, predicted by predict_collective on the base scenario resolved
+// with those counts, with the library's own choice per size (what the benchmark measured).
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "compare/bench_output.hpp"
+#include "compare/effective_fit.hpp"
+#include "scenario/settings.hpp"
+
+namespace ddlsim {
+inline namespace compare_layer {
+
+struct CollectiveLog {
+  BenchOutput out;
+  Collective op = Collective::Allreduce;
+  int nodes = 0, gpus_per_node = 0;
+};
+// Throws InputError naming the file when the collective is not known (`op` unset and the log does
+// not say), or the log lists no ranks, or its ranks do not spread evenly over its hosts.
+CollectiveLog read_collective_log(const std::string& text, const std::string& file, std::optional<Collective> op);
+
+// Every size of every log, in order.
+struct CollectivePoints {
+  std::vector<Scenario> bases;       // the base scenario at the log's nodes and GPUs a node
+  std::vector<Collective> ops;
+  std::vector<Bytes> bytes;
+  std::vector<double> measured_s;
+  std::vector<int> nodes;
+  std::vector<std::string> origins;  // "file:line"
+};
+CollectivePoints collective_points(const std::vector<CollectiveLog>& logs, const Settings& base,
+                                   const std::string& base_dir);
+FitTarget collective_target(const CollectivePoints& points);
+// The points of logs on at most (or, `larger`, more than) `max_nodes` nodes.
+CollectivePoints points_where(const CollectivePoints& all, int max_nodes, bool larger);
+
+// Size bands: < 1 MiB (latency-bound), 1-64 MiB (where gradient buckets live), >= 64 MiB.
+const std::vector<std::string>& size_band_names();
+int size_band(Bytes bytes);
+
+struct BandScore {
+  std::string band;                           // a size band, or "all"
+  ErrorStats a_priori, calibrated, baseline;  // baseline: where one is given (its n says how many)
+};
+
+// `ddlsim fit LOG...`: the link parameters fitted on the logs of at most `train_max_nodes` nodes
+// (0: every log), scored per band on those points (in-sample) and, with `train_max_nodes`, on the
+// larger logs beside the baseline "as measured at the largest fitted node count" (the same
+// operation and size's time there; points without one are left out of the baseline's n).
+struct CollectiveFit {
+  EffectiveFit eff;
+  std::string fitted_on;             // "every log", or "logs on at most N nodes"
+  std::vector<BandScore> in_sample;  // the three bands, then "all"
+  int largest_fitted = 0;            // node count
+  std::vector<int> scored_nodes;     // empty without train_max_nodes
+  std::vector<BandScore> scale_out;
+};
+// `names`: inter_bw, inter_latency, intra_bw, intra_latency. Throws InputError for `compute` (the
+// logs measure no compute) and when either side of the split has no log.
+CollectiveFit fit_collectives(const CollectivePoints& points, const std::vector<std::string>& names,
+                              int train_max_nodes);
+
+}  // namespace compare_layer
+}  // namespace ddlsim

@@ -1,0 +1,95 @@
+// `ddlsim fit LOG...`: nccl-tests logs, one per node count, as measurements. Logs written from
+// ddlsim's own prediction on a platform whose links were changed: the fit on the small runs finds
+// the change again and then predicts the large runs exactly, while "as measured at the largest
+// fitted count" does not; bad inputs exit 2 naming what is wrong.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+#include "test_util.hpp"
+
+namespace {
+
+// nccl-tests' text for ddlsim's prediction of an allreduce on `nodes` DGX A100s with `extra` keys.
+std::string log_of(int nodes, const std::string& extra, bool rank_lines = true) {
+  const auto r = testutil::run_ddlsim("collective --cluster.platform=dgx-a100 --cluster.nodes=" + std::to_string(nodes) +
+                                      " -b 1K -e 1G -f 4 --format json " + extra);
+  EXPECT_EQ(r.code, 0) << r.out;
+  std::string t = "# nThread 1 nGpus 1 minBytes 1024 maxBytes 1073741824 step: 4(factor)\n#\n# Using devices\n";
+  for (int k = 0; rank_lines && k < nodes * 8; ++k)
+    t += "#  Rank " + std::to_string(k) + " Group  0 Pid  1234 on node" + std::to_string(k / 8) + " device  " +
+         std::to_string(k % 8) + " [0x07] NVIDIA A100-SXM4-80GB\n";
+  t += "#       size         count      type   redop    root     time   algbw   busbw #wrong     time\n";
+  for (const auto& row : nlohmann::json::parse(r.out))
+    t += "  " + std::to_string(row["size_bytes"].get<long long>()) + "  1  float  sum  -1  " +
+         std::to_string(row["time_s"].get<double>() * 1e6) + "  1.0  1.0  0  1.0\n";
+  return t;
+}
+
+struct Logs {
+  std::vector<testutil::TempFile> files;
+  std::string paths;
+  Logs(const std::string& extra, std::vector<int> nodes) {
+    files.reserve(nodes.size());
+    for (int n : nodes) {
+      files.emplace_back("all_reduce_perf_" + std::to_string(n) + ".log", log_of(n, extra));
+      paths += " " + files.back().path();
+    }
+  }
+};
+
+}  // namespace
+
+TEST(FitLogs, SmallRunsFindTheLinksAndPredictTheLargeOnes) {
+  const Logs logs("--cluster.inter_bw_GBps=12 --cluster.inter_latency_us=6", {1, 2, 4, 8});
+  testutil::TempFile base("base.ini", "[cluster]\nplatform = dgx-a100\n");
+  testutil::TempFile overlay("fitted.ini");
+  const auto r = testutil::run_ddlsim("fit" + logs.paths + " --scenario " + base.path() +
+                                      " --train-max-nodes 2 --format json --overlay-out " + overlay.path());
+  ASSERT_EQ(r.code, 0) << r.out;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["fitted_on"], "logs on at most 2 nodes");
+  EXPECT_EQ(j["scored_nodes"], nlohmann::json::parse("[4, 8]"));
+  for (const auto& p : j["effective"]) {
+    if (p["name"] == "inter_bw") EXPECT_NEAR(p["after"].get<double>(), 12, 0.01 * 12);
+    if (p["name"] == "inter_latency") EXPECT_NEAR(p["after"].get<double>(), 6, 0.01 * 6);
+  }
+  ASSERT_EQ(j["scale_out"].size(), 4u);  // three bands and all
+  for (const auto& b : j["scale_out"]) {
+    EXPECT_LT(b["fitted"]["mape"].get<double>(), 0.01) << b;
+    EXPECT_GT(b["a_priori"]["mape"].get<double>(), 0.03) << b;  // the platform's own links are off
+    EXPECT_EQ(b["baseline"]["n"], b["fitted"]["n"]) << b;       // every size was measured at 2 nodes
+  }
+  EXPECT_GT(j["scale_out"][3]["baseline"]["mape"].get<double>(), 0.2);
+  // The overlay carries the values; collective with it gives the large runs' times.
+  const std::string written = testutil::slurp(overlay.path());
+  EXPECT_NE(written.find("[cluster]\ninter_bw_GBps = 1"), std::string::npos) << written;
+  // Fitted on every log, in sample.
+  const auto all = testutil::run_ddlsim("fit" + logs.paths + " --scenario " + base.path() + " --format json");
+  ASSERT_EQ(all.code, 0) << all.out;
+  EXPECT_LT(nlohmann::json::parse(all.out)["in_sample"][3]["fitted"]["mape"].get<double>(), 0.01);
+}
+
+TEST(FitLogs, BadInputsExit2) {
+  testutil::TempFile base("base.ini", "[cluster]\nplatform = dgx-a100\n");
+  const Logs logs("", {1, 2});
+  const auto run = [&](const std::string& args) { return testutil::run_ddlsim("fit" + logs.paths + " --scenario " + base.path() + args); };
+  auto r = run(" --params compute");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.out.find("nccl-tests logs measure no compute"), std::string::npos) << r.out;
+  r = run(" --train-max-nodes 2");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.out.find("--train-max-nodes 2: no log has more nodes to score"), std::string::npos) << r.out;
+  testutil::TempFile anonymous("all_reduce_perf.log", log_of(1, "", false));
+  r = testutil::run_ddlsim("fit " + anonymous.path() + " --scenario " + base.path());
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.out.find("lists no ranks"), std::string::npos) << r.out;
+  // A latency the data push to zero stops at the edge of its range; --strict refuses it.
+  const Logs zero("--cluster.inter_latency_us=0", {2, 4});
+  r = testutil::run_ddlsim("fit" + zero.paths + " --scenario " + base.path() + " --params inter_bw,inter_latency --strict");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.out.find("fit --strict: cluster.inter_latency_us = 0.0001 is at the edge"), std::string::npos) << r.out;
+}
