@@ -4,6 +4,7 @@
 #include "core/args.hpp"
 #include "cli/commands.hpp"
 #include "core/output.hpp"
+#include "compare/collective_validation.hpp"
 #include "compare/validation_report.hpp"
 #include "core/error.hpp"
 
@@ -17,7 +18,8 @@ int cmd_validate(const Args& args) {
   own.add_options()("data", po::value<std::string>()->default_value(default_validation_folder()),
                     "folder of the validation sets (CSV and scenario files)")(
       "set", po::value<std::string>()->default_value("tf2017"),
-      "tf2017, published, convnets or all (every set's groups, totals over all their rows)")(
+      "tf2017, published, convnets or all (every set's groups, totals over all their rows); nccl: published "
+      "nccl-tests logs of real clusters (table or markdown, json)")(
       "format", po::value<std::string>()->default_value("table"), "table, csv or json")(
       "output,o", po::value<std::string>()->default_value(""), "write the report to FILE")(
       "plot", po::value<std::string>()->default_value(""), "write the predicted-vs-measured plot (SVG) to FILE");
@@ -25,6 +27,14 @@ int cmd_validate(const Args& args) {
   if (!pa.positional.empty())
     throw InputError("ddlsim validate: takes no scenario file (the set brings its own; --section.key=value "
                      "applies to every one of them)");
+  if (pa.vm["set"].as<std::string>() == "nccl") {
+    const std::string fmt_name = pa.vm["format"].as<std::string>();
+    const Format f = fmt_name == "markdown" ? Format::Table : parse_format(fmt_name);
+    write_output(pa.vm["output"].as<std::string>(),
+                 render_collective_validation(
+                     run_collective_validation(pa.vm["data"].as<std::string>() + "/nccl", pa.overrides), f));
+    return 0;
+  }
   const Format format = parse_format(pa.vm["format"].as<std::string>());
   const ValidationResult v =
       run_validation(pa.vm["data"].as<std::string>(), pa.vm["set"].as<std::string>(), pa.overrides);

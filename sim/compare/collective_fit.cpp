@@ -89,11 +89,7 @@ int size_band(Bytes bytes) {
   return bytes < kMiB ? 0 : bytes < 64 * kMiB ? 1 : 2;
 }
 
-namespace {
-
-// Per band and over all: predictions on the points' own scenarios (a priori) and on `calibrated`,
-// and `baseline` (NaN where none).
-std::vector<BandScore> band_scores(const CollectivePoints& pts, const std::vector<Scenario>& calibrated,
+std::vector<BandScore> score_bands(const CollectivePoints& pts, const std::vector<Scenario>& calibrated,
                                    const std::vector<double>& baseline) {
   const FitTarget target = collective_target(pts);
   std::vector<std::vector<double>> prior(4), after(4), base(4);
@@ -113,7 +109,31 @@ std::vector<BandScore> band_scores(const CollectivePoints& pts, const std::vecto
   return out;
 }
 
+namespace {
+
+ErrorStats pooled(const ErrorStats& a, const ErrorStats& b) {
+  ErrorStats s;
+  s.n = a.n + b.n;
+  if (s.n == 0) return s;
+  s.mape = (a.mape * a.n + b.mape * b.n) / s.n;
+  s.bias = (a.bias * a.n + b.bias * b.n) / s.n;
+  s.max_abs = std::max(a.max_abs, b.max_abs);
+  return s;
+}
+
 }  // namespace
+
+std::vector<BandScore> pool_bands(const std::vector<std::vector<BandScore>>& sets) {
+  std::vector<BandScore> out;
+  for (std::size_t b = 0; b < 4; ++b) out.push_back({b < 3 ? size_band_names()[b] : "all", {}, {}, {}});
+  for (const auto& set : sets)
+    for (std::size_t b = 0; b < set.size() && b < 4; ++b) {
+      out[b].a_priori = pooled(out[b].a_priori, set[b].a_priori);
+      out[b].calibrated = pooled(out[b].calibrated, set[b].calibrated);
+      out[b].baseline = pooled(out[b].baseline, set[b].baseline);
+    }
+  return out;
+}
 
 CollectiveFit fit_collectives(const CollectivePoints& all, const std::vector<std::string>& names,
                               int train_max_nodes) {
@@ -130,7 +150,7 @@ CollectiveFit fit_collectives(const CollectivePoints& all, const std::vector<std
   CollectiveFit f;
   f.eff = effective_of(fitted, train.bases.front());
   f.fitted_on = train_max_nodes > 0 ? fmt::format("logs on at most {} nodes", train_max_nodes) : "every log";
-  f.in_sample = band_scores(train, apply_parameters(train.bases, params, fitted),
+  f.in_sample = score_bands(train, apply_parameters(train.bases, params, fitted),
                             std::vector<double>(train.bases.size(), NAN));
   for (int n : train.nodes) f.largest_fitted = std::max(f.largest_fitted, n);
   if (train_max_nodes <= 0) return f;
@@ -147,7 +167,7 @@ CollectiveFit fit_collectives(const CollectivePoints& all, const std::vector<std
     const auto it = at_largest.find({int(test.ops[i]), test.bytes[i]});
     baseline.push_back(it == at_largest.end() ? NAN : it->second);
   }
-  f.scale_out = band_scores(test, apply_parameters(test.bases, params, fitted), baseline);
+  f.scale_out = score_bands(test, apply_parameters(test.bases, params, fitted), baseline);
   return f;
 }
 

@@ -47,6 +47,13 @@ struct BandScore {
   ErrorStats a_priori, calibrated, baseline;  // baseline: where one is given (its n says how many)
 };
 
+// Per band and over all ("all" last): the points predicted on their own scenarios (a priori) and
+// on `calibrated` (one per point), and `baseline` (one per point, NaN where none).
+std::vector<BandScore> score_bands(const CollectivePoints& points, const std::vector<Scenario>& calibrated,
+                                   const std::vector<double>& baseline);
+// Bands pooled over several sets of points (n-weighted MAPE and bias, the largest |error|).
+std::vector<BandScore> pool_bands(const std::vector<std::vector<BandScore>>& sets);
+
 // `ddlsim fit LOG...`: the link parameters fitted on the logs of at most `train_max_nodes` nodes
 // (0: every log), scored per band on those points (in-sample) and, with `train_max_nodes`, on the
 // larger logs beside the baseline "as measured at the largest fitted node count" (the same

@@ -1,0 +1,167 @@
+#include "compare/collective_validation.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+
+#include "compare/compare_report.hpp"
+#include "compare/csv_table.hpp"
+#include "core/error.hpp"
+#include "core/files.hpp"
+#include "core/text.hpp"
+#include "scenario/resolve.hpp"
+#include "scenario/settings.hpp"
+
+namespace ddlsim {
+inline namespace compare_layer {
+
+namespace {
+
+// The logs in a system's folder, by name (*.log).
+std::vector<std::string> log_files(const std::string& dir, const std::string& where) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) throw InputError(where + ": no folder " + dir);
+  std::vector<std::string> out;
+  for (const auto& e : fs::directory_iterator(dir, ec))
+    if (e.is_regular_file() && e.path().extension() == ".log") out.push_back(e.path().string());
+  std::sort(out.begin(), out.end());
+  if (out.empty()) throw InputError(where + ": no *.log file in " + dir);
+  return out;
+}
+
+CollectiveSystemResult run_system(const std::string& folder, const CsvTable& index, const CsvRow& row,
+                                  const std::vector<std::string>& overrides) {
+  const auto cell = [&](const char* name) { return row.cells[std::size_t(index.column(name))]; };
+  CollectiveSystemResult r;
+  r.system = cell("system");
+  r.role = cell("role");
+  r.source = cell("source");
+  r.scenario = folder + "/" + cell("scenario");
+  const std::string where = index.where(row, index.column("system"));
+  if (r.role != "dev" && r.role != "held_out")
+    throw InputError(index.where(row, index.column("role")) + ": role = '" + r.role + "': expected dev or held_out");
+  const int train_max = int(csv_number(index, row, index.column("train_max_nodes")));
+  for (const std::string& file : log_files(folder + "/" + r.system, where))
+    r.logs.push_back(read_collective_log(read_text_file(file, "nccl-tests log"), file, std::nullopt));
+  const ScenarioInput in = read_scenario(r.scenario, overrides);
+  const CollectivePoints pts = collective_points(r.logs, in.settings, dir_of(r.scenario));
+  r.a_priori = score_bands(pts, pts.bases, std::vector<double>(pts.bases.size(), NAN));
+  const bool larger = std::any_of(pts.nodes.begin(), pts.nodes.end(), [&](int n) { return n > train_max; });
+  r.fit = fit_collectives(pts, {"inter_bw", "inter_latency", "intra_bw", "intra_latency"}, larger ? train_max : 0);
+  return r;
+}
+
+}  // namespace
+
+CollectiveValidation run_collective_validation(const std::string& folder, const std::vector<std::string>& overrides) {
+  CollectiveValidation v;
+  v.folder = folder;
+  const CsvTable index = read_csv_file(folder + "/index.csv");
+  for (const char* c : {"system", "scenario", "train_max_nodes", "role", "source"})
+    if (index.column(c) < 0) throw InputError(index.file + ":1: missing column '" + std::string(c) + "'");
+  std::vector<std::vector<BandScore>> dev_prior, dev_out, held_prior, held_out;
+  for (const CsvRow& row : index.rows) {
+    v.systems.push_back(run_system(folder, index, row, overrides));
+    const CollectiveSystemResult& r = v.systems.back();
+    (r.role == "dev" ? dev_prior : held_prior).push_back(r.a_priori);
+    if (!r.fit.scale_out.empty()) (r.role == "dev" ? dev_out : held_out).push_back(r.fit.scale_out);
+  }
+  v.dev_a_priori = pool_bands(dev_prior);
+  v.dev_scale_out = pool_bands(dev_out);
+  v.held_out_a_priori = pool_bands(held_prior);
+  v.held_out_scale_out = pool_bands(held_out);
+  return v;
+}
+
+namespace {
+
+std::string pct(const ErrorStats& e) {
+  return e.n == 0 ? "-" : fmt::format("{:.1f} % ({:+.1f})", 100 * e.mape, 100 * e.bias);
+}
+
+std::string nodes_of(const std::vector<CollectiveLog>& logs) {
+  std::vector<int> n;
+  for (const auto& l : logs) n.push_back(l.nodes);
+  std::sort(n.begin(), n.end());
+  std::string out;
+  for (int v : n) out += (out.empty() ? "" : ", ") + std::to_string(v);
+  return out;
+}
+
+// One table of bands: a priori over every log, then the scale-out columns where there are some.
+std::string bands_md(const std::vector<BandScore>& prior, const std::vector<BandScore>& out, int largest) {
+  const std::string at = largest > 0 ? std::to_string(largest) + " node(s)" : "the largest fitted count";
+  std::string t = "| band | a priori, every log | n | larger logs, a priori | fitted on the small | as measured at " + at +
+                  " | n |\n|---|---|---|---|---|---|---|\n";
+  for (std::size_t b = 0; b < prior.size(); ++b) {
+    t += fmt::format("| {} | {} | {} |", prior[b].band, pct(prior[b].a_priori), prior[b].a_priori.n);
+    if (b < out.size() && out[b].a_priori.n > 0)
+      t += fmt::format(" {} | {} | {} | {} |\n", pct(out[b].a_priori), pct(out[b].calibrated), pct(out[b].baseline),
+                       out[b].a_priori.n);
+    else
+      t += " - | - | - | 0 |\n";
+  }
+  return t;
+}
+
+std::string fitted_values(const EffectiveFit& eff) {
+  std::string out;
+  for (const auto& p : eff.params) {
+    if (!p.identifiable) continue;
+    out += fmt::format("{}`{}` {:.4g} -> {:.4g}{}", out.empty() ? "" : ", ", p.key, p.before, p.after,
+                       p.note.empty() ? "" : " (" + p.note + ")");
+  }
+  return out.empty() ? "nothing identifiable" : out;
+}
+
+}  // namespace
+
+std::string render_collective_validation(const CollectiveValidation& v, Format f) {
+  if (f == Format::Json) {
+    nlohmann::ordered_json j;
+    const auto bands = [](const std::vector<BandScore>& bs) {
+      nlohmann::ordered_json a = nlohmann::ordered_json::array();
+      for (const BandScore& b : bs)
+        a.push_back({{"band", b.band}, {"a_priori", stats_record(b.a_priori)}, {"fitted", stats_record(b.calibrated)},
+                     {"baseline", stats_record(b.baseline)}});
+      return a;
+    };
+    j["systems"] = nlohmann::ordered_json::array();
+    for (const auto& s : v.systems)
+      j["systems"].push_back({{"system", s.system}, {"role", s.role}, {"source", s.source},
+                              {"largest_fitted_nodes", s.fit.largest_fitted}, {"a_priori", bands(s.a_priori)},
+                              {"scale_out", bands(s.fit.scale_out)}});
+    j["dev"] = {{"a_priori", bands(v.dev_a_priori)}, {"scale_out", bands(v.dev_scale_out)}};
+    j["held_out"] = {{"a_priori", bands(v.held_out_a_priori)}, {"scale_out", bands(v.held_out_scale_out)}};
+    return j.dump(2) + "\n";
+  }
+  // Markdown tables: the table format, and docs/validation-collectives.md.
+  std::string out = "# Collectives on real clusters\n\n"
+                    "Generated by `ddlsim validate --set nccl` from the published nccl-tests logs in\n"
+                    "`scenarios/validation/nccl/` (sources in its README); a test holds this page to the program's\n"
+                    "output. Time per size band: MAPE (bias, the mean signed error, both %; negative: ddlsim too\n"
+                    "fast). \"A priori\": the system's scenario as it is. \"Fitted on the small\": the links fitted\n"
+                    "(`fit LOG... --train-max-nodes N`) on the logs of the fewest nodes, scored on the larger logs,\n"
+                    "beside the time as measured at the largest fitted count for the same size.\n";
+  const auto section = [&](const char* title, const std::vector<BandScore>& prior, const std::vector<BandScore>& so,
+                           int largest) {
+    out += fmt::format("\n## {}\n\n", title) + bands_md(prior, so, largest);
+  };
+  section("Development systems, pooled", v.dev_a_priori, v.dev_scale_out, 0);
+  section("Held-out systems, pooled (set aside before their numbers were looked at)", v.held_out_a_priori,
+          v.held_out_scale_out, 0);
+  for (const auto& s : v.systems) {
+    out += fmt::format("\n## {} ({})\n\n{} log(s) on {} node(s); scenario `{}`; source: {}\n\n", s.system,
+                       s.role == "dev" ? "development" : "held out", s.logs.size(), nodes_of(s.logs),
+                       s.scenario.substr(v.folder.size() + 1), s.source);
+    out += "Fitted on " + s.fit.fitted_on + ": " + fitted_values(s.fit.eff) + ".\n\n";
+    out += bands_md(s.a_priori, s.fit.scale_out, s.fit.largest_fitted);
+  }
+  return out;
+}
+
+}  // namespace compare_layer
+}  // namespace ddlsim

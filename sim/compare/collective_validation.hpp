@@ -1,0 +1,38 @@
+// `ddlsim validate --set nccl`: published nccl-tests logs of real clusters, in
+// scenarios/validation/nccl/: index.csv (system, scenario, train_max_nodes, role, source) and a
+// folder of logs per system. Per system: every log a priori per size band; the links fitted on the
+// logs of at most train_max_nodes nodes (`fit LOG... --train-max-nodes`) and the larger logs scored
+// per band beside "as measured at the largest fitted count". Totals pooled over the development
+// systems, and over the held-out ones apart (role held_out: set aside before their numbers were
+// looked at; nothing was chosen on them).
+#pragma once
+#include <string>
+#include <vector>
+
+#include "compare/collective_fit.hpp"
+#include "report/report.hpp"
+
+namespace ddlsim {
+inline namespace compare_layer {
+
+struct CollectiveSystemResult {
+  std::string system, role, source, scenario;
+  std::vector<CollectiveLog> logs;
+  std::vector<BandScore> a_priori;  // every log; only a_priori is set
+  CollectiveFit fit;                // scale_out empty when no log is larger than train_max_nodes
+};
+
+struct CollectiveValidation {
+  std::string folder;
+  std::vector<CollectiveSystemResult> systems;
+  std::vector<BandScore> dev_a_priori, dev_scale_out, held_out_a_priori, held_out_scale_out;
+};
+
+// `overrides` (--section.key=value) apply to every system's scenario. Throws InputError naming the
+// index's line for a missing folder, scenario or log.
+CollectiveValidation run_collective_validation(const std::string& folder, const std::vector<std::string>& overrides);
+// Markdown tables (table and markdown) or JSON.
+std::string render_collective_validation(const CollectiveValidation& v, Format f);
+
+}  // namespace compare_layer
+}  // namespace ddlsim
