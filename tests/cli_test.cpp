@@ -90,6 +90,20 @@ TEST(Cli, SweepKeepsFailedRows) {
   EXPECT_NE(csv.find("cluster.nodes = '99'"), std::string::npos) << csv;
 }
 
+// A list of which no value is valid is refused before any configuration runs (issue 43: 49 model
+// names x 12 x ... ran 536,406 failed configurations into an 812 MB CSV); nothing is written.
+TEST(Cli, SweepRefusesAWhollyInvalidListUpFront) {
+  TempFile ini("s.ini", "[cluster]\nplatform = poti\n[sweep]\nmodel.name = 1, 2, 3\ncluster.nodes = 1, 2\n");
+  TempFile out("out.csv");
+  const auto r = run_ddlsim("sweep " + ini.path() + " --output " + out.path());
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find(": no value of the list is valid, so every configuration would fail; the first: "),
+            std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("model.name = '1'"), std::string::npos) << r.out;
+  EXPECT_FALSE(testutil::exists(out.path() + ".sweep-state"));
+  EXPECT_EQ(testutil::slurp(out.path()), "");
+}
+
 TEST(Cli, ModelsListsTheZoo) {
   const auto r = run_ddlsim("models");
   ASSERT_EQ(r.code, 0);

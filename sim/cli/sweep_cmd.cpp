@@ -102,6 +102,7 @@ int cmd_sweep(const Args& args) {
       throw InputError("command line: --" + key + " is swept by " + in.sweep_origin.at(key) +
                        "; expected either the sweep or one value (change the list with --sweep." + key + "=V1,V2)");
   const SweepDesign design(in);
+  check_sweep_lists(design, in, dir_of(file));
   const std::string output = pa.vm["output"].as<std::string>();
   const bool resume = pa.vm["resume"].as<bool>();
   const bool to_file = !output.empty() && output != "-";

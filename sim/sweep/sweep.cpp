@@ -45,6 +45,33 @@ Settings SweepDesign::config(std::size_t i) const {
   return s;
 }
 
+void check_sweep_lists(const SweepDesign& design, const ScenarioInput& in, const std::string& base_dir) {
+  if (design.size() == 0) return;
+  const Settings first = design.config(0);
+  for (const auto& [key, values] : in.sweep) {
+    std::string first_error;
+    bool resolves = false;
+    for (const std::string& v : values) {
+      Settings s = first;
+      s[key].value = v;
+      try {
+        resolve_scenario(s, base_dir);
+        resolves = true;
+      } catch (const InputError& e) {
+        // An error about another key says nothing of this list.
+        resolves = std::string(e.what()).find(key) == std::string::npos;
+        if (first_error.empty()) first_error = e.what();
+      }
+      if (resolves) break;
+    }
+    if (!resolves) {
+      const auto given = in.sweep_origin.find(key);
+      throw InputError((given != in.sweep_origin.end() ? given->second : "[sweep] " + key) +
+                       ": no value of the list is valid, so every configuration would fail; the first: " + first_error);
+    }
+  }
+}
+
 std::vector<Settings> expand_sweep(const ScenarioInput& in) {
   const SweepDesign d(in);
   std::vector<Settings> out;

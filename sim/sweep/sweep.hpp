@@ -43,6 +43,11 @@ class SweepDesign {
   std::size_t size_ = 0;
 };
 
+// Refuses, before anything runs, a [sweep] list none of whose values resolves when set alone into
+// the first configuration (its error naming the key): every configuration would fail. A list with
+// some valid values runs, and its invalid ones give rows with their error.
+void check_sweep_lists(const SweepDesign& design, const ScenarioInput& in, const std::string& base_dir);
+
 // Every configuration in memory (small sweeps, tests); throws as SweepDesign does.
 std::vector<Settings> expand_sweep(const ScenarioInput& in);
 
