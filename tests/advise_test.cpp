@@ -221,3 +221,19 @@ TEST(Advise, MistypedKeyGetsASuggestion) {
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.out.find("did you mean 'training.sync_period'?"), std::string::npos) << r.out;
 }
+
+// A range past the values the key takes is refused before any search (issue 43: model.params up to
+// 1e30 answered with a 2.2-parameter model); map's axes likewise.
+TEST(Advise, RangeOutsideTheKeysValuesIsRefused) {
+  auto r = run_ddlsim("advise " + kPoti + " --vary model.params --range 1..1e30 --target efficiency=0.8");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.out.find("--range = 1..1e+30: model.params takes values from 1 to 10000000000000"), std::string::npos)
+      << r.out;
+  r = run_ddlsim("advise " + kPoti + " --vary cluster.inter_bw_GBps --range 0..10 --target efficiency=0.8");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.out.find("cluster.inter_bw_GBps takes values from 1e-06 to 1000000"), std::string::npos) << r.out;
+  r = run_ddlsim("map " + kPoti + " --x cluster.nodes=1..1e9 --y cluster.inter_bw_GBps=1..10");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.out.find("--x cluster.nodes = 1..1000000000: cluster.nodes takes values from 1 to"), std::string::npos)
+      << r.out;
+}

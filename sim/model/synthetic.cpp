@@ -24,7 +24,7 @@ void fix_total(Model& m, std::int64_t target) {
 
 Model widen_to_params(const Model& base, double params) {
   const std::int64_t base_params = base.params_total();
-  if (!(params >= 1) || !std::isfinite(params) || params > 1e13)
+  if (!(params >= 1) || !std::isfinite(params) || params > kMaxSyntheticParams)
     throw InputError("model.params = " + format_number(params) + ": expected a parameter count from 1 to 1e13");
   if (base_params <= 0) throw InputError("model.params: the base model '" + base.name + "' has no parameters to scale");
   const double area = params / double(base_params);  // w^2

@@ -12,6 +12,8 @@ namespace ddlsim {
 inline namespace model_layer {
 
 // Throws InputError when `params` is not a positive number or the base has no parameters.
+// The largest synthetic model: 10^13 parameters (40 TB of FP32 weights, past any model trained).
+constexpr double kMaxSyntheticParams = 1e13;
 Model widen_to_params(const Model& base, double params);
 
 }  // namespace model_layer

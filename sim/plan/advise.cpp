@@ -354,6 +354,7 @@ Advice advise(const Evaluator& ev, const AdviseRequest& req) {
   if (r.range && !r.values.empty()) throw InputError("--range and --values: give one of them (a range to search, or values to rank)");
   if (r.range && a.key.kind == KeyKind::Choice)
     throw InputError("--range: " + a.key.name + " is a choice of names, not a number; give --values instead");
+  if (r.range) check_range(a.key, r.range->first, r.range->second, "--range");
   if (r.range && a.key.log && r.range->first <= 0) a.key.log = false;
   for (const auto& v : r.values)
     if (trim(v).empty()) throw InputError("--values: an empty value in the list for " + a.key.name);

@@ -36,7 +36,7 @@ Prediction Evaluator::predict_at(const Assignment& a) const {
   std::optional<double> params;
   for (const auto& [key, value] : a) {
     if (key == kModelParamsKey) {
-      params = parse_real(value, 1, 1e13);
+      params = parse_real(value, 1, kMaxSyntheticParams);
       if (!params) throw InputError("model.params = '" + value + "': expected a parameter count from 1 to 1e13");
       continue;
     }

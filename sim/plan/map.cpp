@@ -23,6 +23,7 @@ MapAxis parse_map_axis(const std::string& text, const std::string& origin) {
   if (a.key.kind == KeyKind::Choice)
     throw InputError(origin + " = '" + clip(text) + "': " + a.key.name + " is a choice of names; a map needs a numeric key");
   std::tie(a.lo, a.hi) = parse_range(trim(text.substr(eq + 1)), origin + " " + a.key.name);
+  check_range(a.key, a.lo, a.hi, origin + " " + a.key.name);
   a.log = false;
   return a;
 }

@@ -3,6 +3,7 @@
 #include "core/error.hpp"
 #include "core/parse.hpp"
 #include "core/text.hpp"
+#include "model/synthetic.hpp"
 #include "report/report.hpp"
 #include "scenario/settings.hpp"
 
@@ -14,10 +15,12 @@ namespace {
 // The keys that can be varied: model.params, then every scenario key declared with a range or
 // values to vary over (scenario/keys.cpp), in the order of `ddlsim keys`.
 std::vector<PlanKey> plan_keys() {
-  std::vector<PlanKey> out{{kModelParamsKey, KeyKind::Real, 1e5, 1e10, true, "parameters", {}}};
+  std::vector<PlanKey> out{{kModelParamsKey, KeyKind::Real, 1e5, 1e10, 1, kMaxSyntheticParams, true, "parameters", {}}};
   for (const KeySpec& k : scenario_keys()) {
     if (!k.vary) continue;
-    PlanKey p{k.key, KeyKind::Real, k.vary->lo, k.vary->hi, k.vary->log, k.unit, k.vary->values};
+    const bool numeric = k.type == KeyType::Integer || k.type == KeyType::Real;
+    PlanKey p{k.key, KeyKind::Real, k.vary->lo, k.vary->hi, numeric ? k.min : -HUGE_VAL, numeric ? k.max : HUGE_VAL,
+              k.vary->log, k.unit, k.vary->values};
     if (!p.choices.empty()) p.kind = KeyKind::Choice;
     else if (k.type == KeyType::Integer) p.kind = KeyKind::Integer;
     out.push_back(std::move(p));
@@ -26,6 +29,12 @@ std::vector<PlanKey> plan_keys() {
 }
 
 }  // namespace
+
+void check_range(const PlanKey& k, double lo, double hi, const std::string& origin) {
+  if (lo >= k.min && hi <= k.max) return;
+  throw InputError(origin + " = " + format_number(lo) + ".." + format_number(hi) + ": " + k.name + " takes values from " +
+                   format_number(k.min) + " to " + format_number(k.max));
+}
 
 std::vector<std::string> plan_key_names() {
   std::vector<std::string> out;

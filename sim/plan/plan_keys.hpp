@@ -6,6 +6,7 @@
 //  * A metric is any numeric result of `simulate` (report/report.hpp's record) or `gpu_hours`
 //    (total_time_s x ranks / 3600); each has a direction (higher or lower is better).
 #pragma once
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,7 @@ struct PlanKey {
   std::string name;
   KeyKind kind = KeyKind::Real;
   double lo = 0, hi = 0;  // default range (numeric keys)
+  double min = -HUGE_VAL, max = HUGE_VAL;  // the values the key takes (scenario/keys.cpp)
   bool log = false;       // default scale
   std::string unit;       // shown with values
   std::vector<std::string> choices;  // KeyKind::Choice
@@ -31,6 +33,8 @@ inline const char* const kModelParamsKey = "model.params";
 // The key `name` (case-insensitive); throws InputError naming `origin` and the key when it is not a
 // scenario key ("did you mean") or cannot be varied (file names, the platform, the backend).
 PlanKey find_plan_key(const std::string& name, const std::string& origin);
+// Throws InputError naming `origin` when [lo, hi] reaches outside the values the key takes.
+void check_range(const PlanKey& k, double lo, double hi, const std::string& origin);
 // Every key `advise` and `map` can vary, for messages.
 std::vector<std::string> plan_key_names();
 
