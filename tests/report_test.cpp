@@ -11,6 +11,7 @@
 #include "study/study_figures.hpp"
 #include "study/study_report.hpp"
 #include "study/sweep_results.hpp"
+#include "core/error.hpp"
 #include "test_util.hpp"
 
 using testutil::exists;
@@ -161,6 +162,25 @@ TEST(Report, NodesAndGpusPerNodeBothVaryingGiveALinePerGpusPerNode) {
   EXPECT_EQ(sw.rank_keys, std::vector<std::string>{"cluster.nodes"});
   EXPECT_EQ(sw.factors, (std::vector<std::string>{"cluster.gpus_per_node", "training.framework"}));
   EXPECT_EQ(sw.factor_label(sw.ok.front()), "gpus_per_node=1 framework=tf_mirrored");
+}
+
+// A negative or zero result (an edited CSV) is refused naming its line and column, not drawn.
+TEST(Report, NegativeOrZeroResultsAreRefused) {
+  TempFile ini("g.ini", std::string(kStudyIni));
+  ASSERT_EQ(run_ddlsim("sweep " + ini.path() + " --jobs 1 -o " + ini.dir() + "/g.csv").code, 0);
+  for (const auto& [column, value] : {std::pair{"epoch_time_s", "-3"}, std::pair{"efficiency", "0"},
+                                      std::pair{"contention_s", "-0.5"}}) {
+    ddlsim::CsvTable t = ddlsim::read_csv_file(ini.dir() + "/g.csv");
+    t.rows.at(1).cells.at(std::size_t(t.column(column))) = value;
+    try {
+      ddlsim::read_sweep_results(t);
+      ADD_FAILURE() << column << " = " << value << " was taken";
+    } catch (const ddlsim::InputError& e) {
+      const std::string what = e.what();
+      EXPECT_NE(what.find(":3: column '" + std::string(column) + "' = '" + value + "': expected a number"),
+                std::string::npos) << what;
+    }
+  }
 }
 
 TEST_F(Study, SameInputsSameBytesAndTheScriptRedraws) {

@@ -85,9 +85,19 @@ SweepResults read_sweep_results(CsvTable table) {
   if (r.ok.empty())
     throw InputError(r.table.file + ": no configuration ran (" + std::to_string(r.failed.size()) +
                      " rows, each with an error); nothing to report");
+  // A row `ddlsim sweep` wrote has positive times, ranks, speed-up and efficiency, and no negative
+  // share of a step: anything else was edited or made elsewhere, and would draw a wrong page.
+  static const std::set<std::string> positive = {"ranks", "epoch_time_s", "speedup", "efficiency", "step_time_s",
+                                                  "compute_time_s"};
   for (auto i : r.ok)
-    for (const auto& c : required_sweep_columns())
-      if (c != "error") r.number(i, c);
+    for (const auto& c : required_sweep_columns()) {
+      if (c == "error") continue;
+      const double v = r.number(i, c);
+      const bool strict = positive.count(c) > 0;
+      if (strict ? v > 0 : v >= 0) continue;
+      throw InputError(r.table.where(r.table.rows[i], r.table.column(c)) + " = '" + clip(trim(r.cell(i, c))) +
+                       "': expected a number " + (strict ? "> 0" : ">= 0") + " (as `ddlsim sweep` writes it)");
+    }
   classify_keys(r);
   return r;
 }
