@@ -99,6 +99,9 @@ BenchOutput parse_bench_output(const std::string& text, const std::string& file)
           if (w[i] == "time") time_col = int(i) - 1;
       continue;
     }
+    // Launcher and library chatter ("NCCL version 2.26.2", "[host:pid] ... help message ..."): a
+    // measurement line starts with its size.
+    if (!std::isdigit(static_cast<unsigned char>(w[0][0]))) continue;
     if (time_col < 0) fail(file, n, "a data line before nccl-tests' column header (#  size  count  type ...  time)");
     if (int(w.size()) <= time_col) fail(file, n, "expected at least " + std::to_string(time_col + 1) + " columns");
     const auto bytes = parse_real(w[0], 1, 1e15);

@@ -4,7 +4,8 @@
 //               the columns; each data line's out-of-place time (us) is taken. The collective comes
 //               from "Collective test starting: all_reduce_perf" or the file's name.
 //               Its "#  Rank  N ..." lines count the ranks. NCCL's own log lines (NCCL INFO, NCCL
-//               WARN) are skipped.
+//               WARN) and any other line that does not start with a digit or '#' (launcher
+//               messages, "NCCL version ...") are skipped.
 //   OSU:        "# OSU MPI Allreduce Latency Test ...", then "SIZE  AVG_LATENCY_US [...]" lines.
 // Lines may carry Open MPI's --tag-output prefix ("[1,0]<stdout>:") or Slurm's --label ("0: ").
 #pragma once

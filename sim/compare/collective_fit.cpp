@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <cstdio>
 #include <map>
 #include <set>
 
@@ -19,9 +20,21 @@ CollectiveLog read_collective_log(const std::string& text, const std::string& fi
   if (op) log.out.op = op;
   if (!log.out.op) throw InputError(file + ": neither the text nor the file name says which collective it measured; give --op");
   log.op = *log.out.op;
-  if (log.out.tool != "nccl-tests" || log.out.ranks == 0)
+  if (log.out.tool != "nccl-tests")
+    throw InputError(file + ": OSU output names no nodes; expected nccl-tests output with its \"#  Rank\" lines");
+  if (log.out.ranks == 0) {
+    // Published tables often lack the rank lines: a file named "<N>n_<G>g..." says the counts.
+    const std::string name = file.substr(file.find_last_of('/') + 1);
+    int nodes = 0, gpus = 0;
+    if (std::sscanf(name.c_str(), "%dn_%dg", &nodes, &gpus) == 2 && nodes > 0 && nodes <= 65536 && gpus > 0 &&
+        gpus <= 1024) {
+      log.nodes = nodes, log.gpus_per_node = gpus;
+      return log;
+    }
     throw InputError(file + ": lists no ranks: expected nccl-tests output with its \"#  Rank  N ... on HOST device "
-                            "...\" lines, from which the node count is read");
+                            "...\" lines, from which the node count is read (or a file named <N>n_<G>g..., e.g. "
+                            "2n_8g_run1.log)");
+  }
   const std::set<std::string> hosts(log.out.rank_hosts.begin(), log.out.rank_hosts.end());
   if (hosts.count(""))
     throw InputError(file + ": a \"#  Rank\" line names no host (expected '... on HOST device ...')");

@@ -1,5 +1,6 @@
 // `ddlsim validate --set nccl`: published nccl-tests logs of real clusters, in
-// scenarios/validation/nccl/: index.csv (system, scenario, train_max_nodes, role, source) and a
+// scenarios/validation/nccl/: index.csv (system, scenario, train_max_nodes, role, source, and op
+// where the logs do not name their collective) and a
 // folder of logs per system. Per system: every log a priori per size band; the links fitted on the
 // logs of at most train_max_nodes nodes (`fit LOG... --train-max-nodes`) and the larger logs scored
 // per band beside "as measured at the largest fitted count". Totals pooled over the development

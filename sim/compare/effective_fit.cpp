@@ -75,6 +75,23 @@ std::vector<double> errors_at(const FitTarget& t, const std::vector<Scenario>& b
   return errs;
 }
 
+// The same while searching: values far from the start may give no prediction at all (a time that
+// overflows); such a point is scored as off by a factor of 10^3, so the search moves away from it.
+constexpr double kNoPredictionError = 1e3;
+std::vector<double> search_errors_at(const FitTarget& t, const std::vector<Scenario>& bases,
+                                     const std::vector<SharedParameter>& params, const Values& values) {
+  std::vector<double> errs;
+  errs.reserve(bases.size());
+  for (std::size_t i = 0; i < bases.size(); ++i) {
+    try {
+      errs.push_back(relative_error(t.predicted(i, with_values(bases[i], params, values)), t.measured[i]));
+    } catch (const InputError&) {
+      errs.push_back(kNoPredictionError);
+    }
+  }
+  return errs;
+}
+
 // Sum of squared relative errors over the training rows with parameter k at `v`, the others at `values`.
 struct Problem {
   const FitTarget& target;
@@ -85,7 +102,7 @@ struct Problem {
     Values at = values;
     at[k] = v;
     double sum = 0;
-    for (double e : errors_at(target, bases, params, at)) sum += e * e;
+    for (double e : search_errors_at(target, bases, params, at)) sum += e * e;
     return sum;
   }
 };
@@ -137,7 +154,7 @@ double search(const Problem& pr, const Values& values, std::size_t k, double sta
 std::vector<double> residuals_at(const Problem& pr, Values values, const std::vector<std::size_t>& idx,
                                  const std::vector<double>& x) {
   for (std::size_t j = 0; j < idx.size(); ++j) values[idx[j]] = std::pow(10.0, x[j]);
-  return errors_at(pr.target, pr.bases, pr.params, values);
+  return search_errors_at(pr.target, pr.bases, pr.params, values);
 }
 
 double sum_sq(const std::vector<double>& r) {
