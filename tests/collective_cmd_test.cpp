@@ -151,14 +151,13 @@ TEST(CollectiveCmd, PublishedBusBandwidthsOfWholeSystems) {
 // The whole published curves, 1 MB to 8 GB (the sources above, and Azure's ND H100 v5 and ND H200
 // v5 results for 8 GPUs with NVLS: H100 43.7 / 234.5 / 361.8 / 466.4 / 478.9 GB/s at 1 MB / 16 MB /
 // 67 MB / 1 GB / 8 GB; H200 from 1 MiB to 8 GiB, Azure_Results/ND_H200_v5_results.md, NCCL 2.20.5):
-// bus-bandwidth MAPE over the 32 points, 11.5 % with NCCL's Simple protocol (the default) and
-// 14.2 % with the protocol NCCL's tuning model picks (comm.nccl_protocol = auto, too fast at 1-16
+// bus-bandwidth MAPE over the 32 points, 11.5 % with NCCL's Simple protocol and 14.2 % with the
+// protocol NCCL's tuning model picks (comm.nccl_protocol = auto, the default, too fast at 1-16
 // MB). Over the first 18 points it was 21.7 / 15.6 %, then 19.3 % with auto once NVLink's latency
 // came down to NCCL's LL step, 13.2 % with Simple once NVLS kept NCCL's 51/64 share of the link
 // (looked for because of the H100's +12 %; the H200 curve was seen before that choice too, so
-// these figures are in-sample for it). No constant was fitted to these points; the default
-// protocol was chosen after seeing both figures (docs/design.md, "NCCL's protocols"). The guard
-// catches a change that makes the mid sizes worse.
+// these figures are in-sample for it). No constant was fitted to these points. The guard catches a
+// change that makes the mid sizes worse.
 TEST(CollectiveCmd, PublishedBusBandwidthCurvesAsAWhole) {
   const struct {
     const char* platform;
@@ -187,10 +186,14 @@ TEST(CollectiveCmd, PublishedBusBandwidthCurvesAsAWhole) {
     EXPECT_EQ(n, 32);
     return sum / n;
   };
-  const double simple = mape(""), by_model = mape("--comm.nccl_protocol=auto");
+  // The default is now auto (what NCCL does unconfigured), chosen on the multi-node logs of
+  // docs/validation-collectives.md, where Simple alone is about 95 % off under 1 MiB; on these
+  // single-node curves auto stays the worse of the two (its LL128 too fast at 4-16 MB: NCCL's
+  // chunks and channels are not modelled), and both are held where they stand.
+  const double simple = mape("--comm.nccl_protocol=simple"), by_model = mape("");
   std::cout << "published busbw curves, MAPE: simple " << 100 * simple << " %, auto " << 100 * by_model << " %\n";
   EXPECT_LE(simple, 0.12);
-  EXPECT_LT(simple, by_model);
+  EXPECT_LE(by_model, 0.15);
 }
 
 // compare reads nccl-tests' and OSU's own output: measured times 1.1 x (nccl-tests) and 1.25 x (OSU)

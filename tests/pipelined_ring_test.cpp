@@ -120,7 +120,7 @@ TEST(PipelinedRing, TwoDgxA100ByHand) {
   for (const auto& row : rows)
     for (const char* backend : {"--simulation.backend=analytic", "--simulation.backend=simgrid --simulation.fidelity=fast",
                                 "--simulation.backend=simgrid --simulation.fidelity=full"}) {
-      const auto r = testutil::run_ddlsim(std::string("collective --cluster.platform=dgx-a100 --cluster.nodes=2 "
+      const auto r = testutil::run_ddlsim(std::string("collective --comm.nccl_protocol=simple --cluster.platform=dgx-a100 --cluster.nodes=2 "
                                                       "--comm.algorithm=ring --format json --sizes ") +
                                           row.size + " " + backend);
       ASSERT_EQ(r.code, 0) << r.out;
@@ -145,7 +145,7 @@ TEST(PipelinedRing, SimGridSimulatesTheClosedForm) {
 TEST(PipelinedRing, LockstepKeyGivesTheEarlierRule) {
   for (const char* backend : {"--simulation.backend=analytic", "--simulation.backend=simgrid --simulation.fidelity=fast",
                               "--simulation.backend=simgrid --simulation.fidelity=full"}) {
-    const auto r = testutil::run_ddlsim(std::string("collective --cluster.platform=dgx-a100 --cluster.nodes=2 "
+    const auto r = testutil::run_ddlsim(std::string("collective --comm.nccl_protocol=simple --cluster.platform=dgx-a100 --cluster.nodes=2 "
                                                     "--comm.algorithm=ring --comm.ring_steps=lockstep --format json "
                                                     "--sizes 8 ") + backend);
     ASSERT_EQ(r.code, 0) << r.out;

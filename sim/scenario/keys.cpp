@@ -234,10 +234,9 @@ std::vector<KeySpec> declare_keys() {
                   "bit-vector allreduces over the host network); preset")),
       vary(integer("comm.ps_servers", "", 1, kMaxNodes, "parameter servers (algorithm ps); default: one per node"),
            1, 64),
-      text("comm.nccl_protocol", "simple", "simple, auto (NCCL's tuning model picks LL, LL128 or Simple per call, "
-                                           "by size: 40-54 % too fast at 4-16 MB on 8 A100s against published "
-                                           "nccl-tests), ll or ll128 (NVLink only): NCCL_PROTO; "
-                                           "comm.round_latency = network runs Simple"),
+      text("comm.nccl_protocol", "auto", "auto (NCCL's tuning model picks LL, LL128 or Simple per call, by size, "
+                                         "as NCCL does with NCCL_PROTO unset), simple, ll or ll128 (NVLink only): "
+                                         "NCCL_PROTO; comm.round_latency = network runs Simple"),
       choice("comm.ring_steps", "pipelined", {"pipelined", "lockstep"},
              "pipelined (NCCL's rings across nodes, its double binary tree and its ring broadcast and reduce keep "
              "their steps in flight: a step waits only for its predecessor's data, 8 slots a connection; the "
