@@ -87,6 +87,11 @@ TEST(FitLogs, BadInputsExit2) {
   r = testutil::run_ddlsim("fit " + anonymous.path() + " --scenario " + base.path());
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.out.find("lists no ranks"), std::string::npos) << r.out;
+  // The logs' options on a CSV of runs.
+  testutil::TempFile runs("runs.csv", "cluster.nodes,step_time_s\n1,0.5\n2,0.6\n");
+  r = testutil::run_ddlsim("fit " + runs.path() + " --scenario " + base.path() + " --train-max-nodes 1");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.out.find("--train-max-nodes is for nccl-tests logs"), std::string::npos) << r.out;
   // A latency the data push to zero stops at the edge of its range; --strict refuses it (NCCL's
   // Simple protocol: under LL its own per-hop floor hides the link's latency).
   const Logs zero("--cluster.inter_latency_us=0 --comm.nccl_protocol=simple", {2, 4});

@@ -183,6 +183,10 @@ int cmd_fit(const Args& args) {
   const Format format = parse_format(pa.vm["format"].as<std::string>());
   if (!pa.positional.empty() && is_bench_output(read_text_file(pa.positional.front(), "measured file")))
     return fit_collective_logs(pa, format);
+  for (const char* only_logs : {"op", "train-max-nodes"})
+    if (!pa.positional.empty() && pa.vm.count(only_logs) && !pa.vm[only_logs].defaulted())
+      throw InputError(std::string("ddlsim fit: --") + only_logs + " is for nccl-tests logs; " + pa.positional.front() +
+                       " is a CSV of runs");
   const std::vector<std::string> names = split(pa.vm["params"].as<std::string>(), ',');
   const MeasuredInput in = read_measured_input(pa, "fit");
   const std::vector<RegressionFit> regs = fit_regressions(in.set, in.scenarios);
