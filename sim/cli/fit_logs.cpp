@@ -20,17 +20,13 @@ namespace {
 
 using nlohmann::ordered_json;
 
-std::string pct(const ErrorStats& e) {
-  return e.n == 0 ? "-" : fmt::format("{:.1f} % ({:+.1f})", 100 * e.mape, 100 * e.bias);
-}
-
 std::string band_table(const std::vector<BandScore>& bands, bool baseline, int largest) {
   std::string out = fmt::format("  {:<10} {:>5}  {:<18} {:<18}", "band", "n", "a priori", "fitted");
   if (baseline) out += fmt::format(" {:<18} {:>5}", fmt::format("as at {} node(s)", largest), "n");
   out += "\n";
   for (const BandScore& b : bands) {
-    out += fmt::format("  {:<10} {:>5}  {:<18} {:<18}", b.band, b.a_priori.n, pct(b.a_priori), pct(b.calibrated));
-    if (baseline) out += fmt::format(" {:<18} {:>5}", pct(b.baseline), b.baseline.n);
+    out += fmt::format("  {:<10} {:>5}  {:<18} {:<18}", b.band, b.a_priori.n, mape_bias_cell(b.a_priori), mape_bias_cell(b.calibrated));
+    if (baseline) out += fmt::format(" {:<18} {:>5}", mape_bias_cell(b.baseline), b.baseline.n);
     out += "\n";
   }
   return out;

@@ -82,10 +82,6 @@ CollectiveValidation run_collective_validation(const std::string& folder, const 
 
 namespace {
 
-std::string pct(const ErrorStats& e) {
-  return e.n == 0 ? "-" : fmt::format("{:.1f} % ({:+.1f})", 100 * e.mape, 100 * e.bias);
-}
-
 std::string nodes_of(const std::vector<CollectiveLog>& logs) {
   std::vector<int> n;
   for (const auto& l : logs) n.push_back(l.nodes);
@@ -101,9 +97,9 @@ std::string bands_md(const std::vector<BandScore>& prior, const std::vector<Band
   std::string t = "| band | a priori, every log | n | larger logs, a priori | fitted on the small | as measured at " + at +
                   " | n |\n|---|---|---|---|---|---|---|\n";
   for (std::size_t b = 0; b < prior.size(); ++b) {
-    t += fmt::format("| {} | {} | {} |", prior[b].band, pct(prior[b].a_priori), prior[b].a_priori.n);
+    t += fmt::format("| {} | {} | {} |", prior[b].band, mape_bias_cell(prior[b].a_priori), prior[b].a_priori.n);
     if (b < out.size() && out[b].a_priori.n > 0)
-      t += fmt::format(" {} | {} | {} | {} |\n", pct(out[b].a_priori), pct(out[b].calibrated), pct(out[b].baseline),
+      t += fmt::format(" {} | {} | {} | {} |\n", mape_bias_cell(out[b].a_priori), mape_bias_cell(out[b].calibrated), mape_bias_cell(out[b].baseline),
                        out[b].a_priori.n);
     else
       t += " - | - | - | 0 |\n";

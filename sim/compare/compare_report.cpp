@@ -20,6 +20,10 @@ ordered_json stats_record(const ErrorStats& s) {
   return r;
 }
 
+std::string mape_bias_cell(const ErrorStats& s) {
+  return s.n == 0 ? "-" : fmt::format("{:.1f} % ({:+.1f})", 100 * s.mape, 100 * s.bias);
+}
+
 std::string stats_line(const ErrorStats& s) {
   if (s.n == 0) return "(no configurations)";
   return fmt::format("MAPE {:.2f} %  max {:.2f} %  bias {:+.2f} %  (n = {})", 100 * s.mape, 100 * s.max_abs,

@@ -18,6 +18,8 @@ std::string render_comparison(const Comparison& c, Format f);
 ScatterPlot comparison_plot(const Comparison& c, const std::string& title);
 // "MAPE 3.1 %  max 7.9 %  bias -1.2 %  (n = 12)"
 std::string stats_line(const ErrorStats& s);
+// "12.3 % (-4.5)": MAPE and bias in percent, for tables; "-" when there are no points.
+std::string mape_bias_cell(const ErrorStats& s);
 
 }  // namespace compare_layer
 }  // namespace ddlsim
