@@ -43,7 +43,10 @@ CollectiveSystemResult run_system(const std::string& folder, const CsvTable& ind
   const std::string where = index.where(row, index.column("system"));
   if (r.role != "dev" && r.role != "held_out")
     throw InputError(index.where(row, index.column("role")) + ": role = '" + r.role + "': expected dev or held_out");
-  const int train_max = int(csv_number(index, row, index.column("train_max_nodes")));
+  const double train_max_value = csv_number(index, row, index.column("train_max_nodes"));
+  if (train_max_value < 1 || train_max_value > 65536 || train_max_value != std::floor(train_max_value))
+    throw InputError(index.where(row, index.column("train_max_nodes")) + ": expected a node count from 1 to 65536");
+  const int train_max = int(train_max_value);
   // The collective: the index's `op` column where it has one (logs that do not say), else each log's own.
   std::optional<Collective> op;
   if (index.column("op") >= 0 && !cell("op").empty())
