@@ -92,11 +92,11 @@ TEST(FitLogs, BadInputsExit2) {
   r = testutil::run_ddlsim("fit " + runs.path() + " --scenario " + base.path() + " --train-max-nodes 1");
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.out.find("--train-max-nodes is for nccl-tests logs"), std::string::npos) << r.out;
-  // A latency the data push to zero stops at the edge of its range; --strict refuses it (NCCL's
-  // Simple protocol: under LL its own per-hop floor hides the link's latency).
-  const Logs zero("--cluster.inter_latency_us=0 --comm.nccl_protocol=simple", {2, 4});
+  // A latency the data push to zero stops at the edge of its range; --strict refuses it (the links'
+  // latency alone: NCCL's own per-step floors would hide it).
+  const Logs zero("--cluster.inter_latency_us=0 --comm.round_latency=network", {2, 4});
   r = testutil::run_ddlsim("fit" + zero.paths + " --scenario " + base.path() +
-                           " --params inter_bw,inter_latency --strict --comm.nccl_protocol=simple");
+                           " --params inter_bw,inter_latency --strict --comm.round_latency=network");
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.out.find("fit --strict: cluster.inter_latency_us = 0.0001 is at the edge"), std::string::npos) << r.out;
 }

@@ -30,25 +30,26 @@ System dgx_a100(int nodes) {
 
 }  // namespace
 
-// One DGX A100 (8 GPUs, NVLink at 230 GB/s, NVLink 3: llMaxBw 87.7 GB/s). NCCL's model, times in
-// us and n in bytes (bandwidths in bytes per us), 14 ring steps, algbw = busBw x 8 / 14:
-//   LL      3.6 + 14 x 0.47 = 10.18 + n / (min(230 / 4, 87.7) x 8/14 = 32 857)
-//   LL128  10.0 + 14 x 1.9  = 36.60 + n / (230 x 0.92 x 8/14      = 120 914)
+// One DGX A100 (8 GPUs, NVLink at 230 GB/s, NVLink 3: llMaxBw 87.7 GB/s). NCCL's model (tuning.cc
+// at master), times in us and n in bytes (bandwidths in bytes per us), 14 ring steps, algbw =
+// busBw x 8 / 14:
+//   LL      6.6 + 14 x 0.6  = 15.00 + n / (min(230 / 4, 87.7) x 8/14 = 32 857)
+//   LL128  14.0 + 14 x 1.9  = 40.60 + n / (230 x 0.92 x 8/14      = 120 914)
 //   Simple  8.4 + 14 x 3.4  = 56.00 + n / (230 x 8/14             = 131 429)
-// LL until LL128 catches up at n = 26.42 / (1/32 857 - 1/120 914) = 1.19 MB; LL128 until Simple
-// does at n = 19.4 / (1/120 914 - 1/131 429) = 29.3 MB.
+// LL until LL128 catches up at n = 25.6 / (1/32 857 - 1/120 914) = 1.155 MB; LL128 until Simple
+// does at n = 15.4 / (1/120 914 - 1/131 429) = 23.3 MB.
 TEST(NcclProtocol, TuningModelPicksLLThenLL128ThenSimpleBySize) {
   const CommTopology t = comm_topology(dgx_a100(1), 1, 8, 1);
   ASSERT_TRUE(t.nccl_protocols);
-  EXPECT_NEAR(nccl_model_time_s(Algorithm::Ring, t, 1e6, Protocol::LL), 10.18e-6 + 1e6 / 32.857142857e9, 1e-12);
-  EXPECT_NEAR(nccl_model_time_s(Algorithm::Ring, t, 1e6, Protocol::LL128), 36.6e-6 + 1e6 / (230e9 * 0.92 * 8 / 14), 1e-12);
+  EXPECT_NEAR(nccl_model_time_s(Algorithm::Ring, t, 1e6, Protocol::LL), 15.0e-6 + 1e6 / 32.857142857e9, 1e-12);
+  EXPECT_NEAR(nccl_model_time_s(Algorithm::Ring, t, 1e6, Protocol::LL128), 40.6e-6 + 1e6 / (230e9 * 0.92 * 8 / 14), 1e-12);
   const auto proto = [&](Bytes n) { return nccl_allreduce_choice(t, n).protocol; };
   EXPECT_EQ(proto(8), Protocol::LL);
   EXPECT_EQ(proto(1.15e6), Protocol::LL);
-  EXPECT_EQ(proto(1.25e6), Protocol::LL128);
-  EXPECT_EQ(proto(28e6), Protocol::LL128);
-  EXPECT_EQ(proto(31e6), Protocol::Simple);
-  EXPECT_EQ(nccl_allreduce_choice(t, 31e6).algorithm, Algorithm::Ring);
+  EXPECT_EQ(proto(1.16e6), Protocol::LL128);
+  EXPECT_EQ(proto(23.2e6), Protocol::LL128);
+  EXPECT_EQ(proto(23.4e6), Protocol::Simple);
+  EXPECT_EQ(nccl_allreduce_choice(t, 23.4e6).algorithm, Algorithm::Ring);
   // A forced algorithm still gets NCCL's protocol.
   EXPECT_EQ(library_call({Library::Nccl, Algorithm::Ring, Protocol::Auto}, Collective::Allreduce, t, 8).protocol, Protocol::LL);
 }
@@ -64,16 +65,17 @@ TEST(NcclProtocol, Ll128OnlyOverNvlink) {
   EXPECT_FALSE(protocol_enabled(Protocol::LL128, t));
   for (double n = 8; n < 1e10; n *= 4) EXPECT_NE(nccl_allreduce_choice(t, n).protocol, Protocol::LL128) << n;
   EXPECT_DOUBLE_EQ(protocol_efficiency(Algorithm::Ring, Protocol::LL, t), 0.25);
-  const CommTopology ll = protocol_topology(t, Protocol::LL);
+  const CommTopology ll = protocol_topology(t, Algorithm::Ring, Protocol::LL);
   EXPECT_EQ(ll.intra.step_overhead_s, 0);
   EXPECT_DOUBLE_EQ(ll.intra.latency_s, t.intra.latency_s);
 }
 
 // What a protocol does to the rounds, by hand on the DGX A100 (a route: 0.47 us, 230 GB/s):
-// 1 MiB runs LL: 8.4 us per call + 14 x (max(0.47, 0.47) us + 1 MiB / 8 / (230 GB/s / 4)) = 46.89 us;
+// 1 MiB runs LL: 8.4 us per call + 14 x (max(0.47, 0.6) us + 1 MiB / 8 / (230 GB/s / 4)) = 48.71 us;
 // 4 MiB runs LL128: 8.4 + 14 x (max(0.47, 1.9) + 4 MiB / 8 / (230 GB/s x 0.92)) = 69.69 us.
-// Across 3 nodes (NVLink routes of 0.47 us, 2.47 us between nodes): LL's intra hops 0.47 x 1.8 =
-// 0.846 us and its network hop 2.7 us, both above the routes' latencies: 0.376 and 0.23 us added.
+// Across 3 nodes (NVLink routes of 0.47 us, 2.47 us between nodes): LL's intra hops at least the
+// network's post overhead, 1.0 us, and its network hop 2.7 us, both above the routes' latencies:
+// 0.53 and 0.23 us added.
 TEST(NcclProtocol, ProtocolsSetEachRoundsFloorAndShareOfTheLink) {
   const auto time_us = [](const std::string& size) {
     const auto r = testutil::run_ddlsim("collective --cluster.platform=dgx-a100 --cluster.nodes=1 --sizes " + size +
@@ -84,12 +86,12 @@ TEST(NcclProtocol, ProtocolsSetEachRoundsFloorAndShareOfTheLink) {
   };
   const auto [t1, p1] = time_us("1M");
   EXPECT_EQ(p1, "LL");
-  EXPECT_NEAR(t1, 8.4 + 14 * (0.47 + 1048576.0 / 8 / (230e9 / 4) * 1e6), 1e-6);
+  EXPECT_NEAR(t1, 8.4 + 14 * (0.6 + 1048576.0 / 8 / (230e9 / 4) * 1e6), 1e-6);
   const auto [t4, p4] = time_us("4M");
   EXPECT_EQ(p4, "LL128");
   EXPECT_NEAR(t4, 8.4 + 14 * (1.9 + 4194304.0 / 8 / (230e9 * 0.92) * 1e6), 1e-6);
-  const CommTopology three = protocol_topology(comm_topology(dgx_a100(3), 3, 8, 1), Protocol::LL);
-  EXPECT_NEAR(three.intra.step_overhead_s, 0.47e-6 * 1.8 - 0.47e-6, 1e-15);
+  const CommTopology three = protocol_topology(comm_topology(dgx_a100(3), 3, 8, 1), Algorithm::Ring, Protocol::LL);
+  EXPECT_NEAR(three.intra.step_overhead_s, 1.0e-6 - 0.47e-6, 1e-15);
   EXPECT_NEAR(three.inter.step_overhead_s, 2.7e-6 - 2.47e-6, 1e-15);
   EXPECT_DOUBLE_EQ(protocol_efficiency(Algorithm::Ring, Protocol::LL, comm_topology(dgx_a100(3), 3, 8, 1)),
                    20.4e9 / comm_topology(dgx_a100(3), 3, 8, 1).flat_route().bw_Bps);
@@ -142,11 +144,12 @@ TEST(NcclProtocol, ForcedProtocolAndTheDefault) {
   EXPECT_EQ(row("--comm.nccl_protocol=ll")["protocol"], "LL");
   EXPECT_EQ(row("")["protocol"], "Simple");
   EXPECT_EQ(row("")["time_s"], row("--comm.nccl_protocol=simple")["time_s"]);
-  EXPECT_EQ(row("--comm.nccl_protocol=auto")["protocol"], "Simple");  // 64 MB: past LL128's 29 MB
+  EXPECT_EQ(row("--comm.nccl_protocol=auto")["protocol"], "Simple");  // 64 MB: past LL128's 23 MB
   // A forced protocol also narrows NCCL's choice of algorithm (NCCL_PROTO zeroes the others): on 2
-  // DGX A100 at 8 B, Simple alone: ring 8.4 + 28 x 3.4 + 2 x 9.6 = 122.8 us against the tree's
-  // 2 (7 x 28 + 50) = 492 us; with every protocol the tree's LL, 4.4 + 2 (7 x 0.52 x 1.8 + 5.0) =
-  // 27.5 us, beats the ring's, 3.6 + 28 x 0.47 x 1.8 + 2 x 2.7 = 32.7 us.
+  // DGX A100 at 8 B, Simple alone: the tree's 8.4 + 2 (7 x 4.0 + 14) = 92.4 us beats the ring's
+  // 8.4 + 28 x 3.4 + 2 x 14 = 131.6 us; with every protocol the tree's LL, 6.8 + 2 (7 x 0.6 + 5.0)
+  // = 25.2 us, beats the ring's, 6.6 + 28 x 1.0 + 2 x 2.7 = 40.0 us (an intra hop at least the
+  // network's post overhead across nodes).
   const auto two_nodes = [](const std::string& proto) {
     const auto r = testutil::run_ddlsim("collective --cluster.platform=dgx-a100 --cluster.nodes=2 --sizes 8 --format json "
                                         "--comm.nccl_protocol=" + proto);
@@ -154,7 +157,7 @@ TEST(NcclProtocol, ForcedProtocolAndTheDefault) {
     const auto j = nlohmann::json::parse(r.out)[0];
     return j["algorithm"].get<std::string>() + "/" + j["protocol"].get<std::string>();
   };
-  EXPECT_EQ(two_nodes("simple"), "ring/Simple");
+  EXPECT_EQ(two_nodes("simple"), "dbtree/Simple");
   EXPECT_EQ(two_nodes("auto"), "dbtree/LL");
   const auto bad = testutil::run_ddlsim("collective --cluster.platform=workstation-4x3090 --comm.nccl_protocol=ll128 --sizes 1M");
   EXPECT_EQ(bad.code, 2);
@@ -164,29 +167,29 @@ TEST(NcclProtocol, ForcedProtocolAndTheDefault) {
 // The other collectives NCCL runs on its ring get a protocol too (tuning.cc's nsteps, nInterSteps and
 // LL share per collective). One DGX A100, times in us, n in bytes, bandwidths in bytes per us:
 //   allgather, 7 steps (p - 1), algbw = busBw x share x 8 / 7; LL's share a third on one node:
-//     LL      3.6 + 7 x 0.47 =  6.89 + n / (230 000 / 3 x 8/7 =  87 619)
-//     LL128  10.0 + 7 x 1.9  = 23.30 + n / (230 000 x 0.92 x 8/7 = 241 829)
+//     LL      6.6 + 7 x 0.6  = 10.80 + n / (230 000 / 3 x 8/7 =  87 619)
+//     LL128  14.0 + 7 x 1.9  = 27.30 + n / (230 000 x 0.92 x 8/7 = 241 829)
 //     Simple  8.4 + 7 x 3.4  = 32.20 + n / (230 000 x 8/7 = 262 857)
-//   LL until n = 16.41 / (1/87 619 - 1/241 829) = 2.25 MB, LL128 until n = 8.9 / (1/241 829 -
-//   1/262 857) = 26.9 MB, then Simple;
-//   broadcast, 8 steps (p), one hop's latency: LL 3.6 + 0.47 = 4.07 + n / (230 000 / 3 x 8/8);
+//   LL until n = 16.5 / (1/87 619 - 1/241 829) = 2.27 MB, LL128 until n = 4.9 / (1/241 829 -
+//   1/262 857) = 14.8 MB, then Simple;
+//   broadcast, 8 steps (p), one hop's latency: LL 6.6 + 0.6 = 7.2 + n / (230 000 / 3 x 8/8);
 //   reduce: the same latency, LL's share a quarter.
 TEST(NcclProtocol, OtherCollectivesByHand) {
   const CommTopology t = comm_topology(dgx_a100(1), 1, 8, 1);
   const auto model = [&](Collective c, Protocol p, Bytes n) {
     return nccl_model_time_s(Algorithm::Ring, t, n, p, c);
   };
-  EXPECT_NEAR(model(Collective::Allgather, Protocol::LL, 1e6), 6.89e-6 + 1e6 / (230e9 / 3 * 8 / 7), 1e-12);
-  EXPECT_NEAR(model(Collective::Allgather, Protocol::LL128, 1e6), 23.3e-6 + 1e6 / (230e9 * 0.92 * 8 / 7), 1e-12);
+  EXPECT_NEAR(model(Collective::Allgather, Protocol::LL, 1e6), 10.8e-6 + 1e6 / (230e9 / 3 * 8 / 7), 1e-12);
+  EXPECT_NEAR(model(Collective::Allgather, Protocol::LL128, 1e6), 27.3e-6 + 1e6 / (230e9 * 0.92 * 8 / 7), 1e-12);
   EXPECT_NEAR(model(Collective::ReduceScatter, Protocol::Simple, 1e6), 32.2e-6 + 1e6 / (230e9 * 8 / 7), 1e-12);
-  EXPECT_NEAR(model(Collective::Broadcast, Protocol::LL, 1e6), 4.07e-6 + 1e6 / (230e9 / 3), 1e-12);
-  EXPECT_NEAR(model(Collective::Reduce, Protocol::LL, 1e6), 4.07e-6 + 1e6 / (230e9 / 4), 1e-12);
+  EXPECT_NEAR(model(Collective::Broadcast, Protocol::LL, 1e6), 7.2e-6 + 1e6 / (230e9 / 3), 1e-12);
+  EXPECT_NEAR(model(Collective::Reduce, Protocol::LL, 1e6), 7.2e-6 + 1e6 / (230e9 / 4), 1e-12);
   const CommMethod nccl{Library::Nccl, Algorithm::Auto, Protocol::Auto};
   const auto proto = [&](Collective c, Bytes n) { return library_call(nccl, c, t, n).protocol; };
   EXPECT_EQ(proto(Collective::Allgather, 2.1e6), Protocol::LL);
   EXPECT_EQ(proto(Collective::Allgather, 2.4e6), Protocol::LL128);
-  EXPECT_EQ(proto(Collective::Allgather, 26e6), Protocol::LL128);
-  EXPECT_EQ(proto(Collective::Allgather, 28e6), Protocol::Simple);
+  EXPECT_EQ(proto(Collective::Allgather, 14.7e6), Protocol::LL128);
+  EXPECT_EQ(proto(Collective::Allgather, 14.9e6), Protocol::Simple);
   EXPECT_EQ(proto(Collective::Alltoall, 8), Protocol::Simple);  // point-to-point sends: no protocol here
   // The call's rounds carry bytes / share: LL's third of an allgather.
   const LibraryCall k = library_call(nccl, Collective::Allgather, t, 1e6);

@@ -154,16 +154,16 @@ TEST(NcclTree, SimGridSimulatesTheClosedFormToOnePartInAMillion) {
   }
 }
 
-// NCCL's choice (tuning.cc, Simple protocol) on 64 nodes of 1 GPU over 100 Gb/s (12.5 GB/s):
-//   ring: 8.4 + 126 x 9.6 = 1218 us (x 1.9 = 2314 us from 64/16 x 64 KiB = 256 KiB on),
-//         algbw 12.5 x 64/126 GB/s;
-//   tree: 2 x log2(64) x 50 = 600 us, algbw min(0.9 x 12.5, 80) / 2 = 5.625 GB/s x correction.
-//   At 64 KiB: ring 1218 + 10 us, tree 600 + 65536 / (5.625 GB/s x 0.6) = 619 us: tree.
-//   At 8 MiB: ring 2314 + 1321 us, tree 600 + 8 MiB / (5.625 GB/s x 0.6) = 3085 us: tree.
-//   At 16 MiB: ring 2314 + 2642 = 4956 us, tree 600 + 4971 = 5571 us: ring, and from there on
-//   (at 256 MiB: ring 2.3 + 42.3 ms, tree 0.6 + 47.7 ms). The crossover: between 8 and 16 MiB.
-// One node of 8 GPUs: tree 2 x 7 x 28 = 392 us of latency against the ring's 8.4 + 14 x 3.4 us,
-// and less bandwidth: the ring at every size.
+// NCCL's choice (tuning.cc at master, Simple protocol) on 64 nodes of 1 GPU over 100 Gb/s (12.5 GB/s):
+//   ring: 8.4 + 126 x 14 = 1772.4 us (x 1.9 = 3367.6 us from 64/16 x 64 KiB = 256 KiB on: the
+//         intra link below Ampere's), algbw 12.5 x 64/126 GB/s;
+//   tree: 8.4 + 2 x log2(64) x 14 = 176.4 us, algbw min(0.9 x 12.5, 80) / 2 = 5.625 GB/s x correction.
+//   At 64 KiB: ring 1772.4 + 10 us, tree 176.4 + 65536 / (5.625 GB/s x 0.6) = 195.8 us: tree.
+//   At 16 MiB: ring 3367.6 + 2642 us, tree 176.4 + 16 MiB / (5.625 GB/s x 0.7) = 4437 us: tree.
+//   At 32 MiB: ring 3367.6 + 5285 = 8652 us, tree 176.4 + 8522 = 8698 us: ring, and from there on
+//   (at 256 MiB: ring 3.4 + 42.3 ms, tree 0.2 + 53.0 ms). The crossover: between 16 and 32 MiB.
+// One node of 8 GPUs: tree 8.4 + 2 x 7 x 4.0 = 64.4 us of latency against the ring's 8.4 + 14 x
+// 3.4 = 56 us, and less bandwidth: the ring at every size.
 TEST(NcclTree, NcclAutoPicksTreeForSmallMessagesAcrossManyNodesAndRingForLarge) {
   const Route net{2e-6, 12.5e9}, nvlink{1e-6, 100e9};
   const CommTopology many = topology(64, 1, nvlink, net);
@@ -171,18 +171,18 @@ TEST(NcclTree, NcclAutoPicksTreeForSmallMessagesAcrossManyNodesAndRingForLarge) 
   EXPECT_EQ(concrete_algorithm(nccl, Collective::Allreduce, many, 8), Algorithm::DoubleBinaryTree);
   EXPECT_EQ(concrete_algorithm(nccl, Collective::Allreduce, many, 65536), Algorithm::DoubleBinaryTree);
   EXPECT_EQ(concrete_algorithm(nccl, Collective::Allreduce, many, 256.0 * 1048576), Algorithm::Ring);
-  EXPECT_NEAR(nccl_model_time_s(Algorithm::Ring, many, 65536), 1218e-6 + 65536 / (12.5e9 * 64 / 126), 1e-9);
-  EXPECT_NEAR(nccl_model_time_s(Algorithm::DoubleBinaryTree, many, 65536), 600e-6 + 65536 / (5.625e9 * 0.6), 1e-9);
+  EXPECT_NEAR(nccl_model_time_s(Algorithm::Ring, many, 65536), 1772.4e-6 + 65536 / (12.5e9 * 64 / 126), 1e-9);
+  EXPECT_NEAR(nccl_model_time_s(Algorithm::DoubleBinaryTree, many, 65536), 176.4e-6 + 65536 / (5.625e9 * 0.6), 1e-9);
   // The crossover, for the report: the largest power of two still on the tree.
   double last_tree = 0;
   for (double n = 8; n <= 1e10; n *= 2)
     if (nccl_allreduce(many, n) == Algorithm::DoubleBinaryTree) last_tree = n;
   std::cout << "NCCL auto, 64 x 1 GPU at 12.5 GB/s: the tree up to " << last_tree << " B\n";
-  EXPECT_EQ(last_tree, 8.0 * 1048576);  // Simple alone (the rule above)
+  EXPECT_EQ(last_tree, 16.0 * 1048576);  // Simple alone (the rule above)
   // With NCCL's protocols (cost/protocol.hpp) the tree runs LL128 (NVLink inside the node): latency
-  // 4.4 + 2 x 6 x 8.5 = 106.4 us, algbw 11.25 x 120/128 / 2 = 5.27 GB/s x 0.9 (correction) from
-  // 16 MiB: at 32 MiB 106 + 7069 us against the Simple ring's 2314 + 5285, at 64 MiB 14 246 against
-  // 12 884: the tree now up to 32 MiB.
+  // 14.0 + 2 x 6 x 8.5 = 116 us, algbw 11.25 x 120/128 / 2 = 5.27 GB/s x 0.9 (correction) from
+  // 16 MiB: at 32 MiB 116 + 7070 us against the ring's best, LL128 (one GPU a node: 0.7 of the
+  // link), 518 + 7550; at 64 MiB 14 256 against the Simple ring's 13 937: the tree up to 32 MiB.
   CommTopology with_protocols = many;
   with_protocols.nccl_protocols = true;
   last_tree = 0;

@@ -27,27 +27,36 @@ CommTopology h100_like(int nodes, bool in_flight) {
 }
 }  // namespace
 
-// 2 nodes, n = 8 GiB: 4096 chunks of c = 2 MiB (NCCL's 16 NVLS channels x 128 KiB). A chunk's
-// NVLink SHARP hop holds a GPU's link c 9/16 / (300e9 x 51/64) = 4.93447529 us (half of its 9/8 c
-// each way, at NVLS's 51/64 share of the link), a rail hop c / 16 / 40e9 = 3.2768 us (one tree's
-// half of the GPU's eighth). The two trees share the one edge, so a rail carries 2 of those a
-// chunk: period max(2 x 4.93447529, 2 x 3.2768) = 9.86895059 us.
-//   T = 25 + 2 (1 + 4.93447529) + 2 x 1 x (2 + 3.2768) + 4095 x 9.86895059 = 40 460.775 us.
-// 4 nodes: a node interior in one tree sends 4 halves a chunk: period 4 x 3.2768 = 13.1072 us, the
-// rails bound it; the trees are dbt_depth(4) = 2 edges deep:
-//   T = 25 + 2 (1 + 4.93447529) + 2 x 2 x (2 + 3.2768) + 4095 x 13.1072 = 53 731.960 us.
+// 2 nodes, n = 8 GiB: 512 loops of c = 16 MiB (NCCL's 16 NVLS channels x 8 heads x 128 KiB). A
+// loop's NVLink SHARP hop holds a GPU's link c 9/16 / (300e9 x 51/64) = 39.4758024 us (half of its
+// 9/8 c each way, at NVLS's 51/64 share of the link), a rail hop c / 16 / 40e9 = 26.2144 us (one
+// tree's half of the GPU's eighth). The two trees share the one edge, so a rail carries 2 of those
+// a loop: period max(2 x 39.4758024, 2 x 26.2144) = 78.9516047 us.
+//   T = 25 + 2 (1 + 39.4758024) + 2 x 1 x (2 + 26.2144) + 511 x 78.9516047 = 40 506.650 us.
+// 4 nodes: NCCL's chunk is 64 KiB from 4 nodes, so 1024 loops of c = 8 MiB (hops 19.7379012 and
+// 13.1072 us); a node interior in one tree sends 4 halves a loop: period 4 x 13.1072 = 52.4288 us,
+// the rails bound it; the trees are dbt_depth(4) = 2 edges deep:
+//   T = 25 + 2 (1 + 19.7379012) + 2 x 2 x (2 + 13.1072) + 1023 x 52.4288 = 53 761.567 us.
 // Lockstep (one phase after the other, the whole vector): 2 (1 + 12.5 + n 9/16 / (300e9 x 51/64)
 // us) + 2 x 1 x 1 x (2 + n / 16 / 40e9 us) = 67 297.767 us on 2 nodes.
 TEST(NvlsTree, ClosedFormByHand) {
   const Bytes n = 8.0 * 1073741824;
-  EXPECT_EQ(nvls_tree_chunks(n), 4096);
+  EXPECT_EQ(nvls_tree_chunks(n, 2, 8), 512);
+  EXPECT_EQ(nvls_tree_chunks(n, 4, 8), 1024);
   EXPECT_EQ(dbt_depth(4), 2);
-  const double hop_us = 3.93216 * 64 / 51;
+  const double hop2_us = 8 * 3.93216 * 64 / 51, hop4_us = hop2_us / 2;
   EXPECT_NEAR(collective_time_s(Algorithm::NvlsTree, h100_like(2, true), n) * 1e6,
-              25 + 2 * (1 + hop_us) + 2 * (2 + 3.2768) + 4095 * 2 * hop_us, 1e-6);
-  EXPECT_NEAR(collective_time_s(Algorithm::NvlsTree, h100_like(2, true), n) * 1e6, 40460.7752, 1e-4);
+              25 + 2 * (1 + hop2_us) + 2 * (2 + 26.2144) + 511 * 2 * hop2_us, 1e-6);
+  EXPECT_NEAR(collective_time_s(Algorithm::NvlsTree, h100_like(2, true), n) * 1e6, 40506.6504, 1e-4);
   EXPECT_NEAR(collective_time_s(Algorithm::NvlsTree, h100_like(4, true), n) * 1e6,
-              25 + 2 * (1 + hop_us) + 2 * 2 * (2 + 3.2768) + 4095 * 13.1072, 1e-6);
+              25 + 2 * (1 + hop4_us) + 2 * 2 * (2 + 13.1072) + 1023 * 52.4288, 1e-6);
+  // NCCL's chunk shrinks with the message: 64 KiB below 4 x 128 chunks of 128 KiB (64 MiB), 32 KiB
+  // below 128 chunks of 64 KiB (8 MiB).
+  EXPECT_EQ(nvls_tree_chunk_bytes(64.0 * 1048576, 2, 8), 131072);
+  EXPECT_EQ(nvls_tree_chunk_bytes(63.0 * 1048576, 2, 8), 65536);
+  EXPECT_EQ(nvls_tree_chunk_bytes(8.0 * 1048576, 2, 8), 65536);
+  EXPECT_EQ(nvls_tree_chunk_bytes(7.0 * 1048576, 2, 8), 32768);
+  EXPECT_EQ(nvls_tree_chunks(7.0 * 1048576, 2, 8), 2);
   EXPECT_NEAR(collective_time_s(Algorithm::NvlsTree, h100_like(2, false), n) * 1e6, 67297.7672, 1e-4);
   // Not on one node (nvls) nor on nodes of one GPU.
   EXPECT_EQ(collective_plan(Algorithm::NvlsTree, Layout{8, 8}, n).size(), 0u);
@@ -72,13 +81,13 @@ TEST(NvlsTree, SimGridSimulatesTheClosedFormOnDgxH100s) {
 
 // NCCL (2.18+) runs NVLS with trees between nodes where the switch reduces; `auto` takes it where
 // its closed form beats the ring-or-tree choice: large messages on 2 and 4 DGX H100, never on DGX
-// A100s. On 2 DGX H100 at 8 GiB (NCCL's floors, 8.4 us a call): busbw 457.4 GB/s (the ring's 344):
+// A100s. On 2 DGX H100 at 8 GiB (NCCL's floors, 8.4 us a call): busbw 456.6 GB/s (the ring's 344):
 // each GPU's link carries 9/8 n at NVLS's 51/64 of 345 GB/s, its rail n / 8 at 48.
 TEST(NvlsTree, NcclAutoTakesItAcrossNvlink4Nodes) {
   const auto run = [](const std::string& args) { return testutil::collective_row("--sizes 8G " + args); };
   const auto two = run("--cluster.platform=dgx-h100 --cluster.nodes=2");
   EXPECT_EQ(two["algorithm"], "nvls_tree");
-  EXPECT_NEAR(two["busbw_GBps"].get<double>(), 457.36, 0.01);
+  EXPECT_NEAR(two["busbw_GBps"].get<double>(), 456.57, 0.01);
   EXPECT_EQ(run("--cluster.platform=dgx-h100 --cluster.nodes=4")["algorithm"], "nvls_tree");
   EXPECT_NE(run("--cluster.platform=dgx-a100 --cluster.nodes=2")["algorithm"], "nvls_tree");
   EXPECT_EQ(run("--cluster.platform=dgx-h100 --cluster.nodes=1")["algorithm"], "nvls");

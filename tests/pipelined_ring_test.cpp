@@ -104,19 +104,19 @@ TEST(PipelinedRing, OnlyNcclsRings) {
   EXPECT_FALSE(library_call({Library::Mpi, Algorithm::Ring}, Collective::Allreduce, t, 1e6).topo.steps_in_flight);
 }
 
-// 2 DGX A100 (16 GPUs, NCCL's Simple floors: 3.4 us a step over NVLink, 9.6 us across the network,
+// 2 DGX A100 (16 GPUs, NCCL's Simple floors: 3.4 us a step over NVLink, 14.0 us across the network,
 // 8.4 us a call), nccl-tests' allreduce, times in us:
 //   8 B: a step crosses the network on at most ceil(30 / 8) = 4 of its 30 hops:
-//        8.4 + 4 x 9.6 + 26 x 3.4 = 135.2 (lockstep: 8.4 + 30 x 9.6 = 296.4)
+//        8.4 + 4 x 14.0 + 26 x 3.4 = 152.8 (lockstep: 8.4 + 30 x 14.0 = 428.4)
 //   1 GiB: 67 108 864 B a step; the network hop (min(NVLink 230, 8 x 24 GB/s uplink) = 192 GB/s)
 //        holds each for 349.5253 us and is the bottleneck: one hop's latency, then 30 of them back
-//        to back: 8.4 + 9.6 + 30 x 349.5253 = 10 503.76 (lockstep 10 782.16)
+//        to back: 8.4 + 14.0 + 30 x 349.5253 = 10 508.16 (lockstep 10 914.16)
 // Analytic, SimGrid fast and full alike.
 TEST(PipelinedRing, TwoDgxA100ByHand) {
   const struct {
     const char* size;
     double us;
-  } rows[] = {{"8", 8.4 + 4 * 9.6 + 26 * 3.4}, {"1G", 8.4 + 9.6 + 30 * (1073741824.0 / 16 / 192e9 * 1e6)}};
+  } rows[] = {{"8", 8.4 + 4 * 14.0 + 26 * 3.4}, {"1G", 8.4 + 14.0 + 30 * (1073741824.0 / 16 / 192e9 * 1e6)}};
   for (const auto& row : rows)
     for (const char* backend : {"--simulation.backend=analytic", "--simulation.backend=simgrid --simulation.fidelity=fast",
                                 "--simulation.backend=simgrid --simulation.fidelity=full"}) {
@@ -140,7 +140,7 @@ TEST(PipelinedRing, SimGridSimulatesTheClosedForm) {
 }
 
 // comm.ring_steps = lockstep switches the mechanism off: every step lasts its slowest hop, the
-// earlier rule (2 DGX A100, 8 B: 8.4 + 30 x 9.6 = 296.4 us), in every backend; a wrong value is an
+// earlier rule (2 DGX A100, 8 B: 8.4 + 30 x 14.0 = 428.4 us), in every backend; a wrong value is an
 // input error naming the key.
 TEST(PipelinedRing, LockstepKeyGivesTheEarlierRule) {
   for (const char* backend : {"--simulation.backend=analytic", "--simulation.backend=simgrid --simulation.fidelity=fast",
@@ -150,7 +150,7 @@ TEST(PipelinedRing, LockstepKeyGivesTheEarlierRule) {
                                                     "--sizes 8 ") + backend);
     ASSERT_EQ(r.code, 0) << r.out;
     // to one part in a million: each step's half byte (a whole one in SimGrid) adds 30 x 5 ps
-    EXPECT_NEAR(nlohmann::json::parse(r.out)[0]["time_s"].get<double>() * 1e6, 8.4 + 30 * 9.6, 1e-6 * 296.4) << backend;
+    EXPECT_NEAR(nlohmann::json::parse(r.out)[0]["time_s"].get<double>() * 1e6, 8.4 + 30 * 14.0, 1e-6 * 428.4) << backend;
   }
   const auto bad = testutil::run_ddlsim("collective --cluster.platform=dgx-a100 --comm.ring_steps=sometimes --sizes 8");
   EXPECT_EQ(bad.code, 2);

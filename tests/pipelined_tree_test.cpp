@@ -31,23 +31,23 @@ double collective_us(const std::string& args) {
 }
 }  // namespace
 
-// 16 DGX A100 (128 GPUs), NCCL's dbtree with Simple's floors (3.4 us a hop over NVLink, 9.6 us
-// across the network, 8.4 us a call); both trees of 16 nodes are 4 edges deep (ncclGetBtree), so
+// 16 DGX A100 (128 GPUs), NCCL's dbtree with its Simple floors (tuning.cc's tree hwLat: 4.0 us a
+// hop over NVLink, 14 us across the network; 8.4 us a call); both trees of 16 nodes are 4 edges deep (ncclGetBtree), so
 // a chunk crosses 2 x 7 NVLink hops and 2 x 4 network hops. Times in us:
-//   8 B: one chunk of 4 B, 8.4 + 14 x 3.4 + 8 x 9.6 = 132.8, plus its bytes' 14 x 4 / 230e9 +
-//        8 x 4 / 192e9 s = 0.4 ns (lockstep phases: 216.4)
+//   8 B: one chunk of 4 B, 8.4 + 14 x 4.0 + 8 x 14 = 176.4, plus its bytes' 14 x 4 / 230e9 +
+//        8 x 4 / 192e9 s = 0.4 ns (lockstep phases: 296.4)
 //   16 MiB: each tree's 8 MiB in 64 chunks of 128 KiB (NCCL's chunk halved while fewer than 8 x 12
 //        chunks, down to 128 KiB); a chunk holds an NVLink hop 131072 / 230e9 s = 0.56989 us and a
 //        network hop 131072 / 192e9 s = 0.68267 us (the node's 8 x 24 GB/s uplink); the period is
 //        the network's 4 chunks a node sends per chunk of each tree: 2.73067 us;
-//        8.4 + 14 x (3.4 + 0.56989) + 8 x (9.6 + 0.68267) + 63 x 2.73067 = 318.27
+//        8.4 + 14 x (4.0 + 0.56989) + 8 x (14 + 0.68267) + 63 x 2.73067 = 361.87
 // Analytic, SimGrid fast and full alike.
 TEST(PipelinedTree, SixteenDgxA100ByHand) {
   const double nv = 131072 / 230e9 * 1e6, net = 131072 / 192e9 * 1e6;
   const struct {
     const char* size;
     double us;
-  } rows[] = {{"8", 8.4 + 14 * (3.4 + 4 / 230e3) + 8 * (9.6 + 4 / 192e3)}, {"16M", 8.4 + 14 * (3.4 + nv) + 8 * (9.6 + net) + 63 * 4 * net}};
+  } rows[] = {{"8", 8.4 + 14 * (4.0 + 4 / 230e3) + 8 * (14 + 4 / 192e3)}, {"16M", 8.4 + 14 * (4.0 + nv) + 8 * (14 + net) + 63 * 4 * net}};
   for (const auto& row : rows)
     for (const char* backend : kBackends)
       EXPECT_NEAR(collective_us(std::string("--cluster.platform=dgx-a100 --cluster.nodes=16 --comm.algorithm=dbtree "
@@ -99,12 +99,12 @@ TEST(PipelinedTree, SimGridComposesTheSameHops) {
 }
 
 // comm.ring_steps = lockstep also runs the tree's phases one after the other, chunk round by chunk
-// round: 16 DGX A100, 8 B: 8.4 + 2 x 8 x 3.4 (chain, two chunks through 7 hops) + 2 x 2 x 4 x 9.6
-// (tree, two edge colours, 4 levels) = 216.4 us, plus the 4-byte chunks' 0.6 ns, on all three
+// round: 16 DGX A100, 8 B: 8.4 + 2 x 8 x 4.0 (chain, two chunks through 7 hops) + 2 x 2 x 4 x 14
+// (tree, two edge colours, 4 levels) = 296.4 us, plus the 4-byte chunks' 0.6 ns, on all three
 // backends (SimGrid full ends each lockstep round for every rank with its slowest hop; it used to
 // let a rank with nothing to send go on, and landed one network round sooner, 206.8 us).
 TEST(PipelinedTree, LockstepKeyGivesTheEarlierRule) {
-  const double us = 8.4 + 2 * 8 * (3.4 + 4 / 230e3) + 2 * 2 * 4 * (9.6 + 4 / 192e3);
+  const double us = 8.4 + 2 * 8 * (4.0 + 4 / 230e3) + 2 * 2 * 4 * (14 + 4 / 192e3);
   for (const char* backend : kBackends)
     EXPECT_NEAR(collective_us(std::string("--cluster.platform=dgx-a100 --cluster.nodes=16 --comm.algorithm=dbtree "
                                           "--comm.ring_steps=lockstep --sizes 8 ") + backend),

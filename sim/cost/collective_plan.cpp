@@ -257,14 +257,14 @@ void dbt_ops(RoundOps& ops, const Round& r, const Layout& l, int me) {
 // sends its share over its rail to the double binary tree between nodes (each tree half of it),
 // gets the global sum back down, and multicasts it to the node's GPUs. A GPU's NVLink carries
 // n (g+1)/g each way (as nvls_plan), a rail n/g each way on two nodes and 2 n/g where a node is
-// interior in a tree. With steps in flight (NCCL's) one NvlsTreePipeline round of 2 MiB chunks
-// (kNvlsStepBytes); lockstep, the whole vector one phase after the other: a NodeAllPairs round
+// interior in a tree. With steps in flight (NCCL's) one NvlsTreePipeline round of NCCL's loops
+// (nvls_tree_chunks); lockstep, the whole vector one phase after the other: a NodeAllPairs round
 // of half the NVLink traffic, the rails' trees up and down, another NodeAllPairs round.
 std::vector<Round> nvls_tree_plan(const Layout& l, Bytes n) {
   const int g = l.gpus_per_node, nodes = l.ranks / g;
   if (g < 2 || nodes < 2) return {};  // no switch to reduce in, or one node (nvls)
   if (l.steps_in_flight) {
-    const int chunks = nvls_tree_chunks(n);
+    const int chunks = nvls_tree_chunks(n, nodes, g);
     Round r{RoundKind::NvlsTreePipeline, 0, n / chunks, chunks};
     r.pipelined = true;
     return {r};
@@ -365,7 +365,17 @@ std::vector<BinaryBlock> binary_blocks(int p) {
   return blocks;
 }
 
-int nvls_tree_chunks(Bytes n) { return std::max(1, int(std::ceil(n / kNvlsStepBytes))); }
+Bytes nvls_tree_chunk_bytes(Bytes n, int nodes, int g) {
+  const Bytes ops = double(kNvlsChannels) * g;
+  Bytes chunk = nodes >= 4 ? 64 * 1024 : kNvlsChunkBytes;
+  if (n < 4 * ops * chunk && chunk > 65536) chunk = 65536;
+  if (n < ops * chunk && chunk > 32768) chunk = 32768;
+  return chunk;
+}
+
+int nvls_tree_chunks(Bytes n, int nodes, int g) {
+  return std::max(1, int(std::ceil(n / (double(kNvlsChannels) * g * nvls_tree_chunk_bytes(n, nodes, g)))));
+}
 
 int collnet_chunks(Bytes n, int gpus_per_node) {
   return std::max(1, int(std::ceil(n / (gpus_per_node * kCollnetChunkBytes))));

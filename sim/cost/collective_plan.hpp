@@ -168,11 +168,16 @@ TreePipeline dbt_pipeline(int nodes, int gpus_per_node, Bytes n);
 constexpr Bytes kChainChunkBytes = 512 * 1024;
 // The chunks a broadcast or reduce of n bytes goes in: ceil(n / kChainChunkBytes), at least 1.
 int chain_chunks(Bytes n);
-// NCCL's NVLS pipeline step: NVLS_NCHANNELS = 16 channels of NVLS_CHUNKSIZE = 128 KiB each
-// (src/transport/nvls.cc defaults): a node moves 2 MiB of the vector per step.
-constexpr Bytes kNvlsStepBytes = 16 * 128 * 1024;
-// The chunks an nvls_tree allreduce of n bytes goes in: ceil(n / kNvlsStepBytes), at least 1.
-int nvls_tree_chunks(Bytes n);
+// NCCL's NVLS tree loop (src/device/all_reduce.h, NVLS_TREE: each of the nvlsChannels channels
+// moves nHeads = g chunks a loop; src/transport/nvls.cc on Hopper: 16 channels, NVLS_CHUNKSIZE
+// 128 KiB, at most 64 KiB from 4 nodes; src/enqueue.cc calcCollChunking halves it to 64 KiB below
+// 4 x 16 g chunks and 32 KiB below 16 g chunks of the message): a node moves 16 g chunks of the
+// vector per step.
+constexpr int kNvlsChannels = 16;
+constexpr Bytes kNvlsChunkBytes = 128 * 1024;
+Bytes nvls_tree_chunk_bytes(Bytes n, int nodes, int gpus_per_node);
+// The steps an nvls_tree allreduce of n bytes goes in: ceil(n / (16 g chunk)), at least 1.
+int nvls_tree_chunks(Bytes n, int nodes, int gpus_per_node);
 // NCCL's CollNet Direct chunk per head GPU (src/enqueue.cc: chunkSteps 1 for every algorithm but
 // the ring, so a chunk is one step of the Simple protocol's buffer, 4 MiB / NCCL_STEPS = 512 KiB;
 // NCCL halves it for small messages, not modelled): a node moves g x 512 KiB of the vector a step.

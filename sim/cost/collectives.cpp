@@ -185,7 +185,7 @@ Seconds chain_s(const CommTopology& t, Bytes n) {
 Seconds nvls_tree_allreduce_s(const CommTopology& t, Bytes n) {
   const int nodes = t.nodes, depth = dbt_depth(nodes);
   if (t.steps_in_flight) {
-    const int chunks = nvls_tree_chunks(n);
+    const int chunks = nvls_tree_chunks(n, nodes, t.gpus_per_node);
     const Bytes c = n / chunks;
     return pipelined_nvls_tree_s(chunks, depth, nodes, nvls_hop(t, c), tree_inter_hop(t.rail, nodes, c / (2.0 * t.gpus_per_node), 0));
   }

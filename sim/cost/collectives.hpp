@@ -115,11 +115,11 @@ Seconds pipelined_tree_s(int chunks, int depth, int gpus_per_node, int nodes, Ri
 Seconds pipelined_chain_s(int chunks, int gpus_per_node, int nodes, RingHop intra, RingHop inter);
 // NCCL's NVLS across nodes (collective_plan.cpp nvls_tree_plan), N nodes of g GPUs on NVLink SHARP,
 // D = dbt_depth(N), each GPU's rail at B_r = min(GPU route, uplink / g) (CommTopology::rail).
-// With steps in flight (NCCL's): K = ceil(n / 2 MiB) chunks of c = n / K through one NVLink SHARP
+// With steps in flight (NCCL's): K = nvls_tree_chunks(n) loops of c = n / K through one NVLink SHARP
 // hop, D tree hops up, D down and NVLink SHARP again, pipelined:
 //   T = 25 us + 2 h_i + 2 D h_e + (K - 1) max(2 s_i, k_e s_e)
 // h_i = alpha_i + s_i, s_i = c (g+1) / (2 g B_i) (half of a GPU's NVLink traffic for a chunk);
-// h_e = alpha + s_e, s_e = c / (2 g B_r') (one tree's half of a GPU's share; B_r' the exchange
+// h_e = alpha + s_e (alpha at least NCCL's 20.9 us a level), s_e = c / (2 g B_r') (one tree's half of a GPU's share; B_r' the exchange
 // bandwidth on 2 nodes, the ring's on more); k_e = 2 on two nodes (one edge carries both trees),
 // 4 on more (a node interior in one tree also sends to two children): a rail carries n/g each way
 // on 2 nodes, 2 n/g on more, as NCCL's model has it (tuning.cc: bwInter, halved above 2 nodes).

@@ -53,16 +53,15 @@ Algorithm open_mpi_algorithm(int id) {
   }
 }
 
-// tuning.cc treeCorrectionFactor[protocol]: powers of two from 64 B (LL, LL128: NCCL 2.8's rows
-// to 256 MiB; Simple: NCCL 2.7's to 128 MiB).
+// tuning.cc treeCorrectionFactor[protocol]: powers of two from 64 B, applied below 2^23 x 64 B
+// (512 MiB).
 double tree_correction(Protocol p, int log_size) {
   static const std::array<std::array<double, 23>, 3> f = {{
       {1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5, .4, .4, .5, .6, .7, .8, .9, 1.0, 1.0, 1.0, 1.0},
       {1.0, 1.0, 1.0, 1.0, 1.0, .9, .8, .8, .8, .7, .6, .6, .6, .6, .6, .6, .8, .9, .9, .9, .9, 1.0, 1.0},
-      {.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5, .5, .5, .5, .5, .5, .6, .6, .7, .8, .9, 1.0},
+      {.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5, .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9},
   }};
-  const int last = p == Protocol::Simple ? 22 : 23;
-  return log_size < last ? f[std::size_t(p)][std::size_t(log_size)] : 1.0;
+  return log_size < 23 ? f[std::size_t(p)][std::size_t(log_size)] : 1.0;
 }
 
 int floor_log2(long long v) {
@@ -91,20 +90,22 @@ Seconds nccl_model_time_s(Algorithm a, const CommTopology& topo, Bytes bytes, Pr
   const int p = topo.ranks(), nodes = topo.nodes;
   if (p <= 1) return 0;
   const double eff = protocol_efficiency(a, proto, topo, c);
-  const double intra_factor = proto == Protocol::LL && nodes > 1 ? kLLMultiNodeIntra : 1;
   if (a == Algorithm::Ring) {
     const Latencies& l = kRing[int(proto)];
+    Seconds intra_s = intra_step_s(l, topo.intra_nvlink);
+    if (nodes > 1) intra_s = std::max(intra_s, kNetOverhead_s * (proto == Protocol::Simple ? kNetOverheadSimple : 1));
     const bool allreduce = c == Collective::Allreduce, chain = c == Collective::Broadcast || c == Collective::Reduce;
     const int steps = allreduce ? 2 * (p - 1) : chain ? p : p - 1;
     const int inter_steps = allreduce ? 2 * (nodes - 1) : chain ? nodes : nodes - 1;
-    double lat_us = 1e6 * (l.base + (steps - inter_steps) * intra_step_s(l, topo.intra_nvlink) * intra_factor + inter_steps * l.net);
+    double lat_us = 1e6 * (l.base + (steps - inter_steps) * intra_s + inter_steps * l.net);
     if (chain) lat_us = 1e6 * (l.base + (nodes > 1 ? l.net : intra_step_s(l, topo.intra_nvlink)));
-    if (allreduce && proto == Protocol::Simple && nodes > 1 && bytes >= p / 16.0 * 65536) lat_us *= 1.9;
+    if (allreduce && proto == Protocol::Simple && nodes > 1 && bytes >= p / 16.0 * 65536)
+      lat_us *= topo.intra.bw_Bps >= kAmpereIntraMin_Bps ? 1.4 : 1.9;
     return lat_us * 1e-6 + bytes / (topo.flat_route().bw_Bps * eff * p / steps);
   }
   const Latencies& l = kTree[int(proto)];
   const double lat_us =
-      1e6 * (l.base + 2 * ((p / nodes - 1) * intra_step_s(l, topo.intra_nvlink) * intra_factor + floor_log2(nodes) * l.net));
+      1e6 * (l.base + 2 * ((p / nodes - 1) * intra_step_s(l, topo.intra_nvlink) + floor_log2(nodes) * l.net));
   double bw = nccl_tree_bus_Bps(topo) * eff / 2;
   const int log_size = bytes >= 64 ? floor_log2((long long)(bytes / 64)) : 0;  // NCCL: log2i(nBytes >> 6)
   bw *= tree_correction(proto, log_size);
@@ -126,7 +127,7 @@ NcclChoice nccl_choice(Algorithm a, const CommTopology& topo, Bytes bytes, Proto
 }
 
 Seconds run_time_s(const NcclChoice& c, const CommTopology& topo, Bytes bytes) {
-  return collective_time_s(c.algorithm, protocol_topology(topo, c.protocol),
+  return collective_time_s(c.algorithm, protocol_topology(topo, c.algorithm, c.protocol),
                            bytes / protocol_efficiency(c.algorithm, c.protocol, topo));
 }
 
@@ -186,7 +187,7 @@ LibraryCall library_call(const CommMethod& m, Collective c, const CommTopology& 
       c == Collective::Allreduce && m.algorithm == Algorithm::Auto && m.library == Library::Nccl;
   k.protocol = (auto_allreduce ? nccl_allreduce_choice(as_run, bytes, m.protocol)
                                : nccl_choice(k.algorithm, topo, bytes, m.protocol, c)).protocol;
-  k.topo = protocol_topology(as_run, k.protocol);
+  k.topo = protocol_topology(as_run, k.algorithm, k.protocol);
   k.bytes = bytes / protocol_efficiency(k.algorithm, k.protocol, topo, c);
   return k;
 }

@@ -27,13 +27,15 @@ inline namespace cost_layer {
 // Open MPI 4.1's allreduce choice for `ranks` ranks and `bytes` bytes.
 Algorithm open_mpi_allreduce(int ranks, Bytes bytes);
 
-// NCCL's predicted time of an allreduce with protocol `proto` (NVIDIA/nccl src/graph/tuning.cc,
-// NCCL 2.7 to 2.8; times in us, bandwidths in GB/s there; latencies in spec/comm.hpp nccl_tuning):
-//   ring  lat = baseLat + (2(p-1) - 2(N-1)) hwLat_intra (NVLink or PCI; LL x 1.8 when N > 1)
-//               + 2(N-1) hwLat_net; Simple x 1.9 when N > 1 and n >= p/16 x 64 KiB ("plateau");
+// NCCL's predicted time of an allreduce with protocol `proto` (NVIDIA/nccl src/graph/tuning.cc at
+// master 5067397c; times in us, bandwidths in GB/s there; latencies in spec/comm.hpp nccl_tuning):
+//   ring  lat = baseLat + (2(p-1) - 2(N-1)) hwLat_intra (NVLink or PCI; when N > 1 at least the
+//               network's post overhead, 1 us, x 3 with Simple) + 2(N-1) hwLat_net; Simple x 1.4
+//               (x 1.9 before Ampere) when N > 1 and n >= p/16 x 64 KiB ("plateau effect of ring");
 //         bw  = busBw x efficiency p / (2(p-1))
 //   tree  lat = baseLat + 2 ((p/N - 1) hwLat_intra + floor(log2 N) hwLat_net);
-//         bw  = min(0.9 busBw, 80 GB/s for N > 2 else 110) x efficiency / 2,
+//         bw  = min(0.9 busBw, 80 GB/s for N > 2 else 110) x efficiency / 2 (NCCL 2.7's caps:
+//               the per-channel ones of later versions need channel counts ddlsim does not model),
 //               x treeCorrectionFactor[proto][floor(log2(n / 64))] (0.4 to 1)
 //   time = lat + n / bw; efficiency: cost/protocol.hpp (Simple 1).
 // busBw is the bounding route's bandwidth (inter-node across nodes), the intra-node row NVLink

@@ -15,7 +15,10 @@ bool protocol_enabled(Protocol p, const CommTopology& topo) {
 
 BytesPerSecond ll_max_bus_Bps(const CommTopology& topo) {
   using namespace nccl_tuning;
-  if (topo.nodes == 1) return topo.intra.bw_Bps >= 200e9 ? kLLMaxAmpere_Bps : kLLMaxVolta_Bps;
+  if (topo.nodes == 1)
+    return topo.intra.bw_Bps >= kHopperIntraMin_Bps   ? kLLMaxHopper_Bps
+           : topo.intra.bw_Bps >= kAmpereIntraMin_Bps ? kLLMaxAmpere_Bps
+                                                      : kLLMaxVolta_Bps;
   return topo.nodes == 2 ? kLLMaxVolta_Bps : kLLMaxManyNodes_Bps;
 }
 
@@ -33,12 +36,19 @@ double protocol_efficiency(Algorithm a, Protocol p, const CommTopology& topo, Co
   return topo.gpus_per_node < 2 ? kRingLL128OneGpu : kRingLL128;
 }
 
-CommTopology protocol_topology(const CommTopology& topo, Protocol p) {
-  if (!topo.nccl_protocols || p == Protocol::Simple) return topo;
-  const nccl_tuning::Latencies& lat = nccl_tuning::kRing[int(p)];
-  const double intra_factor = p == Protocol::LL && topo.nodes > 1 ? nccl_tuning::kLLMultiNodeIntra : 1;
+CommTopology protocol_topology(const CommTopology& topo, Algorithm a, Protocol p) {
+  using namespace nccl_tuning;
+  if (!topo.nccl_protocols) return topo;
   CommTopology t = topo;
-  const Seconds intra_floor = nccl_tuning::intra_step_s(lat, topo.intra_nvlink) * intra_factor;
+  if (a == Algorithm::NvlsTree) {
+    t.inter.step_overhead_s = t.rail.step_overhead_s = std::max(0.0, kNvlsTreeStepNet_s - t.inter.latency_s);
+    return t;
+  }
+  const bool tree = a == Algorithm::DoubleBinaryTree;
+  if (!tree && (a != Algorithm::Ring || p == Protocol::Simple)) return topo;
+  const Latencies& lat = tree ? kTree[int(p)] : kRing[int(p)];
+  Seconds intra_floor = intra_step_s(lat, topo.intra_nvlink);
+  if (!tree && topo.nodes > 1) intra_floor = std::max(intra_floor, kNetOverhead_s * (p == Protocol::Simple ? kNetOverheadSimple : 1));
   t.intra.step_overhead_s = std::max(0.0, intra_floor - t.intra.latency_s);
   t.inter.step_overhead_s = std::max(0.0, lat.net - t.inter.latency_s);
   return t;

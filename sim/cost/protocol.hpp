@@ -1,11 +1,12 @@
 // NCCL's protocols on ddlsim's rounds (spec/comm.hpp: Protocol, nccl_tuning). A protocol changes
 // two things of a collective's rounds, as NCCL's own tuning model has it (src/graph/tuning.cc):
-// * each round lasts at least the protocol's per-step latency on its hop (hwLat: LL 0.47 us on
-//   NVLink, LL128 1.9 us, Simple 3.4 us; the network's 2.7 / 4.0 / 9.6 us), as the Simple floors
-//   of comm.round_latency = library do (system/platform.cpp: use_library_factors);
+// * each round lasts at least the algorithm's per-step latency under the protocol on its hop
+//   (hwLat, ring: LL 0.6 us on NVLink, LL128 1.9 us, Simple 3.4 us; the network's 2.7 / 4.0 /
+//   14.0 us), as the Simple ring's floors of comm.round_latency = library do (system/platform.cpp:
+//   use_library_factors);
 // * its messages move at the protocol's share of the link (LL a quarter, LL128 0.92): a round
 //   carries bytes / efficiency.
-// The per-call cost stays Simple's 8.4 us (cost/library_costs.cpp; LL's own is 3.6, LL128's 10.0).
+// The per-call cost stays Simple's 8.4 us (cost/library_costs.cpp; LL's own is 6.6, LL128's 14.0).
 // Simple leaves a topology and its bytes unchanged.
 #pragma once
 #include "core/units.hpp"
@@ -22,7 +23,7 @@ BytesPerSecond nccl_tree_bus_Bps(const CommTopology& topo);
 bool protocol_enabled(Protocol p, const CommTopology& topo);
 
 // llMaxBw: the most LL moves (bus bandwidth): one node 39.0 GB/s below NVLink 3 (Volta), 87.7
-// from NVLink 3 (Ampere, Hopper); 2 nodes 39.0; more 20.4 (Intel hosts).
+// on NVLink 3 (Ampere), 141.0 on NVLink 4 (Hopper); 2 nodes 39.0; more 20.4 (Intel hosts).
 BytesPerSecond ll_max_bus_Bps(const CommTopology& topo);
 
 // The share of its Simple bandwidth that algorithm `a` (ring or dbtree) keeps under protocol `p`,
@@ -30,10 +31,13 @@ BytesPerSecond ll_max_bus_Bps(const CommTopology& topo);
 // nodes) or a third (one node's allgather, reduce-scatter, broadcast), as tuning.cc has it.
 double protocol_efficiency(Algorithm a, Protocol p, const CommTopology& topo, Collective c = Collective::Allreduce);
 
-// The topology with each route's per-round overhead raised to the protocol's per-step latency on
-// that hop (LL's intra hops x 1.8 across nodes), in place of Simple's. Unchanged for Simple and
-// where NCCL's latencies are off.
-CommTopology protocol_topology(const CommTopology& topo, Protocol p);
+// The topology with each route's per-round overhead raised to NCCL's per-step latency of
+// algorithm `a` under protocol `p` on that hop (tuning.cc hwLat), in place of the Simple ring's that
+// the platform's floors hold: the ring's and the dbtree's own per protocol (a ring's hops inside a
+// node at least the network's post overhead once it spans nodes), NVLS tree's 20.9 us a level
+// between nodes. Unchanged for the Simple ring, for the other algorithms (their own latencies are
+// in their closed forms) and where NCCL's latencies are off.
+CommTopology protocol_topology(const CommTopology& topo, Algorithm a, Protocol p);
 
 }  // namespace cost_layer
 }  // namespace ddlsim

@@ -249,7 +249,7 @@ std::vector<KeySpec> declare_keys() {
            "counts that are not powers of two); default: none"),
       choice("comm.round_latency", "library", {"library", "network"},
              "library (a collective's rounds last at least the library's own per-step latency, NCCL's tuning.cc: "
-             "3.4 us NVLink, 5.7 us PCIe, 9.6 us network) or network (the links' latency only)"),
+             "3.4 us NVLink, 5.7 us PCIe, 14.0 us network) or network (the links' latency only)"),
       text("compute.device", "", "GPU model; default: the platform's"),
       vary(real("compute.throughput", "", 1e-6, 1e12, "samples/s",
                 "measured single-GPU training throughput, samples/s (scales the model)"),

@@ -64,39 +64,47 @@ enum class Protocol { LL, LL128, Simple, Auto };
 Protocol parse_protocol(const std::string& text, const std::string& key);
 const char* to_string(Protocol p);
 
-// NCCL's own cost model (NVIDIA/nccl src/graph/tuning.cc, NCCL 2.7-2.8; us there): baseLat[algo]
-// [proto] once per call, hwLat[hop][algo][proto] per step on each kind of hop. A hop inside a node
-// counts as NVLink when its link kind is NVLink (a platform file's: at kNvlinkMin_Bps and more).
-// The Simple ring's figures are also the floors of every round's latency with NCCL
-// (comm.round_latency = library).
+// NCCL's own cost model (NVIDIA/nccl src/graph/tuning.cc at master 5067397c, NCCL 2.28; us there):
+// baseLat[algo][proto] once per call, hwLat[hop][algo][proto] per step on each kind of hop. A hop
+// inside a node counts as NVLink when its link kind is NVLink (a platform file's: at
+// kNvlinkMin_Bps and more). The Simple ring's figures are also the floors of every round's
+// latency with NCCL (comm.round_latency = library).
 namespace nccl_tuning {
 constexpr Seconds kRingBaseLatency_s = 8.4e-6;
 constexpr Seconds kRingStepNvlink_s = 3.4e-6;
 constexpr Seconds kRingStepPci_s = 5.7e-6;
-constexpr Seconds kRingStepNet_s = 9.6e-6;
+constexpr Seconds kRingStepNet_s = 14.0e-6;
 constexpr BytesPerSecond kNvlinkMin_Bps = 40e9;
 
 // One algorithm's latencies under one protocol: baseLat, then hwLat on NVLink, PCI, network.
 struct Latencies {
   Seconds base, nvlink, pci, net;
 };
-// Indexed by Protocol (LL, LL128, Simple). Ring: baseLat {3.6, 10.0, 8.4}, hwLat NVLink
-// {.47, 1.9, 3.4}, PCI {1.0, 2.5, 5.7}, NET {2.7, 4.0, 9.6}; Tree: baseLat {4.4, 4.4, 0}, hwLat
-// NVLink {.52, 1.25, 28}, PCI {1.0, 1.9, 28}, NET {5.0, 8.5, 50}.
-constexpr Latencies kRing[3] = {{3.6e-6, 0.47e-6, 1.0e-6, 2.7e-6},
-                                {10.0e-6, 1.9e-6, 2.5e-6, 4.0e-6},
+// Indexed by Protocol (LL, LL128, Simple). Ring: baseLat {6.6, 14.0, 8.4}, hwLat NVLink
+// {0.6, 1.9, 3.4}, PCI {1.0, 2.5, 5.7}, NET {2.7, 4.0, 14.0}; Tree: baseLat {6.8, 14.0, 8.4},
+// hwLat NVLink {0.6, 1.25, 4.0}, PCI {1.0, 1.9, 4.0}, NET {5.0, 8.5, 14}.
+constexpr Latencies kRing[3] = {{6.6e-6, 0.6e-6, 1.0e-6, 2.7e-6},
+                                {14.0e-6, 1.9e-6, 2.5e-6, 4.0e-6},
                                 {kRingBaseLatency_s, kRingStepNvlink_s, kRingStepPci_s, kRingStepNet_s}};
-constexpr Latencies kTree[3] = {{4.4e-6, 0.52e-6, 1.0e-6, 5.0e-6}, {4.4e-6, 1.25e-6, 1.9e-6, 8.5e-6}, {0, 28e-6, 28e-6, 50e-6}};
-// LL's intra-node hops take 1.8 times longer once the ring leaves the node.
-constexpr double kLLMultiNodeIntra = 1.8;
+constexpr Latencies kTree[3] = {{6.8e-6, 0.6e-6, 1.0e-6, 5.0e-6}, {14.0e-6, 1.25e-6, 1.9e-6, 8.5e-6}, {8.4e-6, 4.0e-6, 4.0e-6, 14e-6}};
+// NVLS across nodes (NVLSTree, Simple only): hwLat NVLink 25 us once, NET 20.9 us per tree level
+// each way (latency 25 + 2 log2(nodes) x 20.9).
+constexpr Seconds kNvlsTreeStepNet_s = 20.9e-6;
+// Across nodes a ring's steps inside a node cost at least the network's post overhead (getNetOverhead:
+// 1 us on Intel hosts, 2 on AMD), three times over with Simple.
+constexpr Seconds kNetOverhead_s = 1.0e-6;
+constexpr double kNetOverheadSimple = 3;
 // Share of the bus bandwidth each protocol moves: ring LL 1/4 (allreduce), at most llMaxBw (GB/s:
-// one node 39.0 Volta, 87.7 Ampere and later; 2 nodes 39.0; more 20.4, Intel hosts); ring LL128
-// 0.92 (120/128), 0.7 with one GPU per node; tree LL 1/3.8, tree LL128 7/9 on one node, 120/128
-// across nodes.
+// one node 39.0 Volta, 87.7 Ampere, 141.0 Hopper; Intel hosts: 2 nodes 39.0, more 20.4); ring
+// LL128 0.92 (120/128), 0.7 with one GPU per node; tree LL 1/3.8, tree LL128 7/9 on one node,
+// 120/128 across nodes.
 constexpr double kRingLL = 1.0 / 4, kRingLL128 = 0.92, kRingLL128OneGpu = 0.7;
 constexpr double kRingLLOneNodeGather = 1.0 / 3;  // one node's allgather, reduce-scatter, broadcast
 constexpr double kTreeLL = 1.0 / 3.8, kTreeLL128OneNode = 7.0 / 9, kTreeLL128 = 120.0 / 128;
-constexpr BytesPerSecond kLLMaxVolta_Bps = 39.0e9, kLLMaxAmpere_Bps = 87.7e9, kLLMaxManyNodes_Bps = 20.4e9;
+constexpr BytesPerSecond kLLMaxVolta_Bps = 39.0e9, kLLMaxAmpere_Bps = 87.7e9, kLLMaxHopper_Bps = 141.0e9,
+                         kLLMaxManyNodes_Bps = 20.4e9;
+// A node's GPUs are Hopper's (NVLink 4: intra-node bandwidth at or above this) or Ampere's (NVLink 3).
+constexpr BytesPerSecond kHopperIntraMin_Bps = 300e9, kAmpereIntraMin_Bps = 200e9;
 
 // The per-step latency on a hop inside a node: NVLink's or PCI's (NCCL: the path's type).
 constexpr Seconds intra_step_s(const Latencies& l, bool nvlink) { return nvlink ? l.nvlink : l.pci; }

@@ -195,9 +195,11 @@ void ClusterDescription::check_node_topology(const std::string& key) const {
 
 namespace {
 // The software overhead per round that makes a round of a route with network latency `latency`
-// last at least `floor`.
+// last at least `floor` (none where they differ by rounding alone: a route whose latency adds up to
+// the floor).
 Seconds overhead_for(Seconds measured, Seconds floor, Seconds latency) {
-  return std::max(measured, floor - latency);
+  const Seconds gap = floor - latency;
+  return std::max(measured, gap > 1e-15 ? gap : 0.0);
 }
 }  // namespace
 
