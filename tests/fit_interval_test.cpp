@@ -95,3 +95,40 @@ TEST(FitIntervals, EveryLinkKindsLineRateIsAboveItsEffectiveRate) {
     EXPECT_GE(line_rate_Bps(k.name), k.bw_Bps) << k.name;
   }
 }
+
+// A parameter the runs hardly see (here at most 0.1 % of every time, under 2 % noise) gets no useful interval;
+// with keep_undetermined (the nccl-tests fits) it keeps its starting value, says so, and the
+// determined one is fitted alone; without it the fit reports the value the noise gave it.
+TEST(FitIntervals, UndeterminedParameterKeepsItsStart) {
+  std::mt19937 rng(20261128);
+  std::normal_distribution<double> noise(0, 0.02);
+  const Scenario base = scenario(2, 16);
+  const double start_intra = base.system.cluster.intra.bw_Bps / kGB, start_inter = base.system.cluster.inter.bw_Bps / kGB;
+  const auto time_of = [start_inter](double x, const Scenario& s) {
+    const double inter = s.system.cluster.inter.bw_Bps / kGB;
+    return x / s.system.cluster.intra.bw_Bps * (1 + 1e-3 * inter / (inter + start_inter));
+  };
+  Scenario truth = base;
+  truth.system.cluster.intra.bw_Bps *= 0.5;
+  truth.system.cluster.inter.bw_Bps *= 0.5;
+  FitTarget t;
+  std::vector<Scenario> bases;
+  for (int i = 1; i <= 12; ++i) {
+    t.measured.push_back(time_of(i * 1e6, truth) * (1 + noise(rng)));
+    bases.push_back(base);
+  }
+  t.predicted = [&](std::size_t i, const Scenario& s) { return time_of(double(i + 1) * 1e6, s); };
+  const std::vector<SharedParameter> params = {shared_parameter("intra_bw", bases), shared_parameter("inter_bw", bases)};
+  const FittedParameters free_fit = fit_parameters(t, bases, params);
+  const FitParameter& loose = free_fit.params[1];  // the trigger: no interval, or a wide one
+  EXPECT_TRUE(!loose.has_interval || loose.ci_hi / loose.ci_lo > kDeterminedRatio);
+  EXPECT_TRUE(loose.note.empty());
+  t.keep_undetermined = true;
+  const FittedParameters kept = fit_parameters(t, bases, params);
+  EXPECT_EQ(kept.params[1].after, start_inter);
+  EXPECT_EQ(kept.params[1].note, kUndeterminedNote);
+  EXPECT_NEAR(kept.params[0].after, 0.5 * start_intra, 0.03 * start_intra);
+  ASSERT_TRUE(kept.params[0].has_interval);
+  EXPECT_LT(kept.params[0].ci_hi / kept.params[0].ci_lo, kDeterminedRatio);
+  EXPECT_EQ(kept.dof, 11);
+}

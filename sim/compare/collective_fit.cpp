@@ -72,6 +72,7 @@ CollectivePoints collective_points(const std::vector<CollectiveLog>& logs, const
 FitTarget collective_target(const CollectivePoints& points) {
   FitTarget t;
   t.measured = points.measured_s;
+  t.keep_undetermined = true;
   t.predicted = [ops = points.ops, bytes = points.bytes](std::size_t i, const Scenario& s) {
     return predict_collective(s, ops[i], {bytes[i]}).rows.front().time_s;
   };

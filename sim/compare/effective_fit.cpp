@@ -164,11 +164,12 @@ double sum_sq(const std::vector<double>& r) {
 }
 
 // Joint refinement of the identifiable parameters with GSL, their intervals and correlations.
-void refine_jointly(const Problem& pr, Values& values, const Values& starts, FittedParameters& fit) {
+void refine_jointly(const Problem& pr, Values& values, const Values& starts, const std::vector<bool>& held,
+                    FittedParameters& fit) {
   std::vector<std::size_t> idx;
   std::vector<double> x0;
   for (std::size_t k = 0; k < values.size(); ++k)
-    if (fit.params[k].identifiable) {
+    if (fit.params[k].identifiable && !held[k]) {
       idx.push_back(k);
       x0.push_back(std::log10(values[k]));
     }
@@ -222,28 +223,26 @@ FittedParameters fit_parameters(const MeasuredSet& train, const std::vector<Scen
   return fit_parameters(step_target(train), bases, params);
 }
 
-FittedParameters fit_parameters(const FitTarget& target, const std::vector<Scenario>& bases,
-                                const std::vector<SharedParameter>& params) {
-  if (bases.empty()) throw InputError("fit: no configurations to fit");
-  if (target.measured.size() != bases.size()) throw std::logic_error("fit_parameters: one measured value a base");
-  const Problem pr{target, bases, params};
+namespace {
+
+// One fit from the starting values, the `held` parameters kept at theirs.
+FittedParameters fit_once(const Problem& pr, const Values& starts, const std::vector<bool>& held) {
   FittedParameters fit;
-  Values values;
-  for (const auto& p : params) {
-    values.push_back(p.get(bases.front()));
+  for (std::size_t k = 0; k < pr.params.size(); ++k) {
     FitParameter f;
-    f.name = p.name;
-    f.key = p.key;
-    f.before = f.after = values.back();
+    f.name = pr.params[k].name;
+    f.key = pr.params[k].key;
+    f.before = f.after = starts[k];
     fit.params.push_back(f);
   }
-  fit.before = error_stats(errors_at(target, bases, params, values));
-  const Values starts = values;
+  Values values = starts;
+  fit.before = error_stats(errors_at(pr.target, pr.bases, pr.params, values));
   // Coordinate descent; every round searches the same window around each starting value, so a
   // parameter the data push to an extreme stops at the window's edge instead of drifting away.
   for (int round = 0; round < 8; ++round) {
     double moved = 0;
-    for (std::size_t k = 0; k < params.size(); ++k) {
+    for (std::size_t k = 0; k < pr.params.size(); ++k) {
+      if (held[k]) continue;
       bool flat = false;
       const double found = search(pr, values, k, starts[k], flat);
       const double v = flat ? values[k] : found;  // no effect on any prediction: kept as it was
@@ -253,19 +252,70 @@ FittedParameters fit_parameters(const FitTarget& target, const std::vector<Scena
     }
     if (moved < 1e-7) break;
   }
-  refine_jointly(pr, values, starts, fit);
-  for (std::size_t k = 0; k < params.size(); ++k) {
+  refine_jointly(pr, values, starts, held, fit);
+  for (std::size_t k = 0; k < pr.params.size(); ++k) {
     fit.params[k].after = values[k];
-    const auto [a, b] = window(params[k], starts[k]);
+    const auto [a, b] = window(pr.params[k], starts[k]);
     const double x = std::log10(values[k]);
     if (!fit.params[k].identifiable)
       fit.params[k].note = "no effect on the measured configurations; kept as it was";
+    else if (held[k])
+      fit.params[k].note = kUndeterminedNote;
     else if (std::fabs(x - a) < 1e-6 || std::fabs(x - b) < 1e-6) {
       fit.params[k].note = "at the edge of its search range (within 4 decades of its start and its bounds)";
       fit.params[k].has_interval = false;  // the optimum is not inside: an interval would mislead
     }
   }
-  fit.after = error_stats(errors_at(target, bases, params, values));
+  fit.after = error_stats(errors_at(pr.target, pr.bases, pr.params, values));
+  return fit;
+}
+
+// How much the runs see parameter k: the RMS change of their relative errors when its fitted value
+// doubles, the others at theirs.
+double sensitivity(const Problem& pr, const FittedParameters& fit, std::size_t k) {
+  Values values;
+  for (const auto& p : fit.params) values.push_back(p.after);
+  const std::vector<double> at = search_errors_at(pr.target, pr.bases, pr.params, values);
+  values[k] *= 2;
+  const std::vector<double> doubled = search_errors_at(pr.target, pr.bases, pr.params, values);
+  double sum = 0;
+  for (std::size_t i = 0; i < at.size(); ++i) sum += (doubled[i] - at[i]) * (doubled[i] - at[i]);
+  return std::sqrt(sum / double(at.size()));
+}
+
+// Among the free parameters the runs do not determine (no interval, or one wider than a factor
+// kDeterminedRatio; not those at the edge of their range, which the report flags), the one they see
+// least; -1 when there is none.
+int least_determined(const Problem& pr, const FittedParameters& fit, const std::vector<bool>& held) {
+  int worst = -1;
+  double least = INFINITY;
+  for (std::size_t k = 0; k < fit.params.size(); ++k) {
+    const FitParameter& p = fit.params[k];
+    if (held[k] || !p.identifiable || !p.note.empty()) continue;
+    if (p.has_interval && p.ci_hi / p.ci_lo <= kDeterminedRatio) continue;
+    const double seen = sensitivity(pr, fit, k);
+    if (seen < least) worst = int(k), least = seen;
+  }
+  return worst;
+}
+
+}  // namespace
+
+FittedParameters fit_parameters(const FitTarget& target, const std::vector<Scenario>& bases,
+                                const std::vector<SharedParameter>& params) {
+  if (bases.empty()) throw InputError("fit: no configurations to fit");
+  if (target.measured.size() != bases.size()) throw std::logic_error("fit_parameters: one measured value a base");
+  const Problem pr{target, bases, params};
+  Values starts;
+  for (const auto& p : params) starts.push_back(p.get(bases.front()));
+  std::vector<bool> held(params.size(), false);
+  FittedParameters fit = fit_once(pr, starts, held);
+  // A value the runs do not determine would carry their noise, or another part's error, into every
+  // prediction it then makes: keep it as it was and fit the others again.
+  for (int k; target.keep_undetermined && (k = least_determined(pr, fit, held)) >= 0;) {
+    held[std::size_t(k)] = true;
+    fit = fit_once(pr, starts, held);
+  }
   return fit;
 }
 

@@ -79,7 +79,13 @@ FittedParameters fit_parameters(const MeasuredSet& train, const std::vector<Scen
 struct FitTarget {
   std::vector<double> measured;
   std::function<double(std::size_t i, const Scenario& s)> predicted;
+  // Keep a parameter the runs do not determine (no 95 % interval, or one wider than a factor
+  // kDeterminedRatio) at its starting value and fit the others again, least determined first.
+  bool keep_undetermined = false;
 };
+constexpr double kDeterminedRatio = 4;  // an interval within a factor 2 either way of the value
+inline constexpr const char* kUndeterminedNote =
+    "not determined by these runs (95 % interval wider than a factor 4, or none); kept as it was";
 // A measured set's metric, predicted by the step model (what fit_parameters above matches).
 FitTarget step_target(const MeasuredSet& set);
 FittedParameters fit_parameters(const FitTarget& target, const std::vector<Scenario>& bases,
