@@ -32,12 +32,18 @@ TEST(CollectiveValidation, FiguresHoldWhereTheyStand) {
   const auto j = nlohmann::json::parse(r.out);
   ASSERT_EQ(j["systems"].size(), 9u);
   const auto& dev = j["dev"];
-  EXPECT_LE(mape(dev["a_priori"], "all", "a_priori"), 0.35);
-  EXPECT_LE(mape(dev["a_priori"], "< 1 MiB", "a_priori"), 0.35);
-  EXPECT_LE(mape(dev["a_priori"], ">= 64 MiB", "a_priori"), 0.20);
-  // Scale-out on the two systems with several node counts: fitted on 2 nodes, scored on 4 and 8.
+  // Where the figures stand (NCCL master's constants, NVLS tree in NCCL's loops), a point or so
+  // above each: the targets (a priori 25 %, fitted 10 % in every band) are not met yet.
+  EXPECT_LE(mape(dev["a_priori"], "all", "a_priori"), 0.27);
+  EXPECT_LE(mape(dev["a_priori"], "< 1 MiB", "a_priori"), 0.34);
+  EXPECT_LE(mape(dev["a_priori"], "1-64 MiB", "a_priori"), 0.31);
+  EXPECT_LE(mape(dev["a_priori"], ">= 64 MiB", "a_priori"), 0.15);
+  // Scale-out on the two systems with several node counts: fitted on 2 nodes, scored on 4 and 8,
+  // better than the baseline "as measured at 2 nodes" in every band.
   EXPECT_EQ(dev["scale_out"][3]["fitted"]["n"].get<int>(), 60);
-  EXPECT_LE(mape(dev["scale_out"], "1-64 MiB", "fitted"), 0.30);
+  EXPECT_LE(mape(dev["scale_out"], "all", "fitted"), 0.20);
+  for (const char* band : {"< 1 MiB", "1-64 MiB", ">= 64 MiB"})
+    EXPECT_LT(mape(dev["scale_out"], band, "fitted"), mape(dev["scale_out"], band, "baseline")) << band;
   // The held-out systems are scored apart, a priori (each has one node count).
   EXPECT_GT(j["held_out"]["a_priori"][3]["a_priori"]["n"].get<int>(), 0);
 }
