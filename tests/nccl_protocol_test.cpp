@@ -14,6 +14,7 @@
 #include "simgrid/simgrid_backend.hpp"
 #include "system/platform.hpp"
 #include "system/system.hpp"
+#include "collective_cli.hpp"
 #include "test_util.hpp"
 
 using namespace ddlsim;
@@ -201,4 +202,46 @@ TEST(NcclProtocol, OtherCollectivesByHand) {
   // Across nodes LL moves at most a quarter for every collective.
   EXPECT_LE(protocol_efficiency(Algorithm::Ring, Protocol::LL, comm_topology(dgx_a100(2), 2, 8, 1), Collective::Allgather),
             0.25);
+}
+
+// NCCL's network plugin (aws-ofi-nccl on EFA, src/platform-aws.c): on p4d it reports 75 us to
+// NCCL and sets NCCL_PROTO=simple, on p5 75 us and leaves the protocols. NCCL's model adds the
+// reported latency to each network step, twice with Simple; the rounds as they run keep hwLat.
+// 2 p4d.24xlarge at 8 B, Simple, times in us: the ring 8.4 + 28 x 3.4 + 2 x (14 + 2 x 75) = 431.6,
+// the tree 8.4 + 2 (7 x 4.0 + 1 x (14 + 150)) = 392.4: NCCL takes the tree.
+TEST(NcclProtocol, NetworkPluginSetsSimpleAndItsLatencySteersTheChoice) {
+  const auto cluster = [](const char* name) { return find_cluster(name, "test"); };
+  EXPECT_DOUBLE_EQ(cluster("aws-p4d-24xlarge").nccl_net_latency_s, 75e-6);
+  EXPECT_FALSE(cluster("aws-p4d-24xlarge").nccl_net_ll);
+  EXPECT_DOUBLE_EQ(cluster("aws-p5-48xlarge").nccl_net_latency_s, 75e-6);
+  EXPECT_TRUE(cluster("aws-p5-48xlarge").nccl_net_ll);
+  EXPECT_EQ(cluster("dgx-a100").nccl_net_latency_s, 0);
+  EXPECT_TRUE(cluster("dgx-a100").nccl_net_ll);
+  System sys;
+  sys.cluster = cluster("aws-p4d-24xlarge");
+  use_library_factors(sys.cluster, "nccl");
+  sys.nodes = 2;
+  const CommTopology t = comm_topology(sys, 2, 8, 1);
+  EXPECT_FALSE(protocol_enabled(Protocol::LL, t));
+  EXPECT_FALSE(protocol_enabled(Protocol::LL128, t));
+  EXPECT_NEAR(nccl_model_time_s(Algorithm::Ring, t, 8) * 1e6, 431.6, 1e-3);  // + 8 B's transfer, < 1 ns
+  EXPECT_NEAR(nccl_model_time_s(Algorithm::DoubleBinaryTree, t, 8) * 1e6, 392.4, 1e-3);
+  const NcclChoice c = nccl_allreduce_choice(t, 8);
+  EXPECT_EQ(c.algorithm, Algorithm::DoubleBinaryTree);
+  EXPECT_EQ(c.protocol, Protocol::Simple);
+  // The rounds keep NCCL's hwLat: the plugin's figure steers the choice only.
+  EXPECT_NEAR(t.inter.step_latency_s(), 14e-6, 1e-15);
+  CommTopology ib = t;  // NCCL's own transports report 0: 8.4 + 28 x 3.4 + 2 x 14 = 131.6
+  ib.net_plugin_latency_s = 0;
+  EXPECT_NEAR(nccl_model_time_s(Algorithm::Ring, ib, 8) * 1e6, 131.6, 1e-3);
+  // Keys: the protocols back (LL on two nodes), the latency off; LL asked for where the plugin
+  // forbids it is an input error.
+  const auto row = [](const std::string& args) {
+    return testutil::collective_row("--cluster.platform=aws-p4d-24xlarge --cluster.nodes=2 --sizes 8 " + args);
+  };
+  EXPECT_EQ(row("")["protocol"], "Simple");
+  EXPECT_EQ(row("--cluster.nccl_net_protocols=all")["protocol"], "LL");
+  const auto bad = testutil::run_ddlsim("collective --cluster.platform=aws-p4d-24xlarge --comm.nccl_protocol=ll --sizes 8");
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_NE(bad.out.find("NCCL_PROTO=simple"), std::string::npos) << bad.out;
 }

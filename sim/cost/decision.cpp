@@ -97,15 +97,16 @@ Seconds nccl_model_time_s(Algorithm a, const CommTopology& topo, Bytes bytes, Pr
     const bool allreduce = c == Collective::Allreduce, chain = c == Collective::Broadcast || c == Collective::Reduce;
     const int steps = allreduce ? 2 * (p - 1) : chain ? p : p - 1;
     const int inter_steps = allreduce ? 2 * (nodes - 1) : chain ? nodes : nodes - 1;
-    double lat_us = 1e6 * (l.base + (steps - inter_steps) * intra_s + inter_steps * l.net);
-    if (chain) lat_us = 1e6 * (l.base + (nodes > 1 ? l.net : intra_step_s(l, topo.intra_nvlink)));
+    const Seconds net_s = net_step_s(l.net, proto, topo);
+    double lat_us = 1e6 * (l.base + (steps - inter_steps) * intra_s + inter_steps * net_s);
+    if (chain) lat_us = 1e6 * (l.base + (nodes > 1 ? net_s : intra_step_s(l, topo.intra_nvlink)));
     if (allreduce && proto == Protocol::Simple && nodes > 1 && bytes >= p / 16.0 * 65536)
       lat_us *= topo.intra.bw_Bps >= kAmpereIntraMin_Bps ? 1.4 : 1.9;
     return lat_us * 1e-6 + bytes / (topo.flat_route().bw_Bps * eff * p / steps);
   }
   const Latencies& l = kTree[int(proto)];
   const double lat_us =
-      1e6 * (l.base + 2 * ((p / nodes - 1) * intra_step_s(l, topo.intra_nvlink) + floor_log2(nodes) * l.net));
+      1e6 * (l.base + 2 * ((p / nodes - 1) * intra_step_s(l, topo.intra_nvlink) + floor_log2(nodes) * net_step_s(l.net, proto, topo)));
   double bw = nccl_tree_bus_Bps(topo) * eff / 2;
   const int log_size = bytes >= 64 ? floor_log2((long long)(bytes / 64)) : 0;  // NCCL: log2i(nBytes >> 6)
   bw *= tree_correction(proto, log_size);

@@ -10,7 +10,12 @@ BytesPerSecond nccl_tree_bus_Bps(const CommTopology& t) {
 }
 
 bool protocol_enabled(Protocol p, const CommTopology& topo) {
+  if (p != Protocol::Simple && !topo.net_ll) return false;
   return p != Protocol::LL128 || topo.intra_nvlink;
+}
+
+Seconds net_step_s(Seconds hw_latency_s, Protocol p, const CommTopology& topo) {
+  return hw_latency_s + topo.net_plugin_latency_s * (p == Protocol::Simple ? 2 : 1);
 }
 
 BytesPerSecond ll_max_bus_Bps(const CommTopology& topo) {

@@ -19,8 +19,15 @@ inline namespace cost_layer {
 // nodes, else 110 (decision.hpp).
 BytesPerSecond nccl_tree_bus_Bps(const CommTopology& topo);
 
-// LL128 runs only where the GPUs talk over NVLink (tuning.cc enables it on NVLink paths only).
+// LL128 runs only where the GPUs talk over NVLink (tuning.cc enables it on NVLink paths only); LL
+// and LL128 not at all where the network plugin sets NCCL_PROTO=simple (CommTopology::net_ll).
 bool protocol_enabled(Protocol p, const CommTopology& topo);
+
+// A network step in NCCL's model, which picks the algorithm and protocol: hwLat[NET] plus the
+// latency the network plugin reports, twice with Simple (tuning.cc: interLat += latencyInter, again
+// for Simple's flush). The plugin's figure steers NCCL's choice ("used to help tuning if latency is
+// high", NCCL's example plugin); the rounds as they run keep hwLat and the links' latency.
+Seconds net_step_s(Seconds hw_latency_s, Protocol p, const CommTopology& topo);
 
 // llMaxBw: the most LL moves (bus bandwidth): one node 39.0 GB/s below NVLink 3 (Volta), 87.7
 // on NVLink 3 (Ampere), 141.0 on NVLink 4 (Hopper); 2 nodes 39.0; more 20.4 (Intel hosts).

@@ -180,6 +180,13 @@ std::vector<KeySpec> declare_keys() {
            0.01, 1000, kLog),
       vary(real("cluster.inter_latency_us", "", 0, 1e9, "us", "inter-node one-hop latency, microseconds"), 0.1,
            100000, kLog),
+      real("cluster.nccl_net_latency_us", "", 0, 1e6, "us",
+           "latency NCCL's network plugin reports (ncclNetProperties.latency): NCCL's tuning model adds it to each "
+           "network step when it picks an algorithm and protocol, twice with Simple; default the platform's: 0 (NCCL's own IB and socket transports), 75 on AWS p4d and p5, "
+           "150 on other EFA instances (aws-ofi-nccl)"),
+      choice("cluster.nccl_net_protocols", "", {"auto", "all", "simple"},
+             "auto, all or simple: the protocols NCCL may run where its network plugin decides (simple: the plugin "
+             "sets NCCL_PROTO=simple, as aws-ofi-nccl does on AWS p4d and p3dn); default auto, the platform's"),
       vary(real("cluster.intra_bw_GBps", "", 1e-6, 1e6, "GB/s",
                 "intra-node (GPU to node) effective bandwidth per direction, GB/s (decimal)"),
            0.1, 10000, kLog),

@@ -316,6 +316,11 @@ ClusterDescription resolve_cluster(const Reader& r, const std::string& base_dir,
   node_count("cluster.gpus_per_socket", c.gpus_per_socket);
   node_count("cluster.gpus_per_switch", c.gpus_per_switch);
   c.check_node_topology(r.where(r.given("cluster.gpus_per_socket") ? "cluster.gpus_per_socket" : "cluster.cpu"));
+  if (r.given("cluster.nccl_net_latency_us")) c.nccl_net_latency_s = r.real("cluster.nccl_net_latency_us") * 1e-6;
+  if (r.given("cluster.nccl_net_protocols")) {
+    const int all = r.choice<int>("cluster.nccl_net_protocols", {{"auto", -1}, {"all", 1}, {"simple", 0}});
+    if (all >= 0) c.nccl_net_ll = all == 1;
+  }
   c.network_reduction = r.choice<bool>("cluster.network_reduction", {{"none", false}, {"sharp", true}});
   // SHARP's streaming aggregation, which reduces whole vectors (NCCL's CollNet), came with SHARPv2
   // in the Quantum HDR switches (SHARPv1 on Switch-IB 2 EDR reduces small messages only).
@@ -540,6 +545,9 @@ Scenario resolve_scenario(const Settings& settings, const std::string& base_dir)
   }
   const std::string misfit = algorithm_misfit(sc.execution.algorithm, sc.execution.library, sc.system);
   if (!misfit.empty()) r.fail("comm.algorithm", "an algorithm this cluster runs: " + misfit);
+  if ((sc.execution.protocol == Protocol::LL || sc.execution.protocol == Protocol::LL128) && !sc.system.cluster.nccl_net_ll)
+    r.fail("comm.nccl_protocol", "auto or simple: this cluster's network plugin sets NCCL_PROTO=simple "
+                                 "(cluster.nccl_net_protocols = simple)");
   if (sc.execution.protocol == Protocol::LL128 && !sc.system.cluster.intra_nvlink())
     r.fail("comm.nccl_protocol", "auto, ll or simple: NCCL runs LL128 over NVLink only, and this cluster's GPUs talk "
                                  "over " + (sc.system.cluster.intra.name.empty() ? std::string("PCIe") : sc.system.cluster.intra.name));

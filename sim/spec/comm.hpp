@@ -162,6 +162,10 @@ struct CommTopology {
   bool network_reduction = false;
   // The GPUs of a node talk over NVLink (NCCL's NVLink latencies and LL128), else over PCIe.
   bool intra_nvlink = false;
+  // NCCL's network plugin: the latency it reports (added to each network step of NCCL's choice,
+  // twice with Simple) and whether NCCL may run LL and LL128 (ClusterDescription::nccl_net_latency_s, _ll).
+  Seconds net_plugin_latency_s = 0;
+  bool net_ll = true;
   // NCCL's protocols and their per-step latencies apply (the library is NCCL, its own latencies
   // are on and no measured per-round overhead replaces them): cost/protocol.hpp.
   bool nccl_protocols = false;

@@ -280,6 +280,17 @@ ClusterDescription builtin(const char* name, const char* device, int max_nodes, 
 }
 
 // The same on a host CPU whose sockets each hold `gpus_per_socket` of the node's GPUs.
+// An EC2 instance whose NCCL runs over EFA through aws-ofi-nccl (src/platform-aws.c): the
+// internode latency it reports to NCCL, 75 us on p4d, p4de and p5 and 150 us on other EFA
+// instances ("for historical reasons", v1.7+), and whether it sets NCCL_PROTO=simple (p4d, p4de
+// and p3dn: force_proto_simple in v1.5's platform table; later versions where the EFA endpoint
+// lacks in-order 128-byte delivery, which p5 with RDMA writes is exempt from).
+ClusterDescription on_efa(ClusterDescription c, double latency_us, bool simple_only) {
+  c.nccl_net_latency_s = latency_us * 1e-6;
+  c.nccl_net_ll = !simple_only;
+  return c;
+}
+
 ClusterDescription on_cpu(ClusterDescription c, const char* cpu, int gpus_per_socket) {
   c.cpu = cpu;
   c.gpus_per_socket = gpus_per_socket;
@@ -325,16 +336,21 @@ const std::vector<ClusterDescription>& builtin_clusters() {
       builtin("aws-p3-16xlarge", "v100", 0, 8, "nvlink2", "25gbe",
               "AWS p3.16xlarge: 8 V100 16 GB on NVLink 2 (hybrid cube mesh), 25 Gb/s ENA networking (TCP)"),
       // AWS p4d.24xlarge (instance type page): 8 A100 40 GB on NVSwitch, 400 Gbps EFA (4 x 100 Gb/s).
-      builtin("aws-p4d-24xlarge", "a100", 0, 8, "nvlink3", "100gbe",
-              "AWS p4d.24xlarge: 8 A100 40 GB on NVSwitch (NVLink 3), 4 x 100 Gb/s EFA (RDMA, SRD) aggregated", 4),
+      on_efa(builtin("aws-p4d-24xlarge", "a100", 0, 8, "nvlink3", "100gbe",
+                     "AWS p4d.24xlarge: 8 A100 40 GB on NVSwitch (NVLink 3), 4 x 100 Gb/s EFA (RDMA, SRD) aggregated; "
+                     "aws-ofi-nccl reports 75 us to NCCL and sets NCCL_PROTO=simple", 4),
+             75, true),
       // AWS p3dn.24xlarge (instance type page): 8 V100 32 GB with NVLink, 100 Gbps networking with EFA.
-      builtin("aws-p3dn-24xlarge", "v100-32gb", 0, 8, "nvlink2", "100gbe",
-              "AWS p3dn.24xlarge: 8 V100 32 GB on NVLink 2 (hybrid cube mesh), 100 Gb/s EFA"),
+      on_efa(builtin("aws-p3dn-24xlarge", "v100-32gb", 0, 8, "nvlink2", "100gbe",
+                     "AWS p3dn.24xlarge: 8 V100 32 GB on NVLink 2 (hybrid cube mesh), 100 Gb/s EFA; aws-ofi-nccl "
+                     "reports 150 us to NCCL and sets NCCL_PROTO=simple"),
+             150, true),
       // AWS p5.48xlarge (instance type page): 8 H100 80 GB on NVSwitch, 3200 Gbps EFA (v2): 400 Gb/s
       // a GPU, taken as one 400 Gb/s rail a GPU (the 400gbe kind's RDMA efficiency).
-      builtin("aws-p5-48xlarge", "h100", 0, 8, "nvlink4", "400gbe",
-              "AWS p5.48xlarge: 8 H100 80 GB on NVSwitch (NVLink 4), 3200 Gb/s EFA: 400 Gb/s a GPU (rails) aggregated "
-              "into the node's uplink", 8),
+      on_efa(builtin("aws-p5-48xlarge", "h100", 0, 8, "nvlink4", "400gbe",
+                     "AWS p5.48xlarge: 8 H100 80 GB on NVSwitch (NVLink 4), 3200 Gb/s EFA: 400 Gb/s a GPU (rails) "
+                     "aggregated into the node's uplink; aws-ofi-nccl reports 75 us to NCCL", 8),
+             75, false),
       // AWS g4dn.metal (instance type page): 8 T4 on PCIe 3, 96 vCPUs of 2nd gen Xeon Scalable
       // (Cascade Lake, 24 cores a socket: two sockets), 100 Gbps ENA networking (TCP). The GPUs
       // are taken as four a socket on root ports (the page does not say).

@@ -99,6 +99,15 @@ struct ClusterDescription {
   // The InfiniBand switches between the nodes reduce (SHARP, Mellanox/NVIDIA Quantum switches):
   // NCCL's CollNet runs where the SHARP plugin is loaded (cluster.network_reduction = sharp).
   bool network_reduction = false;
+  // What NCCL's network plugin tells NCCL (ncclNetProperties, cluster.nccl_net_latency_us and
+  // cluster.nccl_net_protocols): the latency it reports, which NCCL's model adds to every network
+  // step when it picks an algorithm and protocol, twice with Simple (its flush: src/graph/tuning.cc,
+  // graphs[a]->latencyInter); NCCL's own IB and socket transports report 0 (src/transport/net_ib/
+  // init.cc, net_socket.cc).
+  Seconds nccl_net_latency_s = 0;
+  // The network carries NCCL's LL and LL128 protocols. false: the plugin sets NCCL_PROTO=simple
+  // for the whole process, as aws-ofi-nccl does where EFA cannot deliver 128-byte stores in order.
+  bool nccl_net_ll = true;
 
   // The bandwidth of a ring through the node's GPUs, per direction: the intra link's, bounded as
   // NCCL's topology search bounds it where the ring crosses the CPU (the root complex's peer-to-

@@ -72,6 +72,8 @@ CommTopology comm_topology(const System& sys, int nodes, int gpus_per_node, int 
   t.switch_reduction = sys.cluster.switch_reduction();
   t.network_reduction = sys.cluster.network_reduction && sys.cluster.nvswitch();
   t.intra_nvlink = sys.cluster.intra_nvlink();
+  t.net_plugin_latency_s = sys.cluster.nccl_net_latency_s;
+  t.net_ll = sys.cluster.nccl_net_ll;
   // use_library_factors sets the floors only for NCCL with its own latencies and no measured overhead.
   t.nccl_protocols = sys.cluster.intra_round_floor_s > 0 || sys.cluster.inter_round_floor_s > 0;
   return t;
