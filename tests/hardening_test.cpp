@@ -111,6 +111,24 @@ TEST(Hardening, ModelNamesArePrintableAndOverridesAreShownEscaped) {
   }
 }
 
+// Model-file, calibration-file and netfit messages quoted a file's bytes raw (an unknown layer kind
+// 'fl<ESC>[31matten' coloured the terminal): every error is now printed through terminal_safe, so
+// whatever a message carries, no control character reaches the terminal (issue 43, item 5).
+TEST(Hardening, EveryErrorReachesTheTerminalEscaped) {
+  EXPECT_EQ(ddlsim::terminal_safe("a\x1b[2J\nb\rc\xe2\x80\xae"), "a\\x1b[2J\nb\\rc\\u202e");
+  TempFile model("m.model", "name ok\ninput 8 8 3\nfl\x1b[31matten\ndense 10\n");
+  TempFile cal("c.cal", "# x\nformat = ddlsim-calibration 1\nd\x1b[2Jevice = cpu\n");
+  TempFile net("n.csv", "test,ranks,bytes,time_s\nbw,2,8,1\x1b[2J\n");
+  for (const std::string& args : {"simulate --model.file=" + model.path(),
+                                  "simulate --model.name=small_cnn --compute.calibration=" + cal.path(),
+                                  "netfit " + net.path() + " --out " + net.path() + ".xml"}) {
+    const auto r = run_ddlsim(args);
+    EXPECT_EQ(r.code, 2) << args << "\n" << r.out;
+    EXPECT_NE(r.out.find("\\x1b"), std::string::npos) << args << "\n" << r.out;
+    EXPECT_EQ(r.out.find('\x1b'), std::string::npos) << args;
+  }
+}
+
 // A scenario key followed by another option took that option as its value, and the message then
 // spoke of scenario files.
 TEST(Hardening, KeyWithoutValueIsNamed) {

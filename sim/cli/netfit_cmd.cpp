@@ -14,6 +14,7 @@
 #include "cli/commands.hpp"
 #include "core/output.hpp"
 #include "core/error.hpp"
+#include "core/text.hpp"
 #include "system/platform_xml.hpp"
 #include "core/files.hpp"
 #include "system/device.hpp"
@@ -139,7 +140,7 @@ int cmd_netfit(const Args& args) {
   write_output(out, xml);
   print_fit(fit);
   const std::string warning = latency_warning(fit, latency_factor);
-  if (!warning.empty()) std::cerr << "ddlsim netfit: warning: " << warning << "\n";
+  if (!warning.empty()) std::cerr << "ddlsim netfit: warning: " << terminal_safe(warning) << "\n";
   if (pa.vm["check"].as<bool>()) print_check(samples, fit, csv);
   return 0;
 }

@@ -2,6 +2,8 @@
 
 #include <iostream>
 
+#include "core/text.hpp"
+
 namespace ddlsim {
 inline namespace core_layer {
 
@@ -12,10 +14,10 @@ int exit_code_of(const std::function<int()>& command) {
     std::cout << h.what();
     return 0;
   } catch (const InputError& e) {
-    std::cerr << "ddlsim: error: " << e.what() << "\n";
+    std::cerr << "ddlsim: error: " << terminal_safe(e.what()) << "\n";
     return 2;
   } catch (const std::exception& e) {
-    std::cerr << "ddlsim: internal error: " << e.what() << "\n";
+    std::cerr << "ddlsim: internal error: " << terminal_safe(e.what()) << "\n";
     return 1;
   }
 }

@@ -39,23 +39,36 @@ int invisible_control_length(const std::string& s, std::size_t i) {
   return bidi ? 3 : 0;
 }
 
+namespace {
+
+// s[i] (and the bytes of its character) as shown in a message; i moves to its last byte.
+void append_shown(std::string& out, const std::string& s, std::size_t& i, bool keep_newline) {
+  const unsigned char c = static_cast<unsigned char>(s[i]);
+  if (const int n = invisible_control_length(s, i)) {  // shown as its code point, e.g. \u202e
+    out += fmt::format("\\u{:04x}", unicode_of(s, i, n));
+    i += n - 1;
+  } else if (c == '\n' && keep_newline) out += '\n';
+  else if (c == '\r') out += "\\r";
+  else if (c == '\n') out += "\\n";
+  else if (c == '\t') out += "\\t";
+  else if (c < 0x20 || c == 0x7f) out += fmt::format("\\x{:02x}", c);
+  else out += s[i];
+}
+
+}  // namespace
+
 std::string clip(const std::string& s) {
   constexpr std::size_t kShown = 60;
   std::string out;
-  for (std::size_t i = 0; i < s.size() && i < kShown; ++i) {
-    const unsigned char c = static_cast<unsigned char>(s[i]);
-    if (const int n = invisible_control_length(s, i)) {  // shown as its code point, e.g. \u202e
-      out += fmt::format("\\u{:04x}", unicode_of(s, i, n));
-      i += n - 1;
-      continue;
-    }
-    if (c == '\r') out += "\\r";
-    else if (c == '\n') out += "\\n";
-    else if (c == '\t') out += "\\t";
-    else if (c < 0x20 || c == 0x7f) out += fmt::format("\\x{:02x}", c);
-    else out += s[i];
-  }
+  for (std::size_t i = 0; i < s.size() && i < kShown; ++i) append_shown(out, s, i, false);
   if (s.size() > kShown) out += "... (" + std::to_string(s.size()) + " characters)";
+  return out;
+}
+
+std::string terminal_safe(const std::string& s) {
+  std::string out;
+  out.reserve(s.size());
+  for (std::size_t i = 0; i < s.size(); ++i) append_shown(out, s, i, true);
   return out;
 }
 

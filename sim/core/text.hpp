@@ -21,6 +21,10 @@ std::string did_you_mean(const std::string& word, const std::vector<std::string>
 // characters shown escaped (\r, \n, \t, \xHH; C1 controls and the bidirectional marks and
 // overrides as \uHHHH), never echoed raw.
 std::string clip(const std::string& s);
+// A whole message as it reaches a terminal: every control character escaped as clip() shows it,
+// line breaks kept, nothing clipped (error.cpp prints every error through it, so bytes a file
+// carried into a message never reach the terminal raw).
+std::string terminal_safe(const std::string& s);
 
 // The length in bytes of a C1 control or a bidirectional mark or override (U+200E/F, U+202A..E,
 // U+2066..9) encoded in UTF-8 at s[i]; 0 when there is none there.
