@@ -11,10 +11,14 @@
 #include <nlohmann/json.hpp>
 
 #include "core/text.hpp"
+#include "sweep/sweep.hpp"
+#include "cli/commands.hpp"
+#include "scenario/resolve.hpp"
 #include "test_util.hpp"
 
 using testutil::run_ddlsim;
 using testutil::TempFile;
+using namespace ddlsim;
 
 // Google Benchmark kept a pointer to an argument string that died when the harness returned:
 // the JSON report's "executable" was whatever reused that memory.
@@ -192,6 +196,33 @@ TEST(Hardening, ResumeRefusesAnotherSweep) {
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.out.find("no interrupted sweep to resume"), std::string::npos) << r.out;
   std::ofstream(out.path() + ".sweep-state") << "ddlsim sweep state 1\nfingerprint 0\nconfigurations 3000\n";
+  r = run_ddlsim("sweep " + ini.path() + " --resume --output " + out.path());
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.out.find("written by a different sweep"), std::string::npos) << r.out;
+}
+
+// --resume took a file with more rows than the sweep, and a fingerprint that covered neither the files
+// the values name (a model file edited between the runs) nor the ddlsim version (issue 43, item 3).
+TEST(Hardening, ResumeChecksRowsReferencedFilesAndVersion) {
+  TempFile model("m.model", "name m\ninput 8 8 3\nflatten\ndense 10\n");
+  TempFile ini("s.ini", "[model]\nfile = " + model.path() + "\n[cluster]\nplatform = poti\n[sweep]\ncluster.nodes = 1, 2\n");
+  const ScenarioInput in = read_scenario(ini.path(), {});
+  const std::string before = sweep_fingerprint(in, "");
+  std::ofstream(model.path(), std::ios::app) << "dense 5\n";
+  EXPECT_NE(sweep_fingerprint(in, ""), before);
+  // A finished two-row sweep with a third row appended, and the state of this very sweep.
+  TempFile out("out.csv");
+  ASSERT_EQ(run_ddlsim("sweep " + ini.path() + " --output " + out.path()).code, 0);
+  const std::string rows = testutil::slurp(out.path());
+  std::ofstream(out.path(), std::ios::app) << rows.substr(rows.find('\n') + 1, rows.find('\n', rows.find('\n') + 1) - rows.find('\n'));
+  std::ofstream(out.path() + ".sweep-state") << "ddlsim sweep state 1\nfingerprint " << sweep_fingerprint(in, "")
+                                             << "\nconfigurations 2\n" << version_text();
+  auto r = run_ddlsim("sweep " + ini.path() + " --resume --output " + out.path());
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.out.find("holds 3 rows, more than this sweep's 2 configurations"), std::string::npos) << r.out;
+  // Another version's state is another sweep's.
+  std::ofstream(out.path() + ".sweep-state") << "ddlsim sweep state 1\nfingerprint " << sweep_fingerprint(in, "")
+                                             << "\nconfigurations 2\nddlsim 0.0.1 (SimGrid 3.0)\n";
   r = run_ddlsim("sweep " + ini.path() + " --resume --output " + out.path());
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.out.find("written by a different sweep"), std::string::npos) << r.out;

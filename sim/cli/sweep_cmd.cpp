@@ -47,30 +47,45 @@ void write_fd(int fd, const std::string& text, const std::string& path) {
   }
 }
 
+// The sweep's state file: its fingerprint, its size, and the ddlsim that wrote it (another version
+// may give other numbers: its rows would not join this one's).
 std::string state_text(const std::string& fingerprint, std::size_t size) {
-  return "ddlsim sweep state 1\nfingerprint " + fingerprint + "\nconfigurations " + std::to_string(size) + "\n";
+  return "ddlsim sweep state 1\nfingerprint " + fingerprint + "\nconfigurations " + std::to_string(size) + "\n" +
+         version_text();
 }
 
 // --resume: the rows FILE already holds (a partly written last line is cut off).
-std::size_t resumable_rows(const std::string& path, const std::string& expected_state) {
+std::size_t resumable_rows(const std::string& path, const std::string& expected_state, std::size_t expected_rows) {
   const std::string state_path = path + ".sweep-state";
   std::ifstream state(state_path);
   if (!state) throw InputError(path + ": no interrupted sweep to resume (" + state_path + " is missing)");
   std::stringstream ss;
   ss << state.rdbuf();
   if (ss.str() != expected_state)
-    throw InputError(state_path + ": the file was written by a different sweep (scenario, values or lists changed); "
-                     "run without --resume to start over");
-  const std::string text = read_text_file(path, "sweep CSV");
+    throw InputError(state_path + ": the file was written by a different sweep (scenario, values, lists, the files "
+                     "they name or the ddlsim version changed); run without --resume to start over");
+  // Read in pieces, so a sweep of any size resumes in bounded memory.
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(path + ": cannot read the sweep CSV");
   const std::string header = sweep_csv_header();
-  if (text.compare(0, header.size(), header) != 0)
+  std::string head(header.size(), '\0');
+  in.read(head.data(), std::streamsize(head.size()));
+  if (std::size_t(in.gcount()) != header.size() || head != header)
     throw InputError(path + ": its header is not this sweep's; run without --resume to start over");
-  const std::size_t complete = text.rfind('\n') + 1;
-  if (complete < text.size() && ::truncate(path.c_str(), off_t(complete)) != 0)
+  std::size_t rows = 0, complete = header.size(), offset = header.size();
+  std::string piece(1 << 20, '\0');
+  while (in.read(piece.data(), std::streamsize(piece.size())) || in.gcount() > 0) {
+    const std::size_t n = std::size_t(in.gcount());
+    for (std::size_t i = 0; i < n; ++i)
+      if (piece[i] == '\n') ++rows, complete = offset + i + 1;
+    offset += n;
+  }
+  if (rows > expected_rows)
+    throw InputError(path + ": holds " + std::to_string(rows) + " rows, more than this sweep's " +
+                     std::to_string(expected_rows) + " configurations; run without --resume to start over");
+  if (complete < offset && ::truncate(path.c_str(), off_t(complete)) != 0)
     throw InputError(path + ": cannot cut off the partly written last row");
-  std::size_t lines = 0;
-  for (std::size_t i = 0; i < complete; ++i) lines += text[i] == '\n';
-  return lines - 1;
+  return rows;
 }
 
 bool regular_or_missing(const std::string& path) {
@@ -110,12 +125,12 @@ int cmd_sweep(const Args& args) {
   const std::string report = pa.vm["report"].as<std::string>();
   if (!report.empty() && !to_file) throw InputError("ddlsim sweep: --report needs --output FILE.csv (the report reads it)");
   const bool with_state = to_file && regular_or_missing(output);
-  const std::string state = state_text(sweep_fingerprint(in), design.size());
+  const std::string state = state_text(sweep_fingerprint(in, dir_of(file)), design.size());
 
   SweepOptions opts{dir_of(file), jobs, terminal_progress(), 0};
   int fd = STDOUT_FILENO;
   if (to_file) {
-    if (resume) opts.first = resumable_rows(output, state);
+    if (resume) opts.first = resumable_rows(output, state, design.size());
     fd = ::open(output.c_str(), resume ? (O_WRONLY | O_APPEND) : (O_WRONLY | O_CREAT | O_TRUNC), 0644);
     if (fd < 0) throw InputError(output + ": cannot open for writing");
     if (with_state && !resume) {

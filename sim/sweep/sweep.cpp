@@ -1,5 +1,9 @@
 #include "sweep/sweep.hpp"
 
+#include <sys/stat.h>
+
+#include <fstream>
+
 #include <fmt/format.h>
 #include <poll.h>
 #include <sys/wait.h>
@@ -227,17 +231,40 @@ std::string sweep_csv_row(const SweepRow& r) {
   return out + csv_escape(r.error) + "\n";
 }
 
-std::string sweep_fingerprint(const ScenarioInput& in) {
+namespace {
+
+// FNV-1a 64 over `text`, continuing from `h`.
+std::uint64_t fnv1a(std::uint64_t h, const std::string& text) {
+  for (unsigned char c : text) h = (h ^ c) * 1099511628211ULL;
+  return h;
+}
+
+// The bytes of a value that names a regular file (a model, calibration or platform file, relative
+// to the scenario's folder or absolute), read in pieces; "" for any other value.
+std::string file_digest(const std::string& value, const std::string& base_dir) {
+  if (value.empty() || value.size() > 4096) return "";
+  const std::string path = value.front() == '/' || base_dir.empty() ? value : base_dir + "/" + value;
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return "";
+  std::ifstream f(path, std::ios::binary);
+  std::uint64_t h = 1469598103934665603ULL;
+  std::string piece(1 << 16, '\0');
+  while (f.read(piece.data(), std::streamsize(piece.size())) || f.gcount() > 0)
+    h = fnv1a(h, piece.substr(0, std::size_t(f.gcount())));
+  return fmt::format(" file {:016x} {}", h, st.st_size);
+}
+
+}  // namespace
+
+std::string sweep_fingerprint(const ScenarioInput& in, const std::string& base_dir) {
   std::string text;
-  for (const auto& [key, s] : in.settings) text += key + "=" + s.value + "\n";
+  for (const auto& [key, s] : in.settings) text += key + "=" + s.value + file_digest(s.value, base_dir) + "\n";
   for (const auto& [key, values] : in.sweep) {
     text += "[sweep]" + key;
-    for (const auto& v : values) text += "," + v;
+    for (const auto& v : values) text += "," + v + file_digest(v, base_dir);
     text += "\n";
   }
-  std::uint64_t h = 1469598103934665603ULL;  // FNV-1a 64
-  for (unsigned char c : text) h = (h ^ c) * 1099511628211ULL;
-  return fmt::format("{:016x}", h);
+  return fmt::format("{:016x}", fnv1a(1469598103934665603ULL, text));
 }
 
 }  // namespace sweep_layer

@@ -78,9 +78,10 @@ std::vector<SweepRow> run_sweep(const std::vector<Settings>& configs, const std:
 std::string sweep_csv_header();
 std::string sweep_csv_row(const SweepRow& row);
 
-// A fingerprint of the sweep (its settings and lists, canonical text, FNV-1a 64): a resumed sweep
-// must be the same sweep.
-std::string sweep_fingerprint(const ScenarioInput& in);
+// A fingerprint of the sweep (its settings and lists, canonical text, and the bytes of every file a
+// value names, relative to base_dir: FNV-1a 64): a resumed sweep must be the same sweep on the same
+// model, calibration and platform files.
+std::string sweep_fingerprint(const ScenarioInput& in, const std::string& base_dir);
 
 }  // namespace sweep_layer
 }  // namespace ddlsim
