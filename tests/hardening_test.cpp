@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/text.hpp"
+#include "simgrid/placement.hpp"
 #include "sweep/sweep.hpp"
 #include "cli/commands.hpp"
 #include "scenario/resolve.hpp"
@@ -226,6 +227,19 @@ TEST(Hardening, ResumeChecksRowsReferencedFilesAndVersion) {
   r = run_ddlsim("sweep " + ini.path() + " --resume --output " + out.path());
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.out.find("written by a different sweep"), std::string::npos) << r.out;
+}
+
+// SimGrid's actors ran without guard pages at every size, so a stack overflow corrupted memory
+// silently (issue 43, item 6): runs of up to 8,192 ranks now have them (the SimGrid suites run
+// guarded), larger ones go without, as the kernel's mapping limit requires.
+TEST(Hardening, SimGridStacksHaveGuardPagesWhereTheKernelAllows) {
+  EXPECT_TRUE(stack_guard_pages(1));
+  EXPECT_TRUE(stack_guard_pages(8192));
+  EXPECT_FALSE(stack_guard_pages(8193));
+  const auto r = run_ddlsim("simulate " + testutil::source_dir() + "/scenarios/default.ini --cluster.platform=dgx1 "
+                            "--cluster.nodes=2 --simulation.backend=simgrid --simulation.fidelity=full --format json");
+  ASSERT_EQ(r.code, 0) << r.out.substr(0, 2000);
+  EXPECT_EQ(nlohmann::json::parse(r.out)["ranks"], 16);
 }
 
 // 32,768 ranks failed inside SimGrid ("Failed to protect stack": a guard page per actor stack ran

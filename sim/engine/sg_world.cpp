@@ -23,9 +23,11 @@ sg4::Engine& start_engine(const SimGridOptions& o) {
   auto* e = new sg4::Engine(&argc, argv);
   sg4::Engine::set_config("contexts/factory:raw");
   sg4::Engine::set_config("contexts/stack-size:128");
-  // No guard page per actor stack: each costs a memory mapping, and the kernel allows about 65,530
-  // (vm.max_map_count), which 32,768 ranks of two actors would exceed ("Failed to protect stack").
-  sg4::Engine::set_config("contexts/guard-size:0");
+  // A guard page under each actor's stack turns an overflow into a crash the fork reports, not
+  // silent corruption; but each costs a memory mapping, and the kernel allows about 65,530
+  // (vm.max_map_count), which 32,768 ranks of two actors would exceed ("Failed to protect stack"):
+  // large runs go without (make_world: stack_guard_pages).
+  sg4::Engine::set_config(std::string("contexts/guard-size:") + (o.stack_guard ? "1" : "0"));
   sg4::Engine::set_config("network/model:" + o.network_model);
   sg4::Engine::set_config(std::string("network/crosstraffic:") + (o.crosstraffic ? "1" : "0"));
   sg4::Engine::set_config("network/TCP-gamma:" + format_number(o.tcp_gamma_bytes));

@@ -73,8 +73,12 @@ std::vector<sg4::Host*> place_ranks(const std::vector<sg4::Host*>& hosts, int no
 
 }  // namespace
 
+bool stack_guard_pages(int ranks) { return ranks <= kGuardedRanks; }
+
 World make_world(const CommTopology& topo, Algorithm a, const System& sys, const SimGridOptions& o) {
-  sg4::Engine& e = start_engine(o);
+  SimGridOptions guarded = o;
+  guarded.stack_guard = stack_guard_pages(topo.ranks());
+  sg4::Engine& e = start_engine(guarded);
   std::vector<sg4::Host*> hosts = build_platform(e, sys.cluster, topo.nodes);
   World w;
   w.layout = flat_layout(topo);

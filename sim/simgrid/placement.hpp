@@ -23,6 +23,11 @@ struct World {
 // Starts the engine, builds the platform and places the ranks.
 World make_world(const CommTopology& topo, Algorithm a, const System& sys, const SimGridOptions& o);
 
+// Whether a run of `ranks` ranks gets a guard page under each actor stack: up to 8,192 ranks (about
+// two actors and two mappings each, a quarter of the kernel's default vm.max_map_count of 65,530).
+constexpr int kGuardedRanks = 8192;
+bool stack_guard_pages(int ranks);
+
 // Sets w.layout.ring_link_Bps and ring_link_latency_s (each rank's route to the next) and
 // ring_back_link_Bps (to the one before) where a plan has a pipelined ring round or a chain
 // (ChainPipeline), which pace their sends by them; other plans need no such route.

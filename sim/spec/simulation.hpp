@@ -19,6 +19,7 @@ struct SimGridOptions {
   double latency_factor = 0;           // network/latency-factor; 0 = the model's own
   double bandwidth_factor = 0;         // network/bandwidth-factor; 0 = the model's own
   Seconds timeout_s = 0;               // deadline of one SimGrid run; 0 = derived from its size
+  bool stack_guard = false;            // a guard page under each actor's stack (set per run: make_world)
 };
 
 }  // namespace spec_layer
