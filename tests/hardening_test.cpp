@@ -202,6 +202,20 @@ TEST(Hardening, ResumeRefusesAnotherSweep) {
   EXPECT_NE(r.out.find("written by a different sweep"), std::string::npos) << r.out;
 }
 
+// Rows reached the file 256 configurations at a time whatever they cost, so a SimGrid sweep killed
+// before its first window lost every run it had finished (issue 43, item 3): a window that forks is
+// now 2 x jobs configurations, an analytic one stays large.
+TEST(Hardening, SweepsThatForkWriteTheirRowsAFewRunsAtATime) {
+  const auto design = [](const char* backend) {
+    TempFile ini("w.ini", std::string("[cluster]\nplatform = dgx1\n[simulation]\nbackend = ") + backend +
+                              "\n[sweep]\ncluster.nodes = 1, 2, 3, 4, 5, 6, 7, 8\n");
+    return SweepDesign(read_scenario(ini.path(), {}));
+  };
+  EXPECT_EQ(sweep_window(design("simgrid"), 0, 3), 6u);
+  EXPECT_EQ(sweep_window(design("analytic"), 0, 3), 256u);
+  EXPECT_EQ(sweep_window(design("analytic"), 0, 32), 512u);
+}
+
 // --resume took a file with more rows than the sweep, and a fingerprint that covered neither the files
 // the values name (a model file edited between the runs) nor the ddlsim version (issue 43, item 3).
 TEST(Hardening, ResumeChecksRowsReferencedFilesAndVersion) {

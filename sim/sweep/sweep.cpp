@@ -184,12 +184,16 @@ void run_in_children(std::vector<SweepRow>& rows, const std::vector<std::size_t>
 
 }  // namespace
 
+std::size_t sweep_window(const SweepDesign& design, std::size_t start, int jobs) {
+  const std::size_t j = std::size_t(std::max(jobs, 1));
+  return needs_fork(design.config(start)) ? 2 * j : std::max<std::size_t>(256, 16 * j);
+}
+
 std::size_t run_sweep(const SweepDesign& design, const SweepOptions& opts, const RowSink& sink) {
   // A window of rows at a time: threads, then (with no thread left) children, then the rows in order.
-  const std::size_t window = std::max<std::size_t>(256, 16 * std::size_t(std::max(opts.jobs, 1)));
   std::size_t failed = 0;
-  for (std::size_t start = opts.first; start < design.size(); start += window) {
-    const std::size_t end = std::min(design.size(), start + window);
+  for (std::size_t start = opts.first, end = 0; start < design.size(); start = end) {
+    end = std::min(design.size(), start + sweep_window(design, start, opts.jobs));
     std::vector<SweepRow> rows(end - start);
     std::vector<std::size_t> threaded, forked;
     for (std::size_t i = start; i < end; ++i) {

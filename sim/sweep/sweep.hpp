@@ -74,6 +74,11 @@ std::size_t run_sweep(const SweepDesign& design, const SweepOptions& opts, const
 std::vector<SweepRow> run_sweep(const std::vector<Settings>& configs, const std::string& base_dir, int jobs,
                                 const Progress& progress);
 
+// How many configurations from `start` run before their rows are written: 2 x jobs where the first
+// forks (SimGrid runs last seconds, and a sweep killed mid-window loses the window's work), else
+// max(256, 16 x jobs) (analytic rows are cheap; a larger window keeps the threads busy).
+std::size_t sweep_window(const SweepDesign& design, std::size_t start, int jobs);
+
 // Tidy CSV: one row per configuration; one column per scenario key, per result, and `error`.
 std::string sweep_csv_header();
 std::string sweep_csv_row(const SweepRow& row);
