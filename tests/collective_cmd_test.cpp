@@ -47,6 +47,7 @@ TEST(CollectiveCmd, BadOptionsExit2WithTheOptionNamed) {
       {"--op gather", "--op = 'gather': unknown collective"},
       {"--sizes 0", "--sizes '0'"},
       {"--sizes 1Q", "--sizes '1Q'"},
+      {"--sizes 8,68719476737", "--sizes '68719476737': expected a size in bytes from 1 to 64G"},
       {"-f 1", "--step-factor '1'"},
       {"-b 1M -e 1K", "--max-bytes is below --min-bytes"},
       {"--algorithm pairwise", "algorithm 'pairwise' does not run allreduce"},
@@ -59,6 +60,10 @@ TEST(CollectiveCmd, BadOptionsExit2WithTheOptionNamed) {
     EXPECT_EQ(r.code, 2) << c.args << "\n" << r.out;
     EXPECT_NE(r.out.find(c.says), std::string::npos) << c.args << "\n" << r.out;
   }
+  // Any byte count up to 64 GiB, written out in full (11 digits were refused as "too many sizes").
+  const auto big = run_ddlsim("collective --cluster.nodes=2 --sizes 17179869184,64G --format csv");
+  EXPECT_EQ(big.code, 0) << big.out;
+  EXPECT_NE(big.out.find(",17179869184,4294967296,"), std::string::npos) << big.out;
 }
 
 // The built-in systems users rent or own: a large ring allreduce reaches, as bus bandwidth, the

@@ -28,19 +28,20 @@ constexpr std::size_t kMaxSizes = 1000;
 Bytes size_option(const std::string& option, const std::string& text) {
   if (const auto v = parse_byte_size(text, kMaxCollectiveBytes)) return double(*v);
   throw InputError(fmt::format("--{} '{}': expected a size in bytes from 1 to 64G, with an optional K, M or G "
-                               "suffix (powers of 1024)", option, clip(text)));
+                               "suffix (powers of 1024){}", option, clip(text),
+                               option == "sizes" ? ", in a list separated by commas (8,64K,1M)" : ""));
 }
 
 // --sizes LIST, or nccl-tests' -b MIN -e MAX -f FACTOR (each size FACTOR times the last).
 std::vector<Bytes> sizes_of(const po::variables_map& vm) {
   if (vm.count("sizes")) {
-    const auto list = parse_list<long long>(vm["sizes"].as<std::string>(), [](const std::string& t) {
-      return parse_byte_size(t, kMaxCollectiveBytes);
-    });
-    if (!list || list->size() > kMaxSizes)
-      throw InputError(fmt::format("--sizes '{}': expected at most {} sizes in bytes separated by commas, e.g. "
-                                   "8,64K,1M (K, M, G: powers of 1024)", clip(vm["sizes"].as<std::string>()), kMaxSizes));
-    return {list->begin(), list->end()};
+    const std::string text = vm["sizes"].as<std::string>();
+    const std::vector<std::string> items = split(text, ',');
+    if (items.size() > kMaxSizes)
+      throw InputError(fmt::format("--sizes: {} sizes; expected at most {}", items.size(), kMaxSizes));
+    std::vector<Bytes> out;
+    for (const std::string& item : items) out.push_back(size_option("sizes", item));
+    return out;
   }
   const Bytes lo = size_option("min-bytes", vm["min-bytes"].as<std::string>());
   const Bytes hi = size_option("max-bytes", vm["max-bytes"].as<std::string>());

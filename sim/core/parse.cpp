@@ -42,7 +42,7 @@ std::optional<std::pair<int, int>> parse_size(const std::string& text, long long
 std::optional<long long> parse_byte_size(const std::string& text, long long max) {
   std::size_t digits = 0;
   while (digits < text.size() && text[digits] >= '0' && text[digits] <= '9') ++digits;
-  if (digits == 0 || digits > 10 || text.size() - digits > 1) return std::nullopt;
+  if (digits == 0 || digits > 18 || text.size() - digits > 1) return std::nullopt;  // 10^18 fits a long long
   const std::string unit = to_lower(text.substr(digits));
   const int shift = unit.empty() ? 0 : unit == "k" ? 10 : unit == "m" ? 20 : unit == "g" ? 30 : -1;
   const long long v = std::stoll(text.substr(0, digits));
