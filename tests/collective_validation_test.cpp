@@ -32,11 +32,12 @@ TEST(CollectiveValidation, FiguresHoldWhereTheyStand) {
   const auto j = nlohmann::json::parse(r.out);
   ASSERT_EQ(j["systems"].size(), 9u);
   const auto& dev = j["dev"];
-  // Where the figures stand (NCCL master's constants, NVLS tree in NCCL's loops), a point or so
+  // Where the figures stand (NCCL master's constants, NVLS tree in NCCL's loops, NCCL's estimate as
+  // a floor), a point or so
   // above each: the targets (a priori 25 %, fitted 10 % in every band) are not met yet.
-  EXPECT_LE(mape(dev["a_priori"], "all", "a_priori"), 0.27);
-  EXPECT_LE(mape(dev["a_priori"], "< 1 MiB", "a_priori"), 0.34);
-  EXPECT_LE(mape(dev["a_priori"], "1-64 MiB", "a_priori"), 0.31);
+  EXPECT_LE(mape(dev["a_priori"], "all", "a_priori"), 0.25);
+  EXPECT_LE(mape(dev["a_priori"], "< 1 MiB", "a_priori"), 0.33);
+  EXPECT_LE(mape(dev["a_priori"], "1-64 MiB", "a_priori"), 0.27);
   EXPECT_LE(mape(dev["a_priori"], ">= 64 MiB", "a_priori"), 0.15);
   // Scale-out on the two systems with several node counts: fitted on 2 nodes, scored on 4 and 8,
   // better than the baseline "as measured at 2 nodes" in every band.

@@ -9,6 +9,7 @@
 #include "backend/backend.hpp"
 #include "cost/collectives.hpp"
 #include "cost/decision.hpp"
+#include "cost/library_costs.hpp"
 #include "cost/protocol.hpp"
 #include "plan_layout.hpp"
 #include "simgrid/simgrid_backend.hpp"
@@ -73,7 +74,9 @@ TEST(NcclProtocol, Ll128OnlyOverNvlink) {
 
 // What a protocol does to the rounds, by hand on the DGX A100 (a route: 0.47 us, 230 GB/s):
 // 1 MiB runs LL: 8.4 us per call + 14 x (max(0.47, 0.6) us + 1 MiB / 8 / (230 GB/s / 4)) = 48.71 us;
-// 4 MiB runs LL128: 8.4 + 14 x (max(0.47, 1.9) + 4 MiB / 8 / (230 GB/s x 0.92)) = 69.69 us.
+// 4 MiB runs LL128: 8.4 + 14 x (max(0.47, 1.9) + 4 MiB / 8 / (230 GB/s x 0.92)) = 69.69 us, below
+// NCCL's own estimate of the call, 14.0 + 14 x 1.9 + 4 MiB / (230 GB/s x 0.92 x 8/14) = 75.29 us,
+// which it then lasts (LibraryCosts::nccl_residual_s); 1 MiB's rounds are above NCCL's 46.91.
 // Across 3 nodes (NVLink routes of 0.47 us, 2.47 us between nodes): LL's intra hops at least the
 // network's post overhead, 1.0 us, and its network hop 2.7 us, both above the routes' latencies:
 // 0.53 and 0.23 us added.
@@ -90,7 +93,8 @@ TEST(NcclProtocol, ProtocolsSetEachRoundsFloorAndShareOfTheLink) {
   EXPECT_NEAR(t1, 8.4 + 14 * (0.6 + 1048576.0 / 8 / (230e9 / 4) * 1e6), 1e-6);
   const auto [t4, p4] = time_us("4M");
   EXPECT_EQ(p4, "LL128");
-  EXPECT_NEAR(t4, 8.4 + 14 * (1.9 + 4194304.0 / 8 / (230e9 * 0.92) * 1e6), 1e-6);
+  EXPECT_NEAR(t4, 40.6 + 4194304.0 / (230e9 * 0.92 * 8 / 14) * 1e6, 1e-6);
+  EXPECT_GT(t4, 8.4 + 14 * (1.9 + 4194304.0 / 8 / (230e9 * 0.92) * 1e6));
   const CommTopology three = protocol_topology(comm_topology(dgx_a100(3), 3, 8, 1), Algorithm::Ring, Protocol::LL);
   EXPECT_NEAR(three.intra.step_overhead_s, 1.0e-6 - 0.47e-6, 1e-15);
   EXPECT_NEAR(three.inter.step_overhead_s, 2.7e-6 - 2.47e-6, 1e-15);
@@ -244,4 +248,33 @@ TEST(NcclProtocol, NetworkPluginSetsSimpleAndItsLatencySteersTheChoice) {
   const auto bad = testutil::run_ddlsim("collective --cluster.platform=aws-p4d-24xlarge --comm.nccl_protocol=ll --sizes 8");
   EXPECT_EQ(bad.code, 2);
   EXPECT_NE(bad.out.find("NCCL_PROTO=simple"), std::string::npos) << bad.out;
+}
+
+// A call lasts at least NCCL's own estimate of it (LibraryCosts::nccl_residual_s): on 2 DGX A100 a
+// 1 GiB ring allreduce's rounds take 10 500.0 us after the 8.4 us call; NCCL's model gives
+// 131.6 x 1.4 + 1 GiB / (192 GB/s x 16/30) = 10 670.0, so 161.8 us more. Nothing is added for
+// gloo, nor where NCCL's latencies are off, nor for NVLS.
+TEST(NcclProtocol, CallsLastAtLeastNcclsOwnEstimate) {
+  const System sys = dgx_a100(2);
+  const CommTopology t = comm_topology(sys, 2, 8, 1);
+  Execution e;
+  e.library = Library::Nccl;
+  e.algorithm = Algorithm::Ring;
+  e.protocol = Protocol::Simple;
+  const LibraryCosts lib = library_costs(e, sys, &t);
+  ASSERT_TRUE(lib.nccl.has_value());
+  const double n = 1073741824.0;
+  const LibraryCall k = library_call(e.comm(), Collective::Allreduce, t, n);
+  const double rounds_us = collective_time_s(k.algorithm, k.topo, k.bytes) * 1e6;
+  EXPECT_NEAR(rounds_us, 14.0 + 30 * (n / 16 / 192e9 * 1e6), 1e-6);
+  EXPECT_NEAR(lib.nccl_residual_s(n) * 1e6, 131.6 * 1.4 + n / (192e9 * 16 / 30) * 1e6 - 8.4 - rounds_us, 1e-6);
+  EXPECT_EQ(lib.nccl_residual_s(8), 0);  // the rounds, 144.4 us, are above NCCL's 131.6
+  e.library = Library::Gloo;
+  EXPECT_FALSE(library_costs(e, sys, &t).nccl.has_value());
+  e.library = Library::Nccl;
+  System off = sys;
+  use_library_factors(off.cluster, "nccl", true);
+  const CommTopology t_off = comm_topology(off, 2, 8, 1);
+  EXPECT_FALSE(library_costs(e, off, &t_off).nccl.has_value());
+  EXPECT_FALSE(library_costs(e, sys).nccl.has_value());
 }

@@ -1,5 +1,9 @@
 #include "cost/library_costs.hpp"
 
+#include <algorithm>
+
+#include "cost/collectives.hpp"
+#include "cost/decision.hpp"
 #include "system/platform.hpp"
 
 namespace ddlsim {
@@ -37,7 +41,20 @@ BytesPerSecond host_link_Bps(const System& sys) {
 
 }  // namespace
 
-LibraryCosts library_costs(const Execution& e, const System& sys) {
+Seconds LibraryCosts::nccl_residual_s(Bytes bytes, Collective c) const {
+  if (!nccl || c == Collective::Alltoall || nccl->topo.ranks() <= 1 || bytes <= 0) return 0;
+  const LibraryCall k = library_call(nccl->method, c, nccl->topo, bytes);
+  const bool modelled = k.algorithm == Algorithm::Ring || (k.algorithm == Algorithm::DoubleBinaryTree && c == Collective::Allreduce);
+  if (!modelled) return 0;
+  // The estimate as for NCCL's own transports: a plugin's reported latency steers the choice only
+  // (protocol.hpp net_step_s), so it is left out of the time as it is of the rounds.
+  CommTopology own = nccl->topo;
+  own.net_plugin_latency_s = 0;
+  const Seconds estimate = nccl_model_time_s(k.algorithm, own, bytes, k.protocol, c);
+  return std::max(0.0, estimate - per_call_s - collective_time_s(c, k.algorithm, k.topo, k.bytes));
+}
+
+LibraryCosts library_costs(const Execution& e, const System& sys, const CommTopology* topo) {
   const StepCostOverrides& o = e.step_costs;
   const bool cpu = sys.compute.cpu_ranks();
   LibraryCosts c;
@@ -51,6 +68,7 @@ LibraryCosts library_costs(const Execution& e, const System& sys) {
   c.per_call_s = o.per_call_s >= 0 ? o.per_call_s : default_per_call_s(e.library);
   const bool staged = o.staging == HostStaging::On || (o.staging == HostStaging::Auto && !cpu && stages_through_host(e.library));
   if (staged && !cpu) c.staging_Bps = host_link_Bps(sys);
+  if (topo && topo->nccl_protocols && e.library == Library::Nccl) c.nccl = LibraryCosts::NcclCalls{e.comm(), *topo};
   return c;
 }
 

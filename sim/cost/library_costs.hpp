@@ -8,7 +8,10 @@
 //     communication stream's critical path.
 // Defaults come from the library, the device and the calibration file; scenario keys override.
 #pragma once
+#include <optional>
+
 #include "core/units.hpp"
+#include "spec/comm.hpp"
 #include "spec/execution.hpp"
 #include "system/system.hpp"
 
@@ -20,8 +23,22 @@ struct LibraryCosts {
   Seconds per_call_s = 0;      // per collective call
   BytesPerSecond staging_Bps = 0;  // host staging copy rate each way; 0: no staging
 
+  // With NCCL and its own latencies on: the calls' method and topology, so that a call lasts at
+  // least NCCL's own estimate of it (nccl_residual_s).
+  struct NcclCalls {
+    CommMethod method;
+    CommTopology topo;
+  };
+  std::optional<NcclCalls> nccl;
+
   // The copies around one exchange of `bytes`: there and back.
   Seconds staging_s(Bytes bytes) const { return staging_Bps > 0 ? 2 * bytes / staging_Bps : 0; }
+  // What NCCL's own model (tuning.cc, the time ncclGroupSimulateEnd reports: decision.hpp
+  // nccl_model_time_s) gives a ring or dbtree call of collective `c` beyond the call's cost and
+  // the closed form of its rounds: NCCL's channels, chunks and tree corrections, which the rounds
+  // do not model, as the library's own time (a network plugin's reported latency left out: it
+  // steers NCCL's choice only). 0 for other algorithms, libraries, or where NCCL's latencies are off.
+  Seconds nccl_residual_s(Bytes bytes, Collective c = Collective::Allreduce) const;
 };
 
 // Defaults of library `l` on a GPU (no calibration, or a CUDA one).
@@ -29,7 +46,8 @@ double default_interference(Library l);
 Seconds default_per_call_s(Library l);
 bool stages_through_host(Library l);
 
-LibraryCosts library_costs(const Execution& e, const System& sys);
+// `topo`: the calls' ranks and routes (comm_topology), for NCCL's own estimate; null: none.
+LibraryCosts library_costs(const Execution& e, const System& sys, const CommTopology* topo = nullptr);
 
 }  // namespace cost_layer
 }  // namespace ddlsim

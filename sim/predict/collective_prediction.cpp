@@ -43,7 +43,7 @@ CollectivePrediction predict_collective(const Scenario& sc, Collective op, const
   const CommTopology topo = comm_topology(sys, sys.nodes, sys.cluster.gpus_per_node, e.ps_servers);
   // What a call costs besides its rounds, as on a training step's exchange: the library's per-call
   // cost (NCCL's base latency) and host staging (MPI and gloo on GPUs copy through the host).
-  const LibraryCosts lib = library_costs(e, sys);
+  const LibraryCosts lib = library_costs(e, sys, &topo);
   for (Bytes n : sizes) {
     CollectiveRow r;
     r.bytes = n;
@@ -51,7 +51,7 @@ CollectivePrediction predict_collective(const Scenario& sc, Collective op, const
     const LibraryCall k = library_call(e.comm(), op, topo, n);
     r.algorithm = to_string(k.algorithm);
     if (topo.nccl_protocols && op != Collective::Alltoall) r.protocol = to_string(k.protocol);
-    r.time_s = lib.per_call_s + lib.staging_s(n) + collective_s(sc.backend, op, k, sys, sc.simgrid);
+    r.time_s = lib.per_call_s + lib.nccl_residual_s(n, op) + lib.staging_s(n) + collective_s(sc.backend, op, k, sys, sc.simgrid);
     r.algbw_Bps = algbw_Bps(n, r.time_s);
     r.busbw_Bps = busbw_Bps(op, n, r.time_s, out.ranks);
     if (!std::isfinite(r.time_s) || !std::isfinite(r.busbw_Bps))

@@ -76,7 +76,8 @@ RankSchedules kind_schedules(const Scenario& sc, const RankKinds& kinds, std::ve
     const Device& d = kinds.kinds[k].device;
     System own = sys;
     own.device = d;
-    rs.kinds.push_back(build_schedule(profs[k], sc.execution, input_s, library_costs(sc.execution, own),
+    const CommTopology topo = comm_topology(sys, nodes, gpus_per_node, sc.execution.ps_servers);
+    rs.kinds.push_back(build_schedule(profs[k], sc.execution, input_s, library_costs(sc.execution, own, &topo),
                                       framework_costs(sc.execution, own, nodes, gpus_per_node)));
   }
   return rs;

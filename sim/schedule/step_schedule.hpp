@@ -35,10 +35,10 @@ struct StepSchedule {
   LibraryCosts library;     // interference, per-call cost and host staging of each exchange
   FrameworkCosts framework; // buffer copies and negotiation of each exchange; host time per step
 
-  // What one rank spends around exchange i besides the network rounds: the call, host staging,
-  // the framework's buffer copies.
+  // What one rank spends around exchange i besides the network rounds: the call (and what NCCL's
+  // own estimate adds to its rounds), host staging, the framework's buffer copies.
   Seconds exchange_own_s(std::size_t i) const {
-    return library.per_call_s + library.staging_s(buckets[i].bytes) +
+    return library.per_call_s + library.nccl_residual_s(buckets[i].bytes) + library.staging_s(buckets[i].bytes) +
            framework.copies_s(buckets[i].bytes, buckets[i].tensors);
   }
   // How long after it is ready an exchange can start: half a coordination cycle on average, then
