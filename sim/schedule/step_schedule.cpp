@@ -40,6 +40,8 @@ StepSchedule build_schedule(const ComputeProfile& prof, const Execution& exec, S
   s.accumulate_s = prof.accumulate_s;
   s.sync_period = exec.sync_period;
   s.library = library;
+  if (library.nccl)
+    for (const Bucket& b : s.buckets) s.library_residual_s.push_back(library.nccl_residual_s(b.bytes));
   s.framework = framework;
   s.framework.step_overhead_s = prof.step_overhead_s;
   return s;

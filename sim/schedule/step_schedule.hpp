@@ -33,12 +33,16 @@ struct StepSchedule {
   Seconds accumulate_s = 0; // after a local (accumulating) step
   int sync_period = 1;
   LibraryCosts library;     // interference, per-call cost and host staging of each exchange
+  // Per bucket, what NCCL's own estimate of its call adds to the rounds (LibraryCosts::
+  // nccl_residual_s, computed once in build_schedule); empty: nothing.
+  std::vector<Seconds> library_residual_s;
   FrameworkCosts framework; // buffer copies and negotiation of each exchange; host time per step
 
   // What one rank spends around exchange i besides the network rounds: the call (and what NCCL's
   // own estimate adds to its rounds), host staging, the framework's buffer copies.
   Seconds exchange_own_s(std::size_t i) const {
-    return library.per_call_s + library.nccl_residual_s(buckets[i].bytes) + library.staging_s(buckets[i].bytes) +
+    const Seconds residual = i < library_residual_s.size() ? library_residual_s[i] : 0;
+    return library.per_call_s + residual + library.staging_s(buckets[i].bytes) +
            framework.copies_s(buckets[i].bytes, buckets[i].tensors);
   }
   // How long after it is ready an exchange can start: half a coordination cycle on average, then
