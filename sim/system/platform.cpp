@@ -279,18 +279,19 @@ ClusterDescription builtin(const char* name, const char* device, int max_nodes, 
   return c;
 }
 
-// The same on a host CPU whose sockets each hold `gpus_per_socket` of the node's GPUs.
-// An EC2 instance whose NCCL runs over EFA through aws-ofi-nccl (src/platform-aws.c): the
-// internode latency it reports to NCCL, 75 us on p4d, p4de and p5 and 150 us on other EFA
-// instances ("for historical reasons", v1.7+), and whether it sets NCCL_PROTO=simple (p4d, p4de
-// and p3dn: force_proto_simple in v1.5's platform table; later versions where the EFA endpoint
-// lacks in-order 128-byte delivery, which p5 with RDMA writes is exempt from).
+// A built-in cluster on an EC2 instance whose NCCL runs over EFA through aws-ofi-nccl
+// (src/platform-aws.c): the internode latency it reports to NCCL, 75 us on p4d, p4de and p5 and
+// 150 us on other EFA instances ("for historical reasons"; its platform table at a21f4dfd), and
+// whether it sets NCCL_PROTO=simple (p4d, p4de and p3dn: force_proto_simple in the table at
+// 008a28b4; later, wherever the EFA endpoint lacks in-order 128-byte delivery, p5 with RDMA
+// writes exempt).
 ClusterDescription on_efa(ClusterDescription c, double latency_us, bool simple_only) {
   c.nccl_net_latency_s = latency_us * 1e-6;
   c.nccl_net_ll = !simple_only;
   return c;
 }
 
+// The same on a host CPU whose sockets each hold `gpus_per_socket` of the node's GPUs.
 ClusterDescription on_cpu(ClusterDescription c, const char* cpu, int gpus_per_socket) {
   c.cpu = cpu;
   c.gpus_per_socket = gpus_per_socket;
