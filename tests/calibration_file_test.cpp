@@ -292,3 +292,27 @@ TEST(CalibrationFile, GpuMeasuredFilesPredictTheirCheckedStep) {
     EXPECT_NEAR(j["step_time_s"].get<double>(), step + 37e-6, 1.5e-6) << file;
   }
 }
+
+// A calibration of one batch asked at another: each layer follows the roofline's shape from the
+// measured batch (its fixed launch cost and small kernels' efficiency carry over), not the batch
+// ratio, and the profile says it was extrapolated; two measured batches keep the file's own rule.
+TEST(CalibrationCompute, OneBatchFollowsTheRooflinesShape) {
+  Calibration one = sample();
+  one.rows.pop_back();  // batch 32 only
+  ComputeTuning t;
+  t.calibration = std::make_shared<const Calibration>(one);
+  t.calibration_origin = "cal.txt";
+  Device d;
+  d.peak_fp32 = d.peak_tf32 = d.peak_fp16 = 1e12;
+  d.mem_bw_Bps = 1e11;
+  ComputeTuning roof;  // the same roofline without the calibration
+  const double shape_fwd = compute_profile(tiny_model(), d, Precision::FP32, 8, roof).forward_s() /
+                           compute_profile(tiny_model(), d, Precision::FP32, 32, roof).forward_s();
+  const ComputeProfile p = compute_profile(tiny_model(), d, Precision::FP32, 8, t);
+  EXPECT_DOUBLE_EQ(p.forward_s(), 1e-3 * shape_fwd);
+  EXPECT_GT(p.forward_s(), 1e-3 * 8 / 32);  // the launch costs do not shrink with the batch
+  EXPECT_EQ(p.extrapolated_from_batch, 32);
+  EXPECT_EQ(compute_profile(tiny_model(), d, Precision::FP32, 32, t).extrapolated_from_batch, 0);
+  t.calibration = std::make_shared<const Calibration>(sample());
+  EXPECT_EQ(compute_profile(tiny_model(), d, Precision::FP32, 8, t).extrapolated_from_batch, 0);
+}

@@ -1,9 +1,10 @@
-// ddlsim validate [--set tf2017|published|convnets|all] [--data DIR] [--format table|csv|json]
+// ddlsim validate [--set tf2017|published|convnets|all|nccl|batch] [--data DIR] [--format table|csv|json]
 //                 [--output FILE] [--plot FILE.svg]
 //                 [--section.key=value ...]   (applied to every group's scenario: ablations)
 #include "core/args.hpp"
 #include "cli/commands.hpp"
 #include "core/output.hpp"
+#include "compare/batch_validation.hpp"
 #include "compare/collective_validation.hpp"
 #include "compare/validation_report.hpp"
 #include "core/error.hpp"
@@ -19,7 +20,8 @@ int cmd_validate(const Args& args) {
                     "folder of the validation sets (CSV and scenario files)")(
       "set", po::value<std::string>()->default_value("tf2017"),
       "tf2017, published, convnets or all (every set's groups, totals over all their rows); nccl: published "
-      "nccl-tests logs of real clusters (table or markdown, json)")(
+      "nccl-tests logs of real clusters (table or markdown, json); batch: one GPU's published throughput at several "
+      "batches, calibrated at the largest (table or markdown, json)")(
       "format", po::value<std::string>()->default_value("table"), "table, csv or json")(
       "output,o", po::value<std::string>()->default_value(""), "write the report to FILE")(
       "plot", po::value<std::string>()->default_value(""), "write the predicted-vs-measured plot (SVG) to FILE");
@@ -33,6 +35,13 @@ int cmd_validate(const Args& args) {
     write_output(pa.vm["output"].as<std::string>(),
                  render_collective_validation(
                      run_collective_validation(pa.vm["data"].as<std::string>() + "/nccl", pa.overrides), f));
+    return 0;
+  }
+  if (pa.vm["set"].as<std::string>() == "batch") {
+    const std::string fmt_name = pa.vm["format"].as<std::string>();
+    const Format f = fmt_name == "markdown" ? Format::Table : parse_format(fmt_name);
+    write_output(pa.vm["output"].as<std::string>(),
+                 render_batch_validation(run_batch_validation(pa.vm["data"].as<std::string>() + "/batch", pa.overrides), f));
     return 0;
   }
   const Format format = parse_format(pa.vm["format"].as<std::string>());

@@ -300,6 +300,19 @@ HostTimes host_times(const ComputeTuning& t, const FrameworkSpec& fw, const Comp
   return {host_kernel_s(t, fw), p.optimizer_host_s, grad_scaler};
 }
 
+// A calibration of one batch asked at another: each layer's measured time (calibrated_profile
+// scaled it by the batch ratio, layer_timing_at's rule for one batch) follows the roofline's shape
+// instead, t(b) = t(b1) x roofline(b) / roofline(b1), so that its fixed launch costs and the small
+// kernels' lower efficiency carry over; a layer the roofline prices at nothing keeps the ratio.
+void follow_roofline_shape(ComputeProfile& prof, const ComputeProfile& at, const ComputeProfile& measured_at,
+                           double batch_ratio) {
+  const auto shape = [&](Seconds roof_b, Seconds roof_b1) { return roof_b1 > 0 ? roof_b / roof_b1 / batch_ratio : 1.0; };
+  for (std::size_t i = 0; i < prof.layers.size() && i < at.layers.size(); ++i) {
+    prof.layers[i].fwd_s *= shape(at.layers[i].fwd_s, measured_at.layers[i].fwd_s);
+    prof.layers[i].bwd_s *= shape(at.layers[i].bwd_s, measured_at.layers[i].bwd_s);
+  }
+}
+
 // The roofline's kernel counts on a calibrated profile (the host floor spreads its time over them).
 void copy_kernel_counts(const ComputeProfile& from, ComputeProfile& to) {
   for (std::size_t i = 0; i < to.layers.size() && i < from.layers.size(); ++i) {
@@ -316,6 +329,13 @@ ComputeProfile compute_profile(const Model& model, const Device& device, Precisi
   const Seconds overhead = step_overhead_s(fw);
   if (tuning.calibration) {
     ComputeProfile prof = calibrated_profile(model, precision, batch, tuning, optimizer);
+    const std::vector<int> measured = tuning.calibration->batches();
+    if (measured.size() == 1 && measured.front() != batch) {
+      follow_roofline_shape(prof, roofline_profile(model, device, precision, batch, tuning, optimizer, fw),
+                            roofline_profile(model, device, precision, measured.front(), tuning, optimizer, fw),
+                            double(batch) / measured.front());
+      prof.extrapolated_from_batch = measured.front();
+    }
     if (tuning.host_step_s > 0 || host_kernel_s(tuning, fw) > 0) {
       copy_kernel_counts(roofline_profile(model, device, precision, batch, tuning, optimizer, fw), prof);
       apply_host_floor(prof, host_times(tuning, fw, prof, precision));

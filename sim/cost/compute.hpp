@@ -3,7 +3,9 @@
 // fixed launch overhead, where efficiency(work) = max_eff x work / (work + half_work) rises with
 // kernel size (small kernels cannot fill the GPU). When the user measured a single-GPU throughput,
 // every time is scaled so the modelled step matches it. A calibration file (compute.calibration,
-// made by `ddlsim calibrate`) comes first: its measured per-layer times replace the model.
+// made by `ddlsim calibrate`) comes first: its measured per-layer times replace the model (between
+// and beyond several measured batches by system/calibration.hpp's rule; from a single batch each
+// layer follows the roofline's shape).
 #pragma once
 #include <string>
 #include <vector>
@@ -41,6 +43,8 @@ struct ComputeProfile {
   Seconds optimizer_host_s = 0;   // the host's time to issue them (eager; cost/framework_costs.hpp)
   Seconds step_overhead_s = 0;    // the framework's host time per micro-batch (not scaled by scale_by)
   double scale = 1;               // factor applied from a measured throughput (1: none)
+  int extrapolated_from_batch = 0;  // a calibration of this one batch, extrapolated with the
+                                    // roofline's shape per layer (0: none)
   double host_wait_share = 0;     // the part of forward + backward + update the GPU waits for its host
                                   // (cost/host_dispatch.hpp; 0: none)
   void scale_by(double f);        // every compute time x f

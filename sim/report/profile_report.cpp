@@ -52,6 +52,7 @@ std::string render_compute_profile(const Model& m, const ComputeProfile& p, cons
     j["batch"] = c.batch;
     j["source"] = source_of(p, c.calibrated);
     j["scale"] = p.scale;
+    j["extrapolated_from_batch"] = p.extrapolated_from_batch;
     j["forward_s"] = p.forward_s();
     j["backward_s"] = p.backward_s();
     j["optimizer_s"] = p.optimizer_s;
@@ -83,6 +84,9 @@ std::string render_compute_profile(const Model& m, const ComputeProfile& p, cons
   out += fmt::format("# one micro-batch: forward {:.6g} s, backward {:.6g} s, optimizer {:.6g} s, framework {:.6g} s "
                      "= {:.6g} s; {} kernels\n", p.forward_s(), p.backward_s(), p.optimizer_s, p.step_overhead_s,
                      step_s, step_kernels(p));
+  if (p.extrapolated_from_batch > 0)
+    out += fmt::format("# calibrated at batch {} only: each layer follows the roofline's shape from there (calibrate at "
+                       "several batches to measure the curve)\n", p.extrapolated_from_batch);
   if (p.host_wait_share > 0)
     out += fmt::format("# the GPU waits for its host {:.1f} % of it (compute.host_kernel_us, host_step_ms)\n",
                        100 * p.host_wait_share);

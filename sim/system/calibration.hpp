@@ -64,7 +64,8 @@ struct Calibration {
 //  * between two measured batches: linear interpolation between them;
 //  * outside: the straight line through the two nearest measured batches (t = a + c b: a fixed
 //    launch cost plus a per-sample cost), never below min(1, b / b_near) x t(b_near);
-//  * one measured batch: proportional to the batch, t(b) = t(b1) x b / b1.
+//  * one measured batch: proportional to the batch, t(b) = t(b1) x b / b1 (compute_profile then
+//    follows the roofline's shape from there instead: cost/compute.cpp follow_roofline_shape).
 // Update and accumulation do not depend on the batch: the nearest measured batch's value.
 // Throws InputError (naming `origin`) when the layer has no rows.
 LayerTiming layer_timing_at(const Calibration& cal, const std::string& layer, int batch, const std::string& origin);

@@ -1,0 +1,73 @@
+// `ddlsim validate --set batch`: one GPU's published throughput at several batches, calibrated at
+// the largest and predicted at the smaller ones. The page under docs/ is the program's output; the
+// issue's target (within 10 % at a batch 2, 4 and 8 times smaller) is held on the development
+// sources, and every band beats "as measured at the largest batch".
+#include <gtest/gtest.h>
+
+#include <sys/stat.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "compare/batch_validation.hpp"
+#include "test_util.hpp"
+
+namespace {
+
+const nlohmann::json& band(const nlohmann::json& bands, const char* name) {
+  for (const auto& b : bands)
+    if (b["band"] == name) return b;
+  ADD_FAILURE() << name;
+  return bands.front();
+}
+
+}  // namespace
+
+TEST(BatchValidation, BandIsTheNearestPowerOfTwo) {
+  EXPECT_EQ(ddlsim::batch_band(128, 64), "x2");
+  EXPECT_EQ(ddlsim::batch_band(64, 48), "x2");   // 1.33 rounds up to the first band
+  EXPECT_EQ(ddlsim::batch_band(10, 4), "x2");    // 2.5
+  EXPECT_EQ(ddlsim::batch_band(160, 32), "x4");  // 5
+  EXPECT_EQ(ddlsim::batch_band(128, 16), "x8");
+  EXPECT_EQ(ddlsim::batch_band(128, 1), "x16+");
+}
+
+TEST(BatchValidation, DocsPageIsTheCommandsOutput) {
+  const auto r = testutil::run_ddlsim("validate --set batch --format markdown");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_EQ(r.out, testutil::slurp(testutil::source_dir() + "/docs/validation-batch.md"))
+      << "docs/validation-batch.md is generated: build/ddlsim validate --set batch > docs/validation-batch.md";
+}
+
+TEST(BatchValidation, CalibratedWithinTenPercentUpToEightTimesSmaller) {
+  const auto r = testutil::run_ddlsim("validate --set batch --format json");
+  ASSERT_EQ(r.code, 0) << r.out;
+  const auto j = nlohmann::json::parse(r.out);
+  for (const char* name : {"x2", "x4", "x8"}) {
+    const auto& b = band(j["dev"], name);
+    ASSERT_GT(b["calibrated"]["n"].get<int>(), 0) << name;
+    EXPECT_LE(b["calibrated"]["mape"].get<double>(), 0.10) << name;
+    EXPECT_LT(b["calibrated"]["mape"].get<double>(), b["baseline"]["mape"].get<double>()) << name;
+  }
+  // Where the x16+ band stands (a point above): the roofline's fixed costs carry the shape that far.
+  EXPECT_LE(band(j["dev"], "x16+")["calibrated"]["mape"].get<double>(), 0.17);
+  // The held-out source, scored apart: its batches are 1.25-5 times smaller.
+  const auto& held = band(j["held_out"], "x2");
+  ASSERT_GT(held["calibrated"]["n"].get<int>(), 10);
+  EXPECT_LE(held["calibrated"]["mape"].get<double>(), 0.10);
+  EXPECT_LT(held["calibrated"]["mape"].get<double>(), held["baseline"]["mape"].get<double>());
+}
+
+TEST(BatchValidation, RowOfSeveralGpusIsRefused) {
+  const testutil::TempFile keep("unused");
+  const std::string dir = keep.dir() + "/batch";
+  ASSERT_EQ(::mkdir(dir.c_str(), 0755), 0);
+  std::ofstream(dir + "/runs.csv") << "group,role,scenario,model.name,cluster.nodes,cluster.gpus_per_node,"
+                                      "training.batch_per_gpu,samples_per_s,source\n"
+                                      "g,dev,s.ini,resnet50,1,8,64,100,x\ng,dev,s.ini,resnet50,1,8,32,90,x\n";
+  std::ofstream(dir + "/s.ini") << "[cluster]\nplatform = dgx1\n";
+  const auto r = testutil::run_ddlsim("validate --set batch --data " + keep.dir());
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("runs.csv:2"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("expected one"), std::string::npos) << r.out;
+}
