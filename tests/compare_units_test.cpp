@@ -1,5 +1,9 @@
 // Pieces of `compare`: CSV reading with lines, grouping, error statistics, baselines, SVG plot.
 #include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <cstdlib>
+#include <fstream>
 
 #include "compare/compare_report.hpp"
 #include "compare/comparison.hpp"
@@ -22,6 +26,43 @@ TEST(CompareCsv, QuotedCellsAndLines) {
   EXPECT_THROW(parse_csv("", "m.csv"), InputError);
   EXPECT_THROW(parse_csv("a,a\n1,2\n", "m.csv"), InputError);
   EXPECT_THROW(parse_csv("a\n\"unterminated\n", "m.csv"), InputError);
+}
+
+// The streaming reader (a sweep CSV of any size) gives the rows parse_csv gives, with their lines,
+// and refuses what it refuses, naming the line.
+TEST(CompareCsv, StreamedRowsAreParsedRows) {
+  const std::string text = "a,\"b, c\"\n1,\"x\ny\"\n\n2, 3 \n";
+  char tmpl[] = "/tmp/ddlsim-csv-XXXXXX";
+  const std::string dir = ::mkdtemp(tmpl);
+  const auto file = [&](const std::string& name, const std::string& body) {
+    std::ofstream(dir + "/" + name) << body;
+    return dir + "/" + name;
+  };
+  const CsvTable t = parse_csv(text, "m.csv");
+  std::vector<CsvRow> rows;
+  stream_csv_file(file("m.csv", text), "CSV", [&](const CsvTable& head, CsvRow& r) {
+    EXPECT_EQ(head.header, t.header);
+    rows.push_back(r);
+  });
+  ASSERT_EQ(rows.size(), t.rows.size());
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    EXPECT_EQ(rows[i].line, t.rows[i].line);
+    EXPECT_EQ(rows[i].cells, t.rows[i].cells);
+  }
+  const auto error = [&](const std::string& body) {
+    try {
+      stream_csv_file(file("bad.csv", body), "CSV", [](const CsvTable&, CsvRow&) {});
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(error("a,b\n1,2\n3\n").find("bad.csv:3: 1 cells, expected 2"), std::string::npos);
+  EXPECT_NE(error("a\n1\n\"open\n").find("bad.csv:3: malformed CSV"), std::string::npos);
+  EXPECT_NE(error("").find("empty CSV"), std::string::npos);
+  EXPECT_NE(error("a,b\n").find("no data rows"), std::string::npos);
+  EXPECT_NE(error("a,a\n1,2\n").find("appears twice"), std::string::npos);
+  std::system(("rm -rf '" + dir + "'").c_str());
 }
 
 TEST(CompareStats, MapeMaxBias) {

@@ -2,6 +2,8 @@
 // files beside it, deterministic bytes, and bad input (exit 2, nothing written).
 #include <gtest/gtest.h>
 
+#include <fstream>
+
 #include <sys/stat.h>
 
 #include "core/text.hpp"
@@ -158,7 +160,7 @@ TEST_F(Study, CellTextCannotReachTheScriptOrThePageAsCode) {
 TEST(Report, NodesAndGpusPerNodeBothVaryingGiveALinePerGpusPerNode) {
   TempFile ini("g.ini", std::string(kStudyIni) + "cluster.gpus_per_node = 1, 2\n");
   ASSERT_EQ(run_ddlsim("sweep " + ini.path() + " --jobs 1 -o " + ini.dir() + "/g.csv").code, 0);
-  const auto sw = ddlsim::read_sweep_results(ddlsim::read_csv_file(ini.dir() + "/g.csv"));
+  const auto sw = ddlsim::read_sweep_results(ini.dir() + "/g.csv");
   EXPECT_EQ(sw.rank_keys, std::vector<std::string>{"cluster.nodes"});
   EXPECT_EQ(sw.factors, (std::vector<std::string>{"cluster.gpus_per_node", "training.framework"}));
   EXPECT_EQ(sw.factor_label(sw.ok.front()), "gpus_per_node=1 framework=tf_mirrored");
@@ -172,8 +174,20 @@ TEST(Report, NegativeOrZeroResultsAreRefused) {
                                       std::pair{"contention_s", "-0.5"}}) {
     ddlsim::CsvTable t = ddlsim::read_csv_file(ini.dir() + "/g.csv");
     t.rows.at(1).cells.at(std::size_t(t.column(column))) = value;
+    const auto quoted = [](const std::vector<std::string>& cells) {
+      std::string line;
+      for (const auto& c : cells) {
+        std::string q;
+        for (char ch : c) q += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+        line += (line.empty() ? "\"" : ",\"") + q + "\"";
+      }
+      return line + "\n";
+    };
+    std::string text = quoted(t.header);
+    for (const auto& r : t.rows) text += quoted(r.cells);
+    std::ofstream(ini.dir() + "/edited.csv") << text;
     try {
-      ddlsim::read_sweep_results(t);
+      ddlsim::read_sweep_results(ini.dir() + "/edited.csv");
       ADD_FAILURE() << column << " = " << value << " was taken";
     } catch (const ddlsim::InputError& e) {
       const std::string what = e.what();
@@ -195,7 +209,7 @@ TEST_F(Study, SameInputsSameBytesAndTheScriptRedraws) {
 }
 
 TEST_F(Study, FactorsAndStepPartsThatAddUpToTheStepTime) {
-  const auto sw = ddlsim::read_sweep_results(ddlsim::read_csv_file(dir.dir() + "/sweep.csv"));
+  const auto sw = ddlsim::read_sweep_results(dir.dir() + "/sweep.csv");
   EXPECT_EQ(sw.factors, std::vector<std::string>{"training.framework"});
   EXPECT_EQ(sw.rank_keys, std::vector<std::string>{"cluster.nodes"});
   ASSERT_EQ(sw.ok.size(), 6u);
@@ -214,6 +228,15 @@ TEST_F(Study, SweepWritesTheReportToo) {
                            " sweep study.ini --jobs 1 -o s2.csv --report s2.html 2>&1");
   ASSERT_EQ(r.code, 0) << r.out;
   EXPECT_EQ(count(slurp(dir.dir() + "/s2.html"), "<svg"), 4);
+}
+
+// The report's path is checked before the sweep runs, not after its last configuration.
+TEST_F(Study, SweepRefusesAReportPathItCannotWriteBeforeRunning) {
+  const auto r = run_shell("cd " + dir.dir() + " && " + std::string(DDLSIM_BINARY) +
+                           " sweep study.ini --jobs 1 -o s3.csv --report nosuch/s3.html 2>&1");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("nosuch is not a folder this user can write to"), std::string::npos) << r.out;
+  EXPECT_FALSE(exists(dir.dir() + "/s3.csv"));
 }
 
 TEST_F(Study, BadInputExitsTwoNamingFileAndColumnAndWritesNothing) {

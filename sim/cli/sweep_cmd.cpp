@@ -124,6 +124,7 @@ int cmd_sweep(const Args& args) {
   if (resume && !to_file) throw InputError("ddlsim sweep: --resume needs --output FILE (the sweep to finish)");
   const std::string report = pa.vm["report"].as<std::string>();
   if (!report.empty() && !to_file) throw InputError("ddlsim sweep: --report needs --output FILE.csv (the report reads it)");
+  if (!report.empty()) check_report_output(report);
   const bool with_state = to_file && regular_or_missing(output);
   const std::string state = state_text(sweep_fingerprint(in, dir_of(file)), design.size());
 

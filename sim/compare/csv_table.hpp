@@ -1,6 +1,7 @@
 // Reading a measured CSV (RFC 4180, via libcsv): a header row and data rows, each cell kept as text
 // with the line it starts on, so later errors can name file, line and column.
 #pragma once
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,11 @@ struct CsvTable {
 // file, a duplicated or empty column name, or a row with a different number of cells.
 CsvTable parse_csv(const std::string& text, const std::string& file);
 CsvTable read_csv_file(const std::string& path);
+// The same checks on a file of any size, read a line at a time (bounded memory): `on_row` gets the
+// header as a table without rows (for column() and where()) and each data row, trimmed, in order.
+// `what` names the file in errors ("sweep CSV").
+void stream_csv_file(const std::string& path, const std::string& what,
+                     const std::function<void(const CsvTable&, CsvRow&)>& on_row);
 
 // A cell as a finite number; throws InputError naming file, line and column otherwise.
 double csv_number(const CsvTable& t, const CsvRow& row, int column);

@@ -69,7 +69,7 @@ std::string scenario_section(const SweepResults& sw) {
 std::string assumptions_section(const SweepResults& sw) {
   std::string rows;
   for (const auto& [column, meaning] : assumption_columns()) {
-    if (sw.table.column(column) < 0) continue;
+    if (!sw.has_column(column)) continue;
     const auto v = distinct(sw, column);
     rows += row3(column, v.size() == 1 ? v.front() : "varies: " + joined(v, 8), meaning);
   }
@@ -117,8 +117,11 @@ std::string measured_section(const MeasuredMatch& m) {
 std::string failed_section(const SweepResults& sw) {
   if (sw.failed.empty()) return "";
   std::string items;
-  for (auto i : sw.failed)
-    items += "<li>line " + std::to_string(sw.row(i).line) + ": " + markup_escape(sw.cell(i, "error")) + "</li>\n";
+  for (std::size_t k = 0; k < sw.failed.size() && k < kListedFailures; ++k)
+    items += "<li>line " + std::to_string(sw.line(sw.failed[k])) + ": " + markup_escape(sw.cell(sw.failed[k], "error")) +
+             "</li>\n";
+  if (sw.failed.size() > kListedFailures)
+    items += fmt::format("<li>... and {} more (the sweep CSV's rows with an error)</li>\n", sw.failed.size() - kListedFailures);
   return "<h2>Configurations that failed</h2>\n<ul id=\"failed\">\n" + items + "</ul>\n";
 }
 
@@ -165,7 +168,7 @@ std::string inline_svg(const std::string& svg, const std::string& prefix, const 
 
 std::string render_study_page(const PageInputs& in) {
   const SweepResults& sw = *in.sweep;
-  std::string body = "<h1>Study report</h1>\n<p>Predictions by ddlsim from <code>" + markup_escape(sw.table.file) +
+  std::string body = "<h1>Study report</h1>\n<p>Predictions by ddlsim from <code>" + markup_escape(sw.file) +
                      "</code>: " + std::to_string(sw.ok.size()) + " configurations" +
                      (sw.failed.empty() ? "" : fmt::format(" ({} more failed, listed at the end)", sw.failed.size())) +
                      ". Ranks are nodes x GPUs per node; speed-up is over the same scenario on one GPU with the same "
@@ -178,7 +181,7 @@ std::string render_study_page(const PageInputs& in) {
   body += "<p>Each figure's PNG, SVG, gnuplot script and data are in <code>" + markup_escape(in.files_dir) +
           "/</code> beside this page: run <code>gnuplot NAME.gp</code> there to redraw after editing.</p>\n";
   return "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>ddlsim study report: " +
-         markup_escape(sw.table.file) + "</title>\n<link rel=\"icon\" href=\"data:,\">\n<style>" + kStyle +
+         markup_escape(sw.file) + "</title>\n<link rel=\"icon\" href=\"data:,\">\n<style>" + kStyle +
          "</style>\n</head>\n<body>\n" + body + "</body>\n</html>\n";
 }
 

@@ -35,8 +35,8 @@ std::string lines_of(const MeasuredSet& set, const MeasuredConfig& c) {
 
 MeasuredMatch match_measured(const MeasuredSet& set, const SweepResults& sweep) {
   for (const auto& key : set.keys)
-    if (sweep.table.column(key) < 0)
-      throw InputError(set.file + ": column mapped to '" + key + "', which " + sweep.table.file + " has no column for");
+    if (!sweep.has_column(key))
+      throw InputError(set.file + ": column mapped to '" + key + "', which " + sweep.file + " has no column for");
   MeasuredMatch m{set.file, set.metric, {}};
   for (const auto& c : set.configs) {
     MatchedRun run{c, std::nullopt, 0};
@@ -48,7 +48,7 @@ MeasuredMatch match_measured(const MeasuredSet& set, const SweepResults& sweep) 
       }
     if (matches > 1)
       throw InputError(lines_of(set, c) + ": the configuration '" + c.label() + "' matches " + std::to_string(matches) +
-                       " rows of " + sweep.table.file + "; map more columns (--map column=section.key) so that it names one");
+                       " rows of " + sweep.file + "; map more columns (--map column=section.key) so that it names one");
     if (run.row) run.predicted = sweep.number(*run.row, to_string(set.metric));
     m.runs.push_back(run);
   }

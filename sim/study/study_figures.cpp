@@ -133,7 +133,7 @@ const std::vector<std::string>& step_parts() {
 
 std::vector<double> step_breakdown(const SweepResults& sw, std::size_t i) {
   // host_wait_s came later: a sweep CSV written before it has none.
-  const double host_wait = sw.table.column("host_wait_s") >= 0 ? sw.number(i, "host_wait_s") : 0;
+  const double host_wait = sw.has_column("host_wait_s") ? sw.number(i, "host_wait_s") : 0;
   return {sw.number(i, "compute_time_s") - sw.number(i, "contention_s") - host_wait, sw.number(i, "contention_s"),
           host_wait, sw.number(i, "interference_s"), sw.number(i, "exposed_comm_s"), sw.number(i, "input_wait_s"),
           sw.number(i, "straggler_wait_s")};

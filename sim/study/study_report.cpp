@@ -34,17 +34,23 @@ std::string base_name(const std::string& path) {
   return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
-void check_output(const std::string& output) {
+}  // namespace
+
+void check_report_output(const std::string& output) {
   if (output.empty() || output == "-")
     throw InputError("ddlsim report: -o FILE.html is required (the figures are written to a folder beside it)");
   if (output.back() == '/') throw InputError("ddlsim report: -o " + output + ": expected a file name, not a folder");
+  const auto slash = output.rfind('/');
+  const std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : output.substr(0, slash);
+  struct stat st {};
+  if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || ::access(dir.c_str(), W_OK) != 0)
+    throw InputError("ddlsim report: -o " + output + ": " + dir + " is not a folder this user can write to");
 }
 
-}  // namespace
 
 StudyReport build_study_report(const StudyOptions& o) {
-  check_output(o.output);
-  const SweepResults sweep = read_sweep_results(read_csv_file(o.sweep_csv));
+  check_report_output(o.output);
+  const SweepResults sweep = read_sweep_results(o.sweep_csv);
   std::optional<MeasuredMatch> measured;
   if (!o.measured_csv.empty())
     measured = match_measured(read_measured(read_csv_file(o.measured_csv), o.maps, o.metric, o.values), sweep);

@@ -27,6 +27,10 @@ struct StudyReport {
 // "out/report.html" -> "out/report_files".
 std::string files_dir_for(const std::string& output);
 
+// The page's path: a file name (not "-" or a folder) in a folder this user can write to. Throws
+// InputError naming it; `sweep --report` checks it before the sweep runs.
+void check_report_output(const std::string& output);
+
 // Reads, checks and draws everything; writes nothing. Throws InputError on bad input.
 StudyReport build_study_report(const StudyOptions& opts);
 

@@ -1,7 +1,9 @@
 #include "study/sweep_results.hpp"
 
 #include <set>
+#include <stdexcept>
 
+#include "compare/csv_table.hpp"
 #include "core/error.hpp"
 #include "core/text.hpp"
 #include "scenario/settings.hpp"
@@ -24,6 +26,27 @@ std::string short_key(const std::string& key) {
 
 namespace {
 
+// The results kept as numbers: the required ones, and what the figures and a measured metric read.
+const std::set<std::string>& number_columns() {
+  static const std::set<std::string> cols = [] {
+    std::set<std::string> c(required_sweep_columns().begin(), required_sweep_columns().end());
+    c.erase("error");
+    c.insert({"host_wait_s", "samples_per_s"});
+    return c;
+  }();
+  return cols;
+}
+
+// The resolved columns kept as text: the page's assumptions (html_page.cpp assumption_columns) and
+// the ranks as written (the bars' labels).
+const std::set<std::string>& text_columns() {
+  static const std::set<std::string> cols = {
+      "model",    "framework", "library",       "algorithm",    "algorithm_run", "precision",
+      "optimizer", "platform", "device",        "gpus_per_node", "backend",      "interference",
+      "per_call_s", "staging_GBps", "host_contention", "ranks"};
+  return cols;
+}
+
 bool is_rank_key(const std::string& key) { return key == "cluster.nodes" || key == "cluster.gpus_per_node"; }
 
 void check_is_sweep_csv(const CsvTable& t) {
@@ -37,68 +60,121 @@ void check_is_sweep_csv(const CsvTable& t) {
       throw InputError(t.file + ":1: column '" + c + "' is missing (a sweep CSV from `ddlsim sweep` has it)");
 }
 
-// The distinct values of a column among `rows`.
-std::set<std::string> values_of(const CsvTable& t, int column, const std::vector<std::size_t>& rows) {
-  std::set<std::string> v;
-  for (auto i : rows) v.insert(trim(t.rows[i].cells[column]));
-  return v;
+// A row `ddlsim sweep` wrote has positive times, ranks, speed-up and efficiency, and no negative
+// share of a step: anything else was edited or made elsewhere, and would draw a wrong page.
+double checked_number(const CsvTable& t, const CsvRow& row, const std::string& column) {
+  static const std::set<std::string> positive = {"ranks", "epoch_time_s", "speedup", "efficiency", "step_time_s",
+                                                  "compute_time_s"};
+  const int c = t.column(column);
+  const double v = csv_number(t, row, c);
+  const bool strict = positive.count(column) > 0;
+  if (strict ? v > 0 : v >= 0) return v;
+  throw InputError(t.where(row, c) + " = '" + clip(row.cells[c]) + "': expected a number " + (strict ? "> 0" : ">= 0") +
+                   " (as `ddlsim sweep` writes it)");
 }
 
-void classify_keys(SweepResults& r) {
-  for (const auto& k : scenario_keys()) {
-    const int c = r.table.column(k.key);
-    if (c < 0) continue;
-    const auto v = values_of(r.table, c, r.ok);
-    if (v.size() > 1) (is_rank_key(k.key) ? r.rank_keys : r.factors).push_back(k.key);
-    if (v.size() == 1 && !v.begin()->empty()) r.constant_keys.push_back(k.key);
+// Pass 1: which key columns take one value among the rows that ran, and that value.
+struct KeyValues {
+  std::string first;
+  bool varies = false, seen = false;
+};
+
+}  // namespace
+
+bool SweepResults::has_column(const std::string& column) const {
+  for (const auto& h : header_)
+    if (h == column) return true;
+  return false;
+}
+
+const std::string& SweepResults::cell(std::size_t i, const std::string& column) const {
+  if (column == "error") {
+    static const std::string none;
+    const auto e = errors_.find(i);
+    return e == errors_.end() ? none : e->second;
+  }
+  if (const auto s = single_.find(column); s != single_.end()) return s->second;
+  if (const auto t = text_.find(column); t != text_.end()) return t->second.values[t->second.index[i]];
+  throw std::logic_error("SweepResults::cell: column '" + column + "' is not kept");
+}
+
+double SweepResults::number(std::size_t i, const std::string& column) const {
+  const auto n = numbers_.find(column);
+  if (n == numbers_.end()) throw std::logic_error("SweepResults::number: column '" + column + "' is not kept");
+  return n->second[i];
+}
+
+std::string SweepResults::factor_label(std::size_t i) const {
+  std::string s;
+  for (const auto& f : factors) s += (s.empty() ? "" : " ") + short_key(f) + "=" + cell(i, f);
+  return s.empty() ? "all configurations" : s;
+}
+
+SweepResults read_sweep_results(const std::string& path) {
+  SweepResults r;
+  r.file = path;
+  std::map<std::string, KeyValues> keys;
+  std::size_t rows = 0, ran = 0;
+  stream_csv_file(path, "sweep CSV", [&](const CsvTable& t, CsvRow& row) {
+    if (rows++ == 0) {
+      check_is_sweep_csv(t);
+      r.header_ = t.header;
+      for (const auto& k : scenario_keys())
+        if (t.column(k.key) >= 0) keys[k.key];
+    }
+    if (!row.cells[t.column("error")].empty()) return;
+    ++ran;
+    for (const auto& c : number_columns())
+      if (t.column(c) >= 0) checked_number(t, row, c);
+    for (auto& [key, v] : keys) {
+      const std::string& x = row.cells[t.column(key)];
+      if (!v.seen) v.first = x, v.seen = true;
+      else if (x != v.first) v.varies = true;
+    }
+  });
+  if (ran == 0)
+    throw InputError(path + ": no configuration ran (" + std::to_string(rows) + " rows, each with an error); nothing to report");
+  for (const auto& k : scenario_keys()) {  // in the schema's order, as the page lists them
+    const auto v = keys.find(k.key);
+    if (v == keys.end()) continue;
+    if (v->second.varies) {
+      (is_rank_key(k.key) ? r.rank_keys : r.factors).push_back(k.key);
+      r.text_[k.key];
+    } else {
+      r.single_[k.key] = v->second.first;
+      if (!v->second.first.empty()) r.constant_keys.push_back(k.key);
+    }
   }
   // Both vary: nodes make the x axis, GPUs per node a line each (else 2 x 1 and 1 x 2 share a line).
   if (r.rank_keys.size() == 2) {
     r.rank_keys = {"cluster.nodes"};
     r.factors.insert(r.factors.begin(), "cluster.gpus_per_node");
   }
-}
-
-}  // namespace
-
-const std::string& SweepResults::cell(std::size_t i, const std::string& column) const {
-  return table.rows[i].cells[table.column(column)];
-}
-
-double SweepResults::number(std::size_t i, const std::string& column) const {
-  return csv_number(table, table.rows[i], table.column(column));
-}
-
-std::string SweepResults::factor_label(std::size_t i) const {
-  std::string s;
-  for (const auto& f : factors) s += (s.empty() ? "" : " ") + short_key(f) + "=" + trim(cell(i, f));
-  return s.empty() ? "all configurations" : s;
-}
-
-SweepResults read_sweep_results(CsvTable table) {
-  check_is_sweep_csv(table);
-  SweepResults r;
-  r.table = std::move(table);
-  const int error = r.table.column("error");
-  for (std::size_t i = 0; i < r.table.rows.size(); ++i)
-    (trim(r.table.rows[i].cells[error]).empty() ? r.ok : r.failed).push_back(i);
-  if (r.ok.empty())
-    throw InputError(r.table.file + ": no configuration ran (" + std::to_string(r.failed.size()) +
-                     " rows, each with an error); nothing to report");
-  // A row `ddlsim sweep` wrote has positive times, ranks, speed-up and efficiency, and no negative
-  // share of a step: anything else was edited or made elsewhere, and would draw a wrong page.
-  static const std::set<std::string> positive = {"ranks", "epoch_time_s", "speedup", "efficiency", "step_time_s",
-                                                  "compute_time_s"};
-  for (auto i : r.ok)
-    for (const auto& c : required_sweep_columns()) {
-      if (c == "error") continue;
-      const double v = r.number(i, c);
-      const bool strict = positive.count(c) > 0;
-      if (strict ? v > 0 : v >= 0) continue;
-      throw InputError(r.table.where(r.table.rows[i], r.table.column(c)) + " = '" + clip(trim(r.cell(i, c))) +
-                       "': expected a number " + (strict ? "> 0" : ">= 0") + " (as `ddlsim sweep` writes it)");
+  // Pass 2: what the page draws.
+  std::size_t i = 0;
+  std::map<std::string, std::map<std::string, std::uint32_t>> ids;
+  stream_csv_file(path, "sweep CSV", [&](const CsvTable& t, CsvRow& row) {
+    if (i == 0) {
+      for (const auto& c : text_columns())
+        if (t.column(c) >= 0) r.text_[c];
+      for (const auto& c : number_columns())
+        if (t.column(c) >= 0) r.numbers_[c];
     }
-  classify_keys(r);
+    r.lines_.push_back(row.line);
+    const std::string& error = row.cells[t.column("error")];
+    const bool ok = error.empty();
+    (ok ? r.ok : r.failed).push_back(i);
+    if (!ok && r.failed.size() <= kListedFailures) r.errors_[i] = error;
+    for (auto& [c, col] : r.text_) {
+      const std::string& x = ok ? row.cells[t.column(c)] : std::string();
+      const auto [it, added] = ids[c].emplace(x, std::uint32_t(col.values.size()));
+      if (added) col.values.push_back(x);
+      col.index.push_back(it->second);
+    }
+    for (auto& [c, col] : r.numbers_) col.push_back(ok ? checked_number(t, row, c) : 0.0);
+    ++i;
+  });
+  if (i != rows) throw InputError(path + ": changed while it was read; run the report again");
   return r;
 }
 
