@@ -5,6 +5,7 @@
 
 #include "plan/advise.hpp"
 #include "plan/map.hpp"
+#include "cost/collective_plan.hpp"
 
 using namespace ddlsim;
 
@@ -30,3 +31,19 @@ static void BM_Map100x100(benchmark::State& state) {
   for (auto _ : state) benchmark::DoNotOptimize(compute_map(ev, x, y, z).values.data());
 }
 BENCHMARK(BM_Map100x100)->Unit(benchmark::kMillisecond);
+
+// A double binary tree round's messages for every rank of 8,192 DGX-1 nodes (65,536 ranks), as the
+// SimGrid backend asks for them (one rank at a time): linear in the ranks, so a run at that scale
+// stays within its deadline (issue 43; before, each rank coloured the whole tree: O(ranks x nodes)).
+static void BM_DbtRoundOps65536Ranks(benchmark::State& state) {
+  Layout l;
+  l.ranks = 65536;
+  l.gpus_per_node = 8;
+  const Round r{RoundKind::RailDbtUp, 0, 1 << 20, 1};
+  for (auto _ : state) {
+    std::size_t sends = 0;
+    for (int me = 0; me < l.ranks; ++me) sends += round_ops(r, l, me).sends.size();
+    benchmark::DoNotOptimize(sends);
+  }
+}
+BENCHMARK(BM_DbtRoundOps65536Ranks)->Unit(benchmark::kMillisecond);

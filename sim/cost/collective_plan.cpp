@@ -237,13 +237,36 @@ std::vector<Round> dbtree_plan(const Layout& l, Bytes n) {
 
 // The trees' edges of colour r.param between the node leaders (DbtUp, DbtDown) or, one tree per
 // rail, between the GPUs of local rank k of both nodes, every k at once (RailDbtUp, RailDbtDown).
+// Each rank asks for its own edges, so the colouring (a walk over every node) is made once per node
+// count and thread, with each node's edges listed: a round of p ranks costs O(p), not O(p x nodes)
+// (65,536 ranks of a DGX-1 cluster: seconds instead of past the run's deadline).
+struct DbtAdjacency {
+  ColouredEdges c;
+  std::vector<std::vector<int>> edges_of;  // per node, the edges it sends or receives
+};
+const DbtAdjacency& dbt_adjacency(int nodes) {
+  thread_local int made_for = -1;
+  thread_local DbtAdjacency a;
+  if (made_for != nodes) {
+    a.c = dbt_edges(nodes);
+    a.edges_of.assign(std::size_t(nodes), {});
+    for (std::size_t e = 0; e < a.c.edges.size(); ++e) {
+      a.edges_of[std::size_t(a.c.edges[e].first)].push_back(int(e));
+      a.edges_of[std::size_t(a.c.edges[e].second)].push_back(int(e));
+    }
+    made_for = nodes;
+  }
+  return a;
+}
+
 void dbt_ops(RoundOps& ops, const Round& r, const Layout& l, int me) {
   const int g = l.gpus_per_node, rail = me % g;
   const bool rails = r.kind == RoundKind::RailDbtUp || r.kind == RoundKind::RailDbtDown;
   if (!rails && rail != 0) return;
-  const ColouredEdges c = dbt_edges(l.ranks / g);
+  const DbtAdjacency& a = dbt_adjacency(l.ranks / g);
+  const ColouredEdges& c = a.c;
   const bool up = r.kind == RoundKind::DbtUp || r.kind == RoundKind::RailDbtUp;
-  for (std::size_t e = 0; e < c.edges.size(); ++e) {
+  for (const int e : a.edges_of[std::size_t(me / g)]) {
     if (c.colour[e] != r.param) continue;
     const int from = (up ? c.edges[e].first : c.edges[e].second) * g + rail;
     const int to = (up ? c.edges[e].second : c.edges[e].first) * g + rail;
