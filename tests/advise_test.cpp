@@ -70,7 +70,7 @@ TEST(Advise, RingBandwidthForEfficiencyMatchesClosedForm) {
 // The Poti study (ResNet-50 at 64x64, 1 GbE, custom loop, batch 32): the least sync period k that
 // makes 2 nodes at least as fast as 1 (speedup >= 1). By hand, with t_l the local (accumulating)
 // step, d = t_sync - t_l on one GPU (optimizer instead of accumulation) and T the 2-rank ring
-// allreduce of the gradients, T = 2 (alpha + n / (2 B_exchange)) (README, Communication):
+// allreduce of the gradients, T = 2 (alpha + n / (2 B_exchange)) (docs/model.md, Communication):
 //   epoch_p(k) = ceil(S_p / k) t_sync,p + (S_p - ceil(S_p / k)) t_l,  S_1 = 3125, S_2 = 1563
 //   t_sync,1 = t_l + d,  t_sync,2 = t_l + d + T
 // Without the ceilings, epoch_2 <= epoch_1 when S_2 t_l + S_2 (T + d) / k <= S_1 t_l + S_1 d / k:

@@ -6,7 +6,7 @@
 // sends show, 10 MiB where bandwidth rules (an exchange there lasts 0.8 s or more: 50 MiB, measured
 // until round 18, took most of the test's 13 minutes and proved the same). Messages go eagerly (btl_tcp_eager_limit 64 MiB, and
 // comm.eager_limit_kib = 65536 in the prediction): with the TCP BTL's default rendezvous a two-way
-// exchange runs at full or half speed from one repetition to the next (README, "Measured against
+// exchange runs at full or half speed from one repetition to the next (docs/collectives.md, "Measured against
 // real Open MPI"), which no fixed rule predicts. Each algorithm's MAPE must be <= 5 % at 10 MiB and
 // more and <= 10 % at 1 MiB. The calibration rows are the fastest of 4 repetitions (a slow two-way
 // exchange now and then would set the exchange factor). A few minutes, twice that when it has to
@@ -59,7 +59,7 @@ Times measure(const Testbed& bed, const testutil::TempFile& dir, const Algo& a, 
   return out;
 }
 
-// `ddlsim collective` on the fitted platform, as the README's recipe runs it.
+// `ddlsim collective` on the fitted platform, as docs/collectives.md's recipe runs it.
 Times predict(const std::string& xml, const Algo& a, int max_ranks) {
   Times out;
   for (int np = 2; np <= max_ranks; ++np) {

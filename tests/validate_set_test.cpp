@@ -70,7 +70,7 @@ TEST(ValidateSet, PublishedRunsAPriori) {
 // all three figures are out of sample. Bounds: the first run's figures rounded up. The roofline
 // alone is 7.3 % off on the 18 one-GPU rows (the PyTorch ones 3.4 %); the multi-GPU rows are 7.7 %
 // off (linear scaling 10.8 %): PyTorch's FP32 and TF32 rows within 3.1 %, its mixed-precision rows
-// too fast by 12.5 to 18.8 %, as DLE's ResNet-50 mixed rows are (README, "Validation").
+// too fast by 12.5 to 18.8 %, as DLE's ResNet-50 mixed rows are (docs/compare.md, "Validation").
 TEST(ValidateSet, ConvNetsRowsOutOfSample) {
   const ddlsim::ValidationResult v =
       ddlsim::run_validation(ddlsim::default_validation_folder(), "convnets");
@@ -134,7 +134,7 @@ TEST(ValidateSet, InSampleFitOfOneParameterPerGroupMeetsTheTargets) {
 
 // PLUMBING, not accuracy: compute is calibrated from each synthetic 1-GPU row, so those rows must
 // come back within the epoch's rounding of steps; this fails only if the calibration does not reach
-// the prediction. (Real-data rows can be input-bound in the model: see the README.)
+// the prediction. (Real-data rows can be input-bound in the model: see docs/model.md.)
 TEST(ValidateSet, OneGpuRowsGiveBackTheThroughputTheyCalibrate) {
   const ddlsim::ValidationResult v = ddlsim::run_validation(ddlsim::default_validation_folder());
   int checked = 0;

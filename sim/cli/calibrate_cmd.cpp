@@ -28,7 +28,7 @@ std::string self_dir() {
   if (::access(exe.c_str(), X_OK) != 0)
     throw InputError("--device cuda: this ddlsim was built without CUDA (nvcc was not found when it was "
                      "configured, so " + exe + " does not exist); build it on a machine with the CUDA toolkit "
-                     "(README: 'Calibrate on your cluster'), or use --device cpu");
+                     "(docs/your-cluster.md), or use --device cpu");
   std::vector<std::string> all = {exe, "calibrate"};
   all.insert(all.end(), args.begin(), args.end());
   std::vector<char*> argv;

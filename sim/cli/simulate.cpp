@@ -35,7 +35,7 @@ int cmd_simulate(const Args& args) {
   const Prediction p = predict(resolve_scenario(in.settings, dir_of(file)));
   if (!p.fits_in_memory)
     std::cerr << fmt::format("ddlsim simulate: warning: the step needs about {:.1f} GiB per GPU and the device has "
-                             "{:.1f} GiB; it would not fit (README: memory; compute.memory_gib sets the capacity)\n",
+                             "{:.1f} GiB; it would not fit (docs/model.md: memory; compute.memory_gib sets the capacity)\n",
                              p.memory_per_gpu_bytes / kGiB, p.device_memory_bytes / kGiB);
   OutputSet out;
   out.add(pa.vm["output"].as<std::string>(), render_prediction(p, format));
