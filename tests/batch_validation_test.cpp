@@ -71,3 +71,11 @@ TEST(BatchValidation, RowOfSeveralGpusIsRefused) {
   EXPECT_NE(r.out.find("runs.csv:2"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("expected one"), std::string::npos) << r.out;
 }
+
+TEST(BatchValidation, PlotIsRefusedNotIgnored) {
+  for (const char* set : {"batch", "nccl"}) {
+    const auto r = testutil::run_ddlsim(std::string("validate --set ") + set + " --plot /tmp/never.svg");
+    EXPECT_EQ(r.code, 2) << r.out;
+    EXPECT_NE(r.out.find("--plot draws the step-time sets"), std::string::npos) << r.out;
+  }
+}

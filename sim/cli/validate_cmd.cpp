@@ -29,7 +29,10 @@ int cmd_validate(const Args& args) {
   if (!pa.positional.empty())
     throw InputError("ddlsim validate: takes no scenario file (the set brings its own; --section.key=value "
                      "applies to every one of them)");
-  if (pa.vm["set"].as<std::string>() == "nccl") {
+  const std::string set = pa.vm["set"].as<std::string>();
+  if ((set == "nccl" || set == "batch") && !pa.vm["plot"].as<std::string>().empty())
+    throw InputError("ddlsim validate: --plot draws the step-time sets (tf2017, published, convnets, all), not --set " + set);
+  if (set == "nccl") {
     const std::string fmt_name = pa.vm["format"].as<std::string>();
     const Format f = fmt_name == "markdown" ? Format::Table : parse_format(fmt_name);
     write_output(pa.vm["output"].as<std::string>(),
@@ -37,7 +40,7 @@ int cmd_validate(const Args& args) {
                      run_collective_validation(pa.vm["data"].as<std::string>() + "/nccl", pa.overrides), f));
     return 0;
   }
-  if (pa.vm["set"].as<std::string>() == "batch") {
+  if (set == "batch") {
     const std::string fmt_name = pa.vm["format"].as<std::string>();
     const Format f = fmt_name == "markdown" ? Format::Table : parse_format(fmt_name);
     write_output(pa.vm["output"].as<std::string>(),
