@@ -222,3 +222,19 @@ TEST(HostDispatch, CalibratedProfileWaitsToo) {
   const auto g = ddlsim_json(base + " --compute.host_step_ms=60 --framework.mode=graph");
   EXPECT_NEAR(g["step_time_s"].get<double>(), 0.060, 0.0005);
 }
+
+// framework.cuda_graphs: no host time a kernel (the eager default goes), and the device's
+// per-kernel costs as measured inside CUDA graphs on an H100, unless the keys are given: the same
+// profile as those keys set by hand, and faster than eager at a small batch.
+TEST(HostDispatch, CudaGraphsTakeTheGraphMeasuredKernelCosts) {
+  const std::string base = "profile" + kOneH200 + "--model.name=resnet50 --model.precision=mixed --training.batch_per_gpu=8";
+  const auto graphs = ddlsim_json(base + " --framework.cuda_graphs=true");
+  const auto by_hand = ddlsim_json(base + " --compute.host_kernel_us=0 --compute.kernel_overhead_us=1.53 "
+                                          "--compute.half_efficiency_us=0.53");
+  EXPECT_EQ(graphs["step_s"].get<double>(), by_hand["step_s"].get<double>());
+  EXPECT_EQ(graphs["host_wait_share"].get<double>(), 0);
+  EXPECT_LT(graphs["step_s"].get<double>(), ddlsim_json(base)["step_s"].get<double>());
+  // A key given by hand wins over the graph's default.
+  const auto given = ddlsim_json(base + " --framework.cuda_graphs=true --compute.kernel_overhead_us=5");
+  EXPECT_GT(given["step_s"].get<double>(), graphs["step_s"].get<double>());
+}

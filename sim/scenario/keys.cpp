@@ -225,6 +225,11 @@ std::vector<KeySpec> declare_keys() {
       vary(choice("framework.mode", "", {"eager", "graph"},
                   "eager (PyTorch: kernels launched one by one, optimizer kernels per tensor) or graph "
                   "(TensorFlow graph/XLA: one fused apply op per variable); preset")),
+      flag("framework.cuda_graphs", "false",
+           "the step replays as CUDA graphs (torch.cuda.graphs, torch.compile's reduce-overhead mode, MLPerf's "
+           "MXNet and PyTorch submissions): no host time a kernel, and the device's per-kernel costs as measured "
+           "inside CUDA graphs on an H100 (calibration/measured/h100-kernel-sweep.csv) where compute.host_kernel_us, "
+           "compute.kernel_overhead_us and compute.half_efficiency_us are not given: 0, 1.53 and 0.53 us"),
       vary(choice("framework.optimizer_launches", "per_tensor", {"per_tensor", "foreach", "fused"},
                   "per_tensor, foreach or fused: how an eager framework's optimizer launches its kernels (a loop "
                   "over tensors: PyTorch 1.x; multi-tensor foreach: PyTorch 2.x's default on CUDA; one fused "

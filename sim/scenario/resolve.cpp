@@ -22,6 +22,8 @@ class Reader {
 
   const std::string& text(const std::string& key) const { return s_.at(key).value; }
   bool given(const std::string& key) const { return !text(key).empty(); }
+  // Set by the scenario or the command line, not left at the schema's default.
+  bool set_by_user(const std::string& key) const { return given(key) && s_.at(key).origin != "default"; }
   // A file named by `key`: relative to the scenario's folder when the scenario sets it, to the
   // working directory when the command line does.
   std::string path(const std::string& key, const std::string& base_dir) const {
@@ -383,8 +385,15 @@ StorageSpec resolve_storage(const Reader& r, const Model& m, FrameworkMode mode)
 ComputeTuning resolve_compute(const Reader& r, int batch) {
   ComputeTuning t;
   t.max_efficiency = r.real("compute.efficiency");
-  t.kernel_overhead_s = r.real("compute.kernel_overhead_us") * 1e-6;
-  t.half_efficiency_work_s = r.real("compute.half_efficiency_us") * 1e-6;
+  // CUDA graphs: the device's per-kernel costs as measured inside graphs, and no host time a kernel,
+  // where the keys are not given (system.hpp kGraphKernelOverhead_s).
+  const bool graphs = r.boolean("framework.cuda_graphs");
+  t.kernel_overhead_s = graphs && !r.set_by_user("compute.kernel_overhead_us") ? kGraphKernelOverhead_s
+                                                                        : r.real("compute.kernel_overhead_us") * 1e-6;
+  t.half_efficiency_work_s = graphs && !r.set_by_user("compute.half_efficiency_us")
+                                 ? kGraphHalfEfficiency_s
+                                 : r.real("compute.half_efficiency_us") * 1e-6;
+  if (graphs) t.host_kernel_s = 0;
   // A step's own host time (0 included: none) replaces the per-kernel one and its eager default.
   if (r.given("compute.host_step_ms")) {
     t.host_step_s = r.real("compute.host_step_ms") * 1e-3;

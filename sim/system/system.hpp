@@ -18,6 +18,15 @@ enum class Storage { Memory, LocalSSD, NFS, Blob };
 // Where images are decoded: on the host's CPU workers, or on the GPU (NVIDIA DALI with nvJPEG).
 enum class Decoder { Cpu, Dali };
 
+// Per-kernel costs inside CUDA graphs (framework.cuda_graphs), measured by
+// calibration/torch/kernel_sweep.py on an H100 SXM replaying each kernel in a CUDA graph
+// (calibration/measured/h100-kernel-sweep.csv): an FP16 add of 1,024 elements takes 1.53 us (the
+// floor of a kernel, launch included), and a 64^3 FP16 GEMM 2.42 us, so the roofline's extra for a
+// kernel with operations, half_efficiency / efficiency, is 0.89 us: 0.53 us at efficiency 0.6. No
+// host time a kernel: the graph is launched once.
+constexpr Seconds kGraphKernelOverhead_s = 1.53e-6;
+constexpr Seconds kGraphHalfEfficiency_s = 0.53e-6;
+
 struct ComputeTuning {
   // Best fraction of peak a large GEMM or convolution reaches, and the kernel length (at peak) that
   // reaches half of it (compute.efficiency, compute.half_efficiency_us): the first version's
