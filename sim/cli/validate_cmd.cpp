@@ -32,19 +32,13 @@ int cmd_validate(const Args& args) {
   const std::string set = pa.vm["set"].as<std::string>();
   if ((set == "nccl" || set == "batch") && !pa.vm["plot"].as<std::string>().empty())
     throw InputError("ddlsim validate: --plot draws the step-time sets (tf2017, published, convnets, all), not --set " + set);
-  if (set == "nccl") {
+  if (set == "nccl" || set == "batch") {  // markdown pages (docs/validation-*.md) or JSON
     const std::string fmt_name = pa.vm["format"].as<std::string>();
     const Format f = fmt_name == "markdown" ? Format::Table : parse_format(fmt_name);
+    const std::string folder = pa.vm["data"].as<std::string>() + "/" + set;
     write_output(pa.vm["output"].as<std::string>(),
-                 render_collective_validation(
-                     run_collective_validation(pa.vm["data"].as<std::string>() + "/nccl", pa.overrides), f));
-    return 0;
-  }
-  if (set == "batch") {
-    const std::string fmt_name = pa.vm["format"].as<std::string>();
-    const Format f = fmt_name == "markdown" ? Format::Table : parse_format(fmt_name);
-    write_output(pa.vm["output"].as<std::string>(),
-                 render_batch_validation(run_batch_validation(pa.vm["data"].as<std::string>() + "/batch", pa.overrides), f));
+                 set == "nccl" ? render_collective_validation(run_collective_validation(folder, pa.overrides), f)
+                               : render_batch_validation(run_batch_validation(folder, pa.overrides), f));
     return 0;
   }
   const Format format = parse_format(pa.vm["format"].as<std::string>());

@@ -133,26 +133,6 @@ const char* kStyle =
 
 }  // namespace
 
-const std::vector<std::pair<std::string, std::string>>& assumption_columns() {
-  static const std::vector<std::pair<std::string, std::string>> cols = {
-      {"model", "model"},
-      {"framework", "framework preset"},
-      {"library", "communication library"},
-      {"algorithm", "allreduce algorithm"},
-      {"precision", "numeric precision"},
-      {"optimizer", "optimizer"},
-      {"platform", "platform (nodes, links)"},
-      {"device", "device (GPU or CPU)"},
-      {"gpus_per_node", "GPUs per node"},
-      {"backend", "simulation backend"},
-      {"interference", "compute slow-down while an exchange overlaps backward, fraction"},
-      {"per_call_s", "fixed cost of one collective call, s"},
-      {"staging_GBps", "host staging rate, GB/s (0: none)"},
-      {"host_contention", "CPU ranks' host contention factor"},
-  };
-  return cols;
-}
-
 std::string inline_svg(const std::string& svg, const std::string& prefix, const std::string& title) {
   const auto start = svg.find("<svg");
   std::string s = start == std::string::npos ? svg : svg.substr(start);

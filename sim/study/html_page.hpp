@@ -24,8 +24,5 @@ std::string render_study_page(const PageInputs& in);
 // gnuplot's SVG made fit to sit in a page: no XML prolog, every id and reference prefixed.
 std::string inline_svg(const std::string& svg, const std::string& prefix, const std::string& title);
 
-// The sweep's result columns that state an assumption (library, algorithm, link costs, ...).
-const std::vector<std::pair<std::string, std::string>>& assumption_columns();
-
 }  // namespace study_layer
 }  // namespace ddlsim

@@ -19,6 +19,26 @@ const std::vector<std::string>& required_sweep_columns() {
   return cols;
 }
 
+const std::vector<std::pair<std::string, std::string>>& assumption_columns() {
+  static const std::vector<std::pair<std::string, std::string>> cols = {
+      {"model", "model"},
+      {"framework", "framework preset"},
+      {"library", "communication library"},
+      {"algorithm", "allreduce algorithm"},
+      {"precision", "numeric precision"},
+      {"optimizer", "optimizer"},
+      {"platform", "platform (nodes, links)"},
+      {"device", "device (GPU or CPU)"},
+      {"gpus_per_node", "GPUs per node"},
+      {"backend", "simulation backend"},
+      {"interference", "compute slow-down while an exchange overlaps backward, fraction"},
+      {"per_call_s", "fixed cost of one collective call, s"},
+      {"staging_GBps", "host staging rate, GB/s (0: none)"},
+      {"host_contention", "CPU ranks' host contention factor"},
+  };
+  return cols;
+}
+
 std::string short_key(const std::string& key) {
   const auto dot = key.find('.');
   return dot == std::string::npos ? key : key.substr(dot + 1);
@@ -37,13 +57,13 @@ const std::set<std::string>& number_columns() {
   return cols;
 }
 
-// The resolved columns kept as text: the page's assumptions (html_page.cpp assumption_columns) and
-// the ranks as written (the bars' labels).
+// The resolved columns kept as text: the assumptions, and the ranks as written (the bars' labels).
 const std::set<std::string>& text_columns() {
-  static const std::set<std::string> cols = {
-      "model",    "framework", "library",       "algorithm",    "algorithm_run", "precision",
-      "optimizer", "platform", "device",        "gpus_per_node", "backend",      "interference",
-      "per_call_s", "staging_GBps", "host_contention", "ranks"};
+  static const std::set<std::string> cols = [] {
+    std::set<std::string> c = {"ranks"};
+    for (const auto& [column, meaning] : assumption_columns()) c.insert(column);
+    return c;
+  }();
   return cols;
 }
 

@@ -6,6 +6,7 @@
 #pragma once
 #include <cstdint>
 #include <map>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,10 @@ inline namespace study_layer {
 
 // The failed configurations a page lists by line and error (the rest are counted).
 inline constexpr std::size_t kListedFailures = 1000;
+
+// The sweep's result columns that state an assumption (library, algorithm, link costs, ...) and
+// what each means: kept as text, listed on the page.
+const std::vector<std::pair<std::string, std::string>>& assumption_columns();
 
 // The result columns a report reads; a sweep CSV without one of them is refused.
 const std::vector<std::string>& required_sweep_columns();
