@@ -101,11 +101,7 @@ struct KeyValues {
 
 }  // namespace
 
-bool SweepResults::has_column(const std::string& column) const {
-  for (const auto& h : header_)
-    if (h == column) return true;
-  return false;
-}
+bool SweepResults::has_column(const std::string& column) const { return header_.count(column) > 0; }
 
 const std::string& SweepResults::cell(std::size_t i, const std::string& column) const {
   if (column == "error") {
@@ -138,7 +134,7 @@ SweepResults read_sweep_results(const std::string& path) {
   stream_csv_file(path, "sweep CSV", [&](const CsvTable& t, CsvRow& row) {
     if (rows++ == 0) {
       check_is_sweep_csv(t);
-      r.header_ = t.header;
+      r.header_.insert(t.header.begin(), t.header.end());
       for (const auto& k : scenario_keys())
         if (t.column(k.key) >= 0) keys[k.key];
     }

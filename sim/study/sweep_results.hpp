@@ -6,6 +6,7 @@
 #pragma once
 #include <cstdint>
 #include <map>
+#include <set>
 #include <utility>
 #include <string>
 #include <vector>
@@ -51,7 +52,7 @@ class SweepResults {
     std::vector<std::string> values;  // distinct, in order of first appearance
     std::vector<std::uint32_t> index;  // per row
   };
-  std::vector<std::string> header_;
+  std::set<std::string> header_;
   std::vector<int> lines_;
   std::map<std::string, std::string> single_;     // key columns with one value among the rows that ran
   std::map<std::string, TextColumn> text_;        // varying keys and resolved text columns
