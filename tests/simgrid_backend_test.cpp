@@ -152,6 +152,25 @@ TEST(SimGridBackend, StepMatchesAnalyticOnContentionFreeCluster) {
   EXPECT_EQ(s.steps.sync.phases.size(), a.steps.sync.phases.size());
 }
 
+TEST(SimGridBackend, SynchronisedNormsMatchAnalyticInBothFidelities) {
+  // Statistics exchanges that hold the passes up and queue behind the buckets on the one stream,
+  // on sync and local steps (gradient accumulation), and across nodes of several GPUs.
+  const std::vector<std::string> base = {"--cluster.platform=poti", "--cluster.nodes=3",
+                                         "--training.framework=pytorch_ddp", "--model.sync_bn=true",
+                                         "--training.sync_period=2", "--comm.algorithm=ring"};
+  const Prediction a = predict_default(base);
+  for (const char* f : {"fast", "full"}) {
+    auto sg = base;
+    sg.push_back("--simulation.backend=simgrid");
+    sg.push_back(std::string("--simulation.fidelity=") + f);
+    const Prediction s = predict_default(sg);
+    EXPECT_LT(rel_diff(s.step_time_s, a.step_time_s), 1e-7) << f << ": simgrid " << s.step_time_s << " analytic " << a.step_time_s;
+    EXPECT_LT(rel_diff(s.epoch_time_s, a.epoch_time_s), 1e-7) << f;
+    EXPECT_LT(rel_diff(s.exposed_comm_s, a.exposed_comm_s), 1e-6) << f;
+    EXPECT_EQ(s.steps.sync.phases.size(), a.steps.sync.phases.size()) << f;
+  }
+}
+
 TEST(SimGridBackend, FastFallsBackToFullOnAnAsymmetricPlatformFile) {
   const ClusterDescription c = find_cluster("cluster4x25g", "test");
   const std::string xml = platform_xml(c, 3);

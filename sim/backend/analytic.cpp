@@ -11,8 +11,8 @@ std::vector<Seconds> analytic_exchange_s(const StepSchedule& s, const CommTopolo
   std::vector<Seconds> out;
   if (topo.ranks() <= 1) return out;
   for (const Bucket& b : s.buckets) {
-    const LibraryCall k = library_call(m, Collective::Allreduce, topo, b.bytes);
-    out.push_back(collective_time_s(k.algorithm, k.topo, k.bytes));
+    const LibraryCall k = library_call(m, b.collective, topo, b.bytes);
+    out.push_back(collective_time_s(b.collective, k.algorithm, k.topo, k.bytes));
   }
   return out;
 }

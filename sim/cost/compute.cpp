@@ -98,13 +98,20 @@ OpRules op_rules(const ComputeTuning& t, Precision p, bool eager_inplace, bool i
   return r;
 }
 
+// What a layer's cost holds besides its times.
+LayerCost bare_cost(const Layer& l) {
+  LayerCost c;
+  c.grad_elems = double(l.params_trainable);
+  c.grad_tensors = l.trainable_tensors();
+  c.norm_channels = l.kind == LayerKind::BatchNorm ? l.out.c : 0;
+  return c;
+}
+
 // One layer's kernels priced; each kernel's time goes to `each` where given.
 LayerCost layer_cost(const Layer& l, const Device& d, Precision p, int batch, const ComputeTuning& t,
                      bool needs_input_gradient, const ActivationBytes& ab, bool eager_inplace,
                      std::vector<KernelTime>* each = nullptr) {
-  LayerCost c;
-  c.grad_elems = double(l.params_trainable);
-  c.grad_tensors = l.trainable_tensors();
+  LayerCost c = bare_cost(l);
   const LayerOps ks = layer_ops(l, op_rules(t, p, eager_inplace, needs_input_gradient), ab);
   if (ks.fwd.empty() && ks.bwd.empty()) return c;
   const double act_bytes = p == Precision::Mixed ? 2.0 : 4.0;  // weights' copies, attention's scores
@@ -268,9 +275,7 @@ ComputeProfile calibrated_profile(const Model& model, Precision precision, int b
   ComputeProfile prof;
   for (const auto& l : model.layers) {
     const LayerTiming at = layer_timing_at(cal, l.name, batch, t.calibration_origin);
-    LayerCost c;
-    c.grad_elems = double(l.params_trainable);
-    c.grad_tensors = l.trainable_tensors();
+    LayerCost c = bare_cost(l);
     c.fwd_s = at.fwd_s;
     c.bwd_s = at.bwd_s;
     prof.layers.push_back(c);

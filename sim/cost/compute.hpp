@@ -25,6 +25,7 @@ struct LayerCost {
   Seconds bwd_s = 0;
   double grad_elems = 0;  // trainable gradient elements (parameters) this layer exchanges
   int grad_tensors = 0;   // in how many tensors (model.hpp Layer::trainable_tensors)
+  int norm_channels = 0;  // a batch norm's channels (its statistics, exchanged under model.sync_bn)
   int fwd_kernels = 0;    // kernels the layer launches forward and backward (the roofline's
   int bwd_kernels = 0;    // count; cost/host_dispatch.hpp spreads the host's time over them)
 };

@@ -159,7 +159,9 @@ Algorithm nccl_allreduce(const CommTopology& topo, Bytes bytes, Protocol allowed
 }
 
 Algorithm concrete_algorithm(const CommMethod& m, Collective c, const CommTopology& topo, Bytes bytes) {
-  if (m.algorithm != Algorithm::Auto) return m.algorithm;
+  // The algorithm set for the gradients' allreduce, where this collective has it (a synchronised
+  // layer's allgather on a scenario of comm.algorithm = tree takes the library's own).
+  if (m.algorithm != Algorithm::Auto && supports(c, m.algorithm)) return m.algorithm;
   // NCCL broadcasts and reduces along its ring; the others' default is a binomial tree.
   if (c == Collective::Broadcast || c == Collective::Reduce)
     return m.library == Library::Nccl ? Algorithm::Ring : Algorithm::Tree;

@@ -60,7 +60,8 @@ NcclChoice nccl_choice(Algorithm a, const CommTopology& topo, Bytes bytes, Proto
 NcclChoice nccl_allreduce_choice(const CommTopology& topo, Bytes bytes, Protocol allowed = Protocol::Auto);
 Algorithm nccl_allreduce(const CommTopology& topo, Bytes bytes, Protocol allowed = Protocol::Auto);
 
-// The algorithm `m` runs for collective `c`: m.algorithm, or the library's choice when it is Auto.
+// The algorithm `m` runs for collective `c`: m.algorithm, or the library's choice when it is Auto or
+// `c` has no such algorithm.
 Algorithm concrete_algorithm(const CommMethod& m, Collective c, const CommTopology& topo, Bytes bytes);
 
 // A call as the library runs it: the algorithm, NCCL's protocol (Simple unless topo.nccl_protocols;

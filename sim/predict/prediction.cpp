@@ -77,7 +77,7 @@ RankSchedules kind_schedules(const Scenario& sc, const RankKinds& kinds, std::ve
     System own = sys;
     own.device = d;
     const CommTopology topo = comm_topology(sys, nodes, gpus_per_node, sc.execution.ps_servers);
-    rs.kinds.push_back(build_schedule(profs[k], sc.execution, input_s, library_costs(sc.execution, own, &topo),
+    rs.kinds.push_back(build_schedule(profs[k], sc.execution, input_s, topo.ranks(), library_costs(sc.execution, own, &topo),
                                       framework_costs(sc.execution, own, nodes, gpus_per_node)));
   }
   return rs;
@@ -147,6 +147,7 @@ std::string algorithms_run(const Scenario& sc, const std::vector<Bucket>& bucket
   const CommTopology topo = comm_topology(sc.system, sc.system.nodes, sc.system.cluster.gpus_per_node, e.ps_servers);
   std::vector<std::string> names;
   for (const Bucket& b : buckets) {
+    if (b.blocking) continue;  // a synchronised layer's statistics: not the gradients' algorithm
     const std::string a = to_string(concrete_algorithm(e.comm(), Collective::Allreduce, topo, b.bytes));
     if (std::find(names.begin(), names.end(), a) == names.end()) names.push_back(a);
   }
@@ -192,7 +193,7 @@ Prediction predict(const Scenario& sc) {
   p.batch_per_gpu = e.batch_per_gpu;
   p.global_batch = (long long)e.batch_per_gpu * p.ranks;
   p.sync_period = e.sync_period;
-  p.buckets = int(r.schedule.buckets.size());
+  p.buckets = r.schedule.gradient_buckets();
   p.steps_per_epoch = r.shape.steps;
   p.syncs_per_epoch = r.shape.syncs;
   p.epoch_time_s = r.epoch_s;

@@ -123,6 +123,11 @@ std::vector<KeySpec> declare_keys() {
            "EfficientNets, ConvNeXts and Swins (any rate > 0 costs the same: one multiply a residual branch); "
            "default: the layout's own (Keras and torchvision 0.2, ConvNeXt 0.1 to 0.5, Swin 0.2 to 0.5); 0 as "
            "timm's create_model"),
+      vary(flag("model.sync_bn", "false",
+                "batch norms synchronised across the ranks (torch.nn.SyncBatchNorm.convert_sync_batchnorm): each "
+                "one's statistics all-gathered in the forward pass and its gradient sums all-reduced in the "
+                "backward, on the gradients' stream, the pass waiting for each"),
+           {"false", "true"}),
       vary(text("model.precision", "fp32", "fp32, tf32 or mixed (FP16 tensor cores, FP32 master weights; fp16 and "
                                            "amp are other names for it); bf16 is costed as mixed, on Ampere and "
                                            "later GPUs"),

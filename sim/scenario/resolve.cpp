@@ -199,6 +199,10 @@ Execution resolve_execution(const Reader& r, int nodes) {
   e.gradient_dtype = r.choice<GradientDtype>("comm.gradient_dtype", {{"fp32", GradientDtype::FP32},
                                                                     {"fp16", GradientDtype::FP16}});
   e.overlap = r.given("comm.overlap") ? r.boolean("comm.overlap") : preset.overlap;
+  e.sync_batchnorm = r.boolean("model.sync_bn");
+  if (e.sync_batchnorm && e.algorithm == Algorithm::ParameterServer)
+    throw InputError(r.where("model.sync_bn") + ": synchronised batch norms all-gather and all-reduce among the "
+                     "workers, which need a collective library's algorithm (comm.algorithm is ps)");
   e.cycle_time_s = (r.given("comm.cycle_time_ms") ? r.real("comm.cycle_time_ms") : preset.cycle_time_ms) * 1e-3;
   e.ps_servers = r.given("comm.ps_servers") ? r.small_int("comm.ps_servers") : nodes;
   e.format = r.choice<DataFormat>("input.format", {{"synthetic", DataFormat::Synthetic},

@@ -8,57 +8,72 @@ namespace ddlsim {
 inline namespace schedule_layer {
 
 Seconds bucket_ready_s(const StepSchedule& s, std::size_t i) {
-  return exchange_start_s(s, s.forward_s + (s.overlap ? s.buckets[i].ready_s : s.backward_s));
+  const Bucket& b = s.buckets[i];
+  const Seconds at = b.in_forward ? b.ready_s : s.forward_s + (s.overlap || b.blocking ? b.ready_s : s.backward_s);
+  return exchange_start_s(s, i, at);
 }
 
 namespace {
 
-// The exchanges on the one communication stream: bucket i starts when every kind of rank has it
-// ready and the previous exchange has ended; it takes the longest kind's own cost (per call, host
-// staging, buffer copies) plus the exchange itself.
+// The exchanges on the one communication stream, in launch order: exchange i starts when every
+// kind of rank has it ready and the previous one has ended; it takes the longest kind's own cost
+// (per call, host staging, buffer copies) plus the exchange itself. A blocking exchange holds its
+// pass up on every kind until it ends, which delays what that kind reaches after it.
 struct Exchanges {
   std::vector<Phase> phases;
+  std::vector<Interval> overlapping;  // the buckets' exchanges (those the backward pass runs beside)
   Seconds comm_s = 0;
+  std::vector<Seconds> forward_wait_s, backward_wait_s;  // per kind: its passes held up
 };
 
 Exchanges place_exchanges(const std::vector<StepSchedule>& kinds, const std::vector<Seconds>& exchange_s,
-                          const std::string& label) {
+                          const std::string& label, bool sync) {
   Exchanges x;
+  x.forward_wait_s.assign(kinds.size(), 0);
+  x.backward_wait_s.assign(kinds.size(), 0);
   const StepSchedule& s0 = kinds.front();
+  const auto ready_of = [&](std::size_t k, std::size_t i) {
+    return bucket_ready_s(kinds[k], i) + x.forward_wait_s[k] + x.backward_wait_s[k];
+  };
   Seconds stream_free = 0;
   for (std::size_t i = 0; i < s0.buckets.size() && i < exchange_s.size(); ++i) {
-    Seconds ready = bucket_ready_s(s0, i), own = s0.exchange_own_s(i);
-    for (const StepSchedule& s : kinds) {
-      ready = std::max(ready, bucket_ready_s(s, i));
-      own = std::max(own, s.exchange_own_s(i));
+    const Bucket& b = s0.buckets[i];
+    if (!sync && !b.blocking) continue;  // a local step exchanges no gradients
+    Seconds ready = 0, own = 0;
+    for (std::size_t k = 0; k < kinds.size(); ++k) {
+      ready = std::max(ready, ready_of(k, i));
+      own = std::max(own, kinds[k].exchange_own_s(i));
     }
     const Seconds start = std::max(ready, stream_free);
     const Seconds took = own + exchange_s[i];
     stream_free = start + took;
     x.comm_s += took;
-    x.phases.push_back({label + " bucket " + std::to_string(i), Lane::Comm, start, stream_free});
+    x.phases.push_back({exchange_name(s0, i, label), Lane::Comm, start, stream_free});
+    if (!b.blocking) {
+      x.overlapping.push_back({start, stream_free});
+      continue;
+    }
+    for (std::size_t k = 0; k < kinds.size(); ++k)
+      (b.in_forward ? x.forward_wait_s : x.backward_wait_s)[k] += stream_free - ready_of(k, i);
   }
   return x;
 }
 
-// One rank's step around the exchanges `x` (none for a local step).
-StepTiming rank_step(const StepSchedule& s, bool sync, const Exchanges& x) {
+// The step of kind `kind`'s rank around the exchanges `x` (for a local step, only the blocking ones).
+StepTiming rank_step(const StepSchedule& s, bool sync, const Exchanges& x, std::size_t kind) {
   StepTiming t;
-  const Seconds fwd_end = s.forward_s, bwd_end = fwd_end + s.backward_s;
+  const Seconds waits = x.forward_wait_s[kind] + x.backward_wait_s[kind];
+  const Seconds fwd_end = s.forward_s + x.forward_wait_s[kind], bwd_end = fwd_end + s.backward_s + x.backward_wait_s[kind];
   Seconds stream_free = 0;
-  std::vector<Interval> exchanges;
-  for (const Phase& p : x.phases) {
-    exchanges.push_back({p.start_s, p.end_s});
-    stream_free = p.end_s;
-  }
+  for (const Phase& p : x.phases) stream_free = p.end_s;
   t.comm_s = x.comm_s;
-  t.interference_s = interference_s(s, exchanges, fwd_end, bwd_end);
+  t.interference_s = interference_s(s, x.overlapping, fwd_end, bwd_end);
   const Seconds bwd_done = bwd_end + t.interference_s;
   t.phases.push_back({"forward", Lane::Compute, 0, fwd_end});
   t.phases.push_back({"backward", Lane::Compute, fwd_end, bwd_done});
   t.phases.insert(t.phases.end(), x.phases.begin(), x.phases.end());
   const Seconds update_start = std::max(bwd_done, stream_free);
-  t.exposed_comm_s = update_start - bwd_done;
+  t.exposed_comm_s = update_start - bwd_done + waits;
   const Seconds update = sync ? s.optimizer_s : s.accumulate_s;
   const Seconds update_end = update_start + update;
   t.phases.push_back({sync ? "optimizer" : "accumulate", Lane::Compute, update_start, update_end});
@@ -82,20 +97,21 @@ const StepTiming& slowest(const std::vector<StepTiming>& steps) {
 
 StepTiming compose_step(const StepSchedule& s, bool sync, const std::vector<Seconds>& exchange_s,
                         const std::string& label) {
-  return rank_step(s, sync, sync ? place_exchanges({s}, exchange_s, label) : Exchanges{});
+  return rank_step(s, sync, place_exchanges({s}, exchange_s, label, sync), 0);
 }
 
 StepPair compose_steps(const StepSchedule& s, const std::vector<Seconds>& exchange_s, const std::string& label) {
-  return {compose_step(s, true, exchange_s, label), compose_step(s, false, {}, label), {}, {}};
+  return {compose_step(s, true, exchange_s, label), compose_step(s, false, exchange_s, label), {}, {}};
 }
 
 StepPair compose_steps(const RankSchedules& rs, const std::vector<Seconds>& exchange_s, const std::string& label) {
   if (rs.kinds.size() == 1) return compose_steps(rs.kinds.front(), exchange_s, label);
-  const Exchanges x = place_exchanges(rs.kinds, exchange_s, label);
+  const Exchanges sync = place_exchanges(rs.kinds, exchange_s, label, true);
+  const Exchanges local = place_exchanges(rs.kinds, exchange_s, label, false);
   StepPair out;
-  for (const StepSchedule& s : rs.kinds) {
-    out.kind_sync.push_back(rank_step(s, true, x));
-    out.kind_local.push_back(rank_step(s, false, Exchanges{}));
+  for (std::size_t k = 0; k < rs.kinds.size(); ++k) {
+    out.kind_sync.push_back(rank_step(rs.kinds[k], true, sync, k));
+    out.kind_local.push_back(rank_step(rs.kinds[k], false, local, k));
   }
   out.sync = slowest(out.kind_sync);
   out.local = slowest(out.kind_local);

@@ -7,7 +7,9 @@
 // Bucket i starts when it is ready (its last layer's backward kernels have run, or the whole
 // backward pass without overlap, plus half a coordination cycle) and the previous exchange has
 // ended; the update waits for the end of the backward pass and the last exchange; the input
-// pipeline runs ahead and only adds what it needs beyond the rest of the step.
+// pipeline runs ahead and only adds what it needs beyond the rest of the step. A synchronised
+// layer's exchange (model.sync_bn) takes its place on the same stream as its pass reaches it, and
+// the pass waits for its end (exposed communication).
 #pragma once
 #include <string>
 #include <vector>
@@ -18,21 +20,23 @@
 namespace ddlsim {
 inline namespace schedule_layer {
 
-// When bucket i becomes ready to exchange, from the start of the step.
+// When exchange i may start, from the start of the step, had no pass waited for an exchange.
 Seconds bucket_ready_s(const StepSchedule& s, std::size_t i);
 
-// A sync step (exchanges, then the optimizer) or a local one (accumulation, no exchange).
-// `exchange_s` holds one duration per bucket, labelled "<label> bucket i"; none for one rank.
+// A sync step (exchanges, then the optimizer) or a local one (accumulation; only the synchronised
+// layers' exchanges). `exchange_s` holds one duration per exchange (step_rules.hpp exchange_name
+// labels them); none for one rank.
 StepTiming compose_step(const StepSchedule& s, bool sync, const std::vector<Seconds>& exchange_s,
                         const std::string& label);
 
-// Both kinds of step: the sync one with `exchange_s`, the local one without exchange.
+// Both kinds of step: the sync one with `exchange_s`, the local one with its blocking ones only.
 StepPair compose_steps(const StepSchedule& s, const std::vector<Seconds>& exchange_s, const std::string& label);
 
 // Mixed clusters: ranks of several kinds, each with its own schedule, start a step together. A
 // bucket's exchange starts once every kind has it ready (and the stream is free); each kind's update
 // waits for its own backward pass and the last exchange; the sync step ends with the slowest rank.
-// A local step exchanges nothing: each kind runs its own, and the cluster's is the slowest kind's
+// A local step exchanges no gradients (its synchronised layers' statistics still join the kinds):
+// each kind runs its own, and the cluster's is the slowest kind's
 // (the next synchronisation waits for it), so a slower device costs its extra time on every
 // micro-batch. One kind: exactly compose_steps(kinds[0], ...).
 StepPair compose_steps(const RankSchedules& rs, const std::vector<Seconds>& exchange_s, const std::string& label);

@@ -2,6 +2,7 @@
 // computes, and SimGrid's full-fidelity run (simgrid/full_fidelity.cpp) on simulated clocks. Each
 // rule is written once, here; a new mechanism of the step goes here too.
 #pragma once
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -13,9 +14,13 @@ inline namespace schedule_layer {
 
 using Interval = std::pair<Seconds, Seconds>;  // [start, end]; end may be infinite while it runs
 
-// When a bucket that became ready at `ready_at` may start its exchange: after half a coordination
-// cycle and the framework's negotiation (StepSchedule::start_delay_s).
-Seconds exchange_start_s(const StepSchedule& s, Seconds ready_at);
+// When exchange i, ready at `ready_at`, may start: a bucket after half a coordination cycle and the
+// framework's negotiation, a synchronised layer's at once (StepSchedule::start_delay_s).
+Seconds exchange_start_s(const StepSchedule& s, std::size_t i, Seconds ready_at);
+
+// What the timeline calls exchange i: "<label> bucket N" (the N-th gradient bucket), or a
+// synchronised layer's "sync_bn allgather|allreduce layer L".
+std::string exchange_name(const StepSchedule& s, std::size_t i, const std::string& label);
 
 // First order: the backward pass [from, to] runs longer by the library's interference times the
 // time exchanges overlap it; the exchanges keep the start times of the undisturbed pass.

@@ -1,5 +1,8 @@
 #include "schedule/step_schedule.hpp"
 
+#include <algorithm>
+#include <iterator>
+
 namespace ddlsim {
 inline namespace schedule_layer {
 
@@ -27,13 +30,60 @@ std::vector<Bucket> make_buckets(const ComputeProfile& prof, Bytes bucket_bytes,
   return buckets;
 }
 
-StepSchedule build_schedule(const ComputeProfile& prof, const Execution& exec, Seconds input_s,
+std::vector<Bucket> sync_norm_exchanges(const ComputeProfile& prof, int ranks) {
+  constexpr double kStatBytes = 4;  // FP32 statistics, whatever the activations' precision
+  std::vector<Bucket> out;
+  Seconds t = 0;
+  for (std::size_t i = 0; i < prof.layers.size(); ++i) {
+    const LayerCost& l = prof.layers[i];
+    if (l.norm_channels > 0)
+      out.push_back({double(ranks) * (2.0 * l.norm_channels + 1) * kStatBytes, t, int(i), int(i), 0,
+                     Collective::Allgather, true, true});
+    t += l.fwd_s;
+  }
+  t = 0;
+  for (int i = int(prof.layers.size()) - 1; i >= 0; --i) {
+    const LayerCost& l = prof.layers[std::size_t(i)];
+    if (l.norm_channels > 0)
+      out.push_back({2.0 * l.norm_channels * kStatBytes, t, i, i, 0, Collective::Allreduce, true, false});
+    t += l.bwd_s;
+  }
+  return out;
+}
+
+namespace {
+
+// The stream's launch order: the forward pass's exchanges, then the backward pass's as it reaches
+// them (a layer's statistics before the bucket its gradients close, at the same time); without
+// overlap every bucket waits for the end of the pass.
+std::vector<Bucket> launch_order(const std::vector<Bucket>& sync, const std::vector<Bucket>& buckets, bool overlap) {
+  std::vector<Bucket> out, backward;
+  for (const Bucket& b : sync) (b.in_forward ? out : backward).push_back(b);
+  if (!overlap) {
+    out.insert(out.end(), backward.begin(), backward.end());
+    out.insert(out.end(), buckets.begin(), buckets.end());
+    return out;
+  }
+  std::merge(backward.begin(), backward.end(), buckets.begin(), buckets.end(), std::back_inserter(out),
+             [](const Bucket& a, const Bucket& b) { return a.ready_s < b.ready_s; });
+  return out;
+}
+
+}  // namespace
+
+int StepSchedule::gradient_buckets() const {
+  return int(std::count_if(buckets.begin(), buckets.end(), [](const Bucket& b) { return !b.blocking; }));
+}
+
+StepSchedule build_schedule(const ComputeProfile& prof, const Execution& exec, Seconds input_s, int ranks,
                             const LibraryCosts& library, const FrameworkCosts& framework) {
   StepSchedule s;
   s.input_s = input_s;
   s.forward_s = prof.forward_s();
   s.backward_s = prof.backward_s();
-  s.buckets = make_buckets(prof, exec.bucket_bytes, exec.first_bucket_bytes, exec.gradient_elem_bytes());
+  s.buckets = launch_order(exec.sync_batchnorm && ranks > 1 ? sync_norm_exchanges(prof, ranks) : std::vector<Bucket>{},
+                           make_buckets(prof, exec.bucket_bytes, exec.first_bucket_bytes, exec.gradient_elem_bytes()),
+                           exec.overlap);
   s.overlap = exec.overlap;
   s.cycle_s = exec.cycle_time_s;
   s.optimizer_s = prof.optimizer_s;
@@ -41,7 +91,7 @@ StepSchedule build_schedule(const ComputeProfile& prof, const Execution& exec, S
   s.sync_period = exec.sync_period;
   s.library = library;
   if (library.nccl)
-    for (const Bucket& b : s.buckets) s.library_residual_s.push_back(library.nccl_residual_s(b.bytes));
+    for (const Bucket& b : s.buckets) s.library_residual_s.push_back(library.nccl_residual_s(b.bytes, b.collective));
   s.framework = framework;
   s.framework.step_overhead_s = prof.step_overhead_s;
   return s;

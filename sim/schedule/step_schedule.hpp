@@ -1,7 +1,8 @@
 // The training-step schedule one rank runs, shared by every backend:
 //   input (prefetched) | forward | backward, layers in reverse | bucket exchanges | optimizer
 // Gradients are gathered into buckets in reverse layer order as the backward pass produces them;
-// a bucket is ready when the layer that fills it has finished its backward kernels.
+// a bucket is ready when the layer that fills it has finished its backward kernels. Synchronised
+// batch norms (model.sync_bn) add exchanges of their statistics that the pass waits for.
 #pragma once
 #include <vector>
 
@@ -9,24 +10,30 @@
 #include "cost/compute.hpp"
 #include "cost/framework_costs.hpp"
 #include "cost/library_costs.hpp"
+#include "spec/comm.hpp"
 #include "spec/execution.hpp"
 
 namespace ddlsim {
 inline namespace schedule_layer {
 
+// One exchange on the communication stream: a bucket of gradients, or a synchronised layer's
+// statistics (`blocking`: it starts as soon as its pass reaches it, and the pass waits for its end).
 struct Bucket {
-  Bytes bytes = 0;
-  Seconds ready_s = 0;   // after the start of the backward pass
+  Bytes bytes = 0;       // the collective's size as nccl-tests counts it (an allgather: its output)
+  Seconds ready_s = 0;   // after the start of the backward pass (in_forward: of the forward pass)
   int first_layer = 0;   // lowest model index of a layer whose gradients it holds
   int last_layer = 0;    // highest
   int tensors = 0;       // gradient tensors it holds
+  Collective collective = Collective::Allreduce;
+  bool blocking = false;
+  bool in_forward = false;
 };
 
 struct StepSchedule {
   Seconds input_s = 0;      // producing this rank's micro-batch (overlapped by prefetch)
   Seconds forward_s = 0;
   Seconds backward_s = 0;
-  std::vector<Bucket> buckets;  // in launch order
+  std::vector<Bucket> buckets;  // in launch order (the forward pass's blocking exchanges first)
   bool overlap = true;      // buckets launch when ready; else all after the backward pass
   Seconds cycle_s = 0;      // coordination cycle: an exchange waits half a cycle on average
   Seconds optimizer_s = 0;  // after a synchronising step
@@ -40,14 +47,19 @@ struct StepSchedule {
 
   // What one rank spends around exchange i besides the network rounds: the call (and what NCCL's
   // own estimate adds to its rounds), host staging, the framework's buffer copies.
+  // A blocking exchange is the layer's own call: no bucket copies.
   Seconds exchange_own_s(std::size_t i) const {
+    const Bucket& b = buckets[i];
     const Seconds residual = i < library_residual_s.size() ? library_residual_s[i] : 0;
-    return library.per_call_s + residual + library.staging_s(buckets[i].bytes) +
-           framework.copies_s(buckets[i].bytes, buckets[i].tensors);
+    return library.per_call_s + residual + library.staging_s(b.bytes) +
+           (b.blocking ? 0 : framework.copies_s(b.bytes, b.tensors));
   }
-  // How long after it is ready an exchange can start: half a coordination cycle on average, then
-  // the controller's negotiation.
-  Seconds start_delay_s() const { return cycle_s / 2 + framework.negotiation_s; }
+  // How long after it is ready exchange i can start: a bucket waits half a coordination cycle on
+  // average, then the controller's negotiation; a synchronised layer calls the library at once.
+  Seconds start_delay_s(std::size_t i) const {
+    return buckets[i].blocking ? 0 : cycle_s / 2 + framework.negotiation_s;
+  }
+  int gradient_buckets() const;
 };
 
 // What the ranks of a cluster run: one schedule per kind of rank (its device and host speed:
@@ -64,7 +76,15 @@ struct RankSchedules {
 std::vector<Bucket> make_buckets(const ComputeProfile& prof, Bytes bucket_bytes, Bytes first_bucket_bytes = 0,
                                  double elem_bytes = 4);
 
-StepSchedule build_schedule(const ComputeProfile& prof, const Execution& exec, Seconds input_s,
+// SyncBatchNorm's exchanges (torch 1.13, torch/nn/modules/_functions.py SyncBatchNorm): forward,
+// each rank's mean, invstd and count (2C + 1 FP32 values) all-gathered from the `ranks` before the
+// normalisation, when the layer's forward starts; backward, sum_dy and sum_dy_xmu (2C FP32 values)
+// all-reduced before the input's gradient, when its backward starts (before its own gradients'
+// bucket). Forward ones from the start of the forward pass, backward ones of the backward.
+std::vector<Bucket> sync_norm_exchanges(const ComputeProfile& prof, int ranks);
+
+// `ranks`: the ranks the step's exchanges run among (for a synchronised layer's allgather).
+StepSchedule build_schedule(const ComputeProfile& prof, const Execution& exec, Seconds input_s, int ranks,
                             const LibraryCosts& library, const FrameworkCosts& framework = FrameworkCosts{});
 
 }  // namespace schedule_layer

@@ -16,9 +16,11 @@ namespace {
 struct RankState {
   sg4::SemaphorePtr ready = sg4::Semaphore::create(0);      // one release per filled bucket
   sg4::SemaphorePtr comm_done = sg4::Semaphore::create(0);  // released after the last bucket
+  sg4::SemaphorePtr blocking_done = sg4::Semaphore::create(0);  // after each blocking exchange
   std::vector<Seconds> ready_at;
-  std::vector<Interval> exchanges;  // end infinite while running
+  std::vector<Interval> exchanges;  // the buckets' (not the blocking ones'); end infinite while running
   Seconds backward_end = 0, update_start = 0, end = 0, compute = 0, interference = 0;
+  Seconds waited = 0;  // the passes held up by blocking exchanges
 };
 
 struct FullState {
@@ -39,17 +41,31 @@ void compute_actor(const StepSchedule& s, FullState& st, int me) {
     r.compute += end - start;
     if (kind >= 0 && name) st.phases[kind].push_back({name, Lane::Compute, start, end});
   };
-  run(s.forward_s, "forward");
-  const Seconds backward_start = sg4::Engine::get_clock();
-  Seconds done = 0;
+  // The passes run up to each exchange they reach (in launch order), release it, and wait for a
+  // blocking one's end. `done`: compute done, forward and backward together.
+  Seconds done = 0, backward_start = -1;
+  const auto enter_backward = [&] {
+    if (backward_start >= 0) return;
+    run(s.forward_s - done, nullptr);
+    done = s.forward_s;
+    backward_start = sg4::Engine::get_clock();
+    if (kind >= 0) st.phases[kind].push_back({"forward", Lane::Compute, 0, backward_start});
+  };
   for (const Bucket& b : s.buckets) {
-    const Seconds target = s.overlap ? std::min(b.ready_s, s.backward_s) : s.backward_s;
+    if (!b.in_forward) enter_backward();
+    const Seconds target = b.in_forward ? b.ready_s
+                                        : s.forward_s + (s.overlap || b.blocking ? std::min(b.ready_s, s.backward_s)
+                                                                                 : s.backward_s);
     run(target - done, nullptr);
     done = std::max(done, target);
     r.ready_at.push_back(sg4::Engine::get_clock());
     r.ready->release();
+    if (!b.blocking) continue;
+    r.blocking_done->acquire();
+    r.waited += sg4::Engine::get_clock() - r.ready_at.back();
   }
-  run(s.backward_s - done, nullptr);
+  enter_backward();
+  run(s.forward_s + s.backward_s - done, nullptr);
   r.interference = interference_s(s, r.exchanges, backward_start, sg4::Engine::get_clock());
   run(r.interference, nullptr);
   r.backward_end = sg4::Engine::get_clock();
@@ -80,10 +96,11 @@ void comm_actor(const StepSchedule& s, const Plans& plans, const Layout& l, Full
   for (std::size_t i = 0; i < plans.size(); ++i) {
     if (rank) {
       st.ranks[me].ready->acquire();
-      sg4::this_actor::sleep_until(exchange_start_s(s, st.ranks[me].ready_at[i]));
+      sg4::this_actor::sleep_until(exchange_start_s(s, i, st.ranks[me].ready_at[i]));
     }
+    const bool blocking = s.buckets[i].blocking;
     const Seconds start = sg4::Engine::get_clock();
-    if (rank) st.ranks[me].exchanges.push_back({start, std::numeric_limits<Seconds>::infinity()});
+    if (rank && !blocking) st.ranks[me].exchanges.push_back({start, std::numeric_limits<Seconds>::infinity()});
     const Seconds own = s.exchange_own_s(i);
     if (own > 0) sg4::this_actor::sleep_for(own);  // call overhead and copies: this rank only
     // Eager sends would let a rank that left the last bucket early start this one's sends before
@@ -104,9 +121,10 @@ void comm_actor(const StepSchedule& s, const Plans& plans, const Layout& l, Full
       }
     }
     const Seconds end = sg4::Engine::get_clock();
-    if (rank) st.ranks[me].exchanges.back().second = end;
+    if (rank && !blocking) st.ranks[me].exchanges.back().second = end;
+    if (rank && blocking) st.ranks[me].blocking_done->release();
     if (rank && st.records[me] >= 0) {
-      st.phases[st.records[me]].push_back({label + " bucket " + std::to_string(i), Lane::Comm, start, end});
+      st.phases[st.records[me]].push_back({exchange_name(s, i, label), Lane::Comm, start, end});
       st.comm_s[st.records[me]] += end - start;
     }
   }
@@ -123,7 +141,7 @@ StepTiming rank_timing(const StepSchedule& s, const FullState& st, int kind, con
   t.compute_s = r.compute - r.interference;
   t.interference_s = r.interference;
   t.framework_s = s.framework.step_overhead_s;
-  t.exposed_comm_s = r.update_start - r.backward_end;
+  t.exposed_comm_s = r.update_start - r.backward_end + r.waited;
   close_step(s, r.end, t);
   return t;
 }
@@ -142,7 +160,7 @@ StepTiming homogeneous_step(const StepSchedule& s, const FullState& st) {
     t.compute_s = std::max(t.compute_s, r.compute - r.interference);
     t.interference_s = std::max(t.interference_s, r.interference);
     t.framework_s = s.framework.step_overhead_s;
-    t.exposed_comm_s = std::max(t.exposed_comm_s, r.update_start - r.backward_end);
+    t.exposed_comm_s = std::max(t.exposed_comm_s, r.update_start - r.backward_end + r.waited);
   }
   close_step(s, core, t);
   return t;

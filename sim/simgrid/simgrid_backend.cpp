@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "cost/collectives.hpp"
 #include "cost/decision.hpp"
 #include "cost/eager_rounds.hpp"
 #include "schedule/compose.hpp"
@@ -21,18 +22,18 @@ Seconds round_overhead_s(const CommTopology& t, RoundKind k) {
   return node_round(k) ? t.intra.step_overhead_s : t.flat_route().step_overhead_s;
 }
 
-// One plan per bucket, as the library runs it (decision.hpp: library_call): with `auto` the
-// library's algorithm for the bucket's size, with NCCL its protocol's bytes, and each round's
-// overhead moved from the layout's (the topology's) to the protocol's.
-Plans bucket_plans(const StepSchedule& s, Collective c, const CommMethod& m, const CommTopology& topo, const Layout& l) {
+// One plan per exchange (its own collective), as the library runs it (decision.hpp: library_call):
+// with `auto` the library's algorithm for the exchange's size, with NCCL its protocol's bytes, and
+// each round's overhead moved from the layout's (the topology's) to the protocol's.
+Plans bucket_plans(const StepSchedule& s, const CommMethod& m, const CommTopology& topo, const Layout& l) {
   Plans plans;
   for (const auto& b : s.buckets) {
-    const LibraryCall k = library_call(m, c, topo, b.bytes);
+    const LibraryCall k = library_call(m, b.collective, topo, b.bytes);
     Layout as_run = l;
     as_run.steps_in_flight = k.topo.steps_in_flight;
     as_run.binary_blocks = k.topo.binary_blocks;
     as_run.eager_limit_bytes = k.topo.eager_limit_bytes;
-    plans.push_back(collective_plan(c, k.algorithm, as_run, k.bytes));
+    plans.push_back(collective_plan(b.collective, k.algorithm, as_run, k.bytes));
     for (Round& r : plans.back()) {
       r.overhead_s += round_overhead_s(k.topo, r.kind) - round_overhead_s(topo, r.kind);
       if (r.pipelined) r.node_overhead_s += k.topo.intra.step_overhead_s - topo.intra.step_overhead_s;
@@ -84,11 +85,11 @@ SyncSteps sync_from_json(const nlohmann::json& j) {
   return s;
 }
 
-std::string simulate_sync_step(const RankSchedules& rs, const CommTopology& topo, Collective c, const CommMethod& m,
+std::string simulate_sync_step(const RankSchedules& rs, const CommTopology& topo, const CommMethod& m,
                                const System& sys, const SimGridOptions& o) {
   World w = make_world(topo, m.algorithm, sys, o);
   w.layout.eager_limit_bytes = eager_limit_bytes(m, topo);
-  const Plans plans = bucket_plans(rs.kinds.front(), c, m, topo, w.layout);
+  const Plans plans = bucket_plans(rs.kinds.front(), m, topo, w.layout);
   pace_pipelined_rings(w, plans);
   const std::string label = to_string(m.algorithm);
   // Eager sends that let ranks run ahead of their receivers overlap rounds: only the full run has them.
@@ -109,34 +110,45 @@ std::string platform_label(const System& sys) {
 // The deadline of one simulation: simulation.timeout_s, else 60 s plus 20 us per message simulated
 // (about 6 times what the benchmarks measure: bench/simgrid_bench.cpp, 3.4 us per message at full
 // fidelity), so a run that would take far longer than its size warrants is stopped, not awaited.
-Seconds deadline_s(const StepSchedule& s, const CommTopology& topo, Collective c, const CommMethod& m,
-                   const SimGridOptions& o) {
+Seconds deadline_s(const StepSchedule& s, const CommTopology& topo, const CommMethod& m, const SimGridOptions& o) {
   if (o.timeout_s > 0) return o.timeout_s;
   Layout l;
   l.ranks = topo.ranks();
   l.gpus_per_node = topo.gpus_per_node;
   l.ps_servers = topo.ps_servers;
   double messages = 0;
-  for (const auto& plan : bucket_plans(s, c, m, topo, l))
+  for (const auto& plan : bucket_plans(s, m, topo, l))
     for (const Round& r : plan) messages += double(o.fidelity == Fidelity::Fast ? 1 : r.repeat) * l.ranks;
   return 60 + 20e-6 * messages;
 }
 
-SyncSteps simgrid_sync_step(const RankSchedules& rs, const CommTopology& topo, Collective c, const CommMethod& m,
+SyncSteps simgrid_sync_step(const RankSchedules& rs, const CommTopology& topo, const CommMethod& m,
                             const System& sys, const SimGridOptions& o) {
-  const std::string answer = run_isolated([&] { return simulate_sync_step(rs, topo, c, m, sys, o); },
-                                          platform_label(sys), deadline_s(rs.kinds.front(), topo, c, m, o));
+  const std::string answer = run_isolated([&] { return simulate_sync_step(rs, topo, m, sys, o); },
+                                          platform_label(sys), deadline_s(rs.kinds.front(), topo, m, o));
   return sync_from_json(nlohmann::json::parse(answer));
+}
+
+// A local step's exchanges: the synchronised layers' (closed forms), none for the buckets.
+std::vector<Seconds> local_exchange_s(const StepSchedule& s, const CommTopology& topo, const CommMethod& m) {
+  std::vector<Seconds> out;
+  if (topo.ranks() <= 1) return out;
+  for (const Bucket& b : s.buckets) {
+    const LibraryCall k = library_call(m, b.collective, topo, b.bytes);
+    out.push_back(b.blocking ? collective_time_s(b.collective, k.algorithm, k.topo, k.bytes) : 0);
+  }
+  return out;
 }
 
 }  // namespace
 
 StepPair simgrid_steps(const RankSchedules& rs, const CommTopology& topo, const CommMethod& m, const System& sys,
                        const SimGridOptions& o) {
-  // The local step exchanges nothing, and one rank needs no network: no simulation for them.
-  StepPair out = compose_steps(rs, {}, to_string(m.algorithm));
+  // The local step exchanges no gradients (a synchronised layer's statistics it does: their closed
+  // forms), and one rank needs no network: no simulation for them.
+  StepPair out = compose_steps(rs, local_exchange_s(rs.kinds.front(), topo, m), to_string(m.algorithm));
   if (topo.ranks() <= 1) return out;
-  SyncSteps sync = simgrid_sync_step(rs, topo, Collective::Allreduce, m, sys, o);
+  SyncSteps sync = simgrid_sync_step(rs, topo, m, sys, o);
   out.sync = std::move(sync.cluster);
   out.kind_sync = std::move(sync.kinds);
   return out;
@@ -156,13 +168,13 @@ Seconds simgrid_collective_s(Collective c, Algorithm a, const CommTopology& topo
                              const SimGridOptions& o) {
   if (topo.ranks() <= 1) return 0;
   StepSchedule s;  // no compute: one exchange alone
-  s.buckets = {Bucket{bytes, 0, 0, 0}};
+  s.buckets = {Bucket{bytes, 0, 0, 0, 0, c}};
   s.overlap = false;
   CommTopology rounds_as_given = topo;  // the algorithm's rounds alone, as collective_time_s: no protocol
   rounds_as_given.nccl_protocols = false;
   // The rounds as given: rings pipelined only where the topology keeps their steps in flight.
   const CommMethod m{Library::Nccl, a, Protocol::Simple, topo.steps_in_flight};
-  return simgrid_sync_step(RankSchedules{{s}, {}}, rounds_as_given, c, m, sys, o).cluster.comm_s;
+  return simgrid_sync_step(RankSchedules{{s}, {}}, rounds_as_given, m, sys, o).cluster.comm_s;
 }
 
 Seconds simgrid_collective_s(Algorithm a, const CommTopology& topo, Bytes bytes, const System& sys,

@@ -55,6 +55,7 @@ struct Execution {
   StepCostOverrides step_costs;
   Bytes first_bucket_bytes = 0;    // PyTorch DDP: the first bucket's own cap (0: as the others)
   GradientDtype gradient_dtype = GradientDtype::FP32;
+  bool sync_batchnorm = false;     // batch norms synchronised across the ranks (model.sync_bn)
   FrameworkSpec fw;                // the framework's own costs (spec/framework.hpp)
 
   double gradient_elem_bytes() const { return gradient_dtype == GradientDtype::FP16 ? 2 : 4; }
