@@ -722,3 +722,29 @@ TEST(Transformers, SwinPadsToWholeWindowsByHand) {
     EXPECT_NEAR(p.layers[crop].bwd_s, 2 * (kernel_s(0, whole, peak) + kernel_s(0, 2 * real, peak)), 1e-12) << size;
   }
 }
+
+// A model file's output projection tied to its token embedding (`dense V tied=true`): GPT-2's
+// 124,439,808 parameters (Hugging Face's count), the table counted once; the projection's work and
+// its gradient kernels are those of an untied dense layer.
+TEST(Transformers, ModelFileTiesTheOutputProjection) {
+  std::string blocks;
+  for (int i = 0; i < 12; ++i) blocks += "transformer_block 12 3072 causal=true\n";
+  const std::string head = "input 1024 1 1\ntoken_embedding 50257 768 1024\n" + blocks + "layernorm\n";
+  const Model tied = parse_model_file(head + "dense 50257 bias=false tied=true\n", "t.model");
+  const Model untied = parse_model_file(head + "dense 50257 bias=false\n", "u.model");
+  EXPECT_EQ(tied.params_trainable(), 124'439'808);
+  EXPECT_EQ(untied.params_trainable() - tied.params_trainable(), 50257LL * 768);
+  EXPECT_EQ(tied.params_trainable(), text("gpt2").params_trainable());
+  EXPECT_DOUBLE_EQ(tied.layers.back().fwd_flops, untied.layers.back().fwd_flops);
+  EXPECT_EQ(tied.layers.back().trainable_tensors(), 0);
+  // Tied to nothing, or to a table of another shape: refused, naming what it needs.
+  for (const std::string bad : {"input 16 1 1\ntoken_embedding 100 64 16\ndense 99 tied=true\n",
+                                "input 16 64\ndense 100 tied=true\n"}) {
+    try {
+      parse_model_file(bad, "bad.model");
+      FAIL() << bad;
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find("token embedding of"), std::string::npos) << e.what();
+    }
+  }
+}

@@ -139,8 +139,23 @@ Shape apply_depthwise(ModelBuilder& b, Shape x, const Line& l) {
   return fused_activation(b, x, l);
 }
 
+// `tied=true`: the weight is a token embedding's table (GPT's output projection, BERT's decoder),
+// which must have come before with UNITS rows of the input's width.
 Shape apply_dense(ModelBuilder& b, Shape x, const Line& l) {
-  x = b.dense(x, parse_positive(l, l.args.at(0), "unit count"), opt_bool(l, "bias", true));
+  const int units = parse_positive(l, l.args.at(0), "unit count");
+  if (!opt_bool(l, "tied", false)) {
+    x = b.dense(x, units, opt_bool(l, "bias", true));
+    return fused_activation(b, x, l);
+  }
+  const double table = double(units) * x.c;
+  const auto& ls = b.layers();
+  if (std::none_of(ls.begin(), ls.end(), [&](const Layer& e) {
+        return e.kind == LayerKind::Embedding && e.out.c == x.c && double(e.params_trainable) == table;
+      }))
+    fail(fmt::format("'dense {} tied=true' needs a token embedding of {} rows and {} columns (the input's width) "
+                     "before it, whose table it multiplies by",
+                     units, units, x.c));
+  x = b.tied_dense(x, units, opt_bool(l, "bias", true));
   return fused_activation(b, x, l);
 }
 
@@ -221,7 +236,8 @@ const std::vector<LayerSpec>& layer_specs() {
        {"kernel", "stride", "padding", "bias", "groups", "activation"}, apply_conv2d},
       {"depthwise_conv2d", "depthwise_conv2d [kernel=K|HxW] [stride=S] [padding=same|valid] [bias=..] [activation=..]",
        {"kernel", "stride", "padding", "bias", "activation"}, apply_depthwise},
-      {"dense", "dense UNITS [activation=NAME] [bias=true|false]", {"activation", "bias"}, apply_dense},
+      {"dense", "dense UNITS [activation=NAME] [bias=true|false] [tied=true|false]", {"activation", "bias", "tied"},
+       apply_dense},
       {"batchnorm", "batchnorm [scale=true|false]", {"scale"}, apply_batchnorm},
       {"activation", "activation NAME", {}, apply_activation},
       {"maxpool", "maxpool [SIZE] [stride=S] [padding=valid|same]", {"stride", "padding"}, apply_pool},
