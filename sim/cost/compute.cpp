@@ -98,6 +98,14 @@ OpRules op_rules(const ComputeTuning& t, Precision p, bool eager_inplace, bool i
   return r;
 }
 
+// Recomputation (FrameworkSpec::recompute): each layer's forward kernels again in its backward.
+void recompute_forwards(ComputeProfile& p) {
+  for (LayerCost& c : p.layers) {
+    c.bwd_s += c.fwd_s;
+    c.bwd_kernels += c.fwd_kernels;
+  }
+}
+
 // What a layer's cost holds besides its times.
 LayerCost bare_cost(const Layer& l) {
   LayerCost c;
@@ -249,6 +257,7 @@ ComputeProfile roofline_profile(const Model& model, const Device& device, Precis
   }
   if (tuning.pointwise_fusion && tuning.per_kind_traffic)
     fuse_pointwise_chains(model, device, precision, batch, tuning, bytes, first_trainable, prof);
+  if (fw.recompute) recompute_forwards(prof);
   // The optimizer on FP32 master weights (spec/optimizer.hpp: 20 bytes a parameter for SGD with
   // momentum), its kernels per trainable tensor as the framework runs them (cost/framework_costs.hpp).
   // Accumulation: read two, write one, one kernel per tensor (autograd's AccumulateGrad; a graph's
@@ -334,6 +343,7 @@ ComputeProfile compute_profile(const Model& model, const Device& device, Precisi
   const Seconds overhead = step_overhead_s(fw);
   if (tuning.calibration) {
     ComputeProfile prof = calibrated_profile(model, precision, batch, tuning, optimizer);
+    if (fw.recompute) recompute_forwards(prof);
     const std::vector<int> measured = tuning.calibration->batches();
     if (measured.size() == 1 && measured.front() != batch) {
       follow_roofline_shape(prof, roofline_profile(model, device, precision, batch, tuning, optimizer, fw),

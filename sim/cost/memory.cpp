@@ -26,17 +26,34 @@ bool gradient_needs_input(LayerKind k) {
 
 }  // namespace
 
+// What layer i keeps for the backward pass, elements per sample.
+std::int64_t saved_by_layer(const Model& m, std::size_t i, bool scores_saved) {
+  std::int64_t n = 0;
+  const bool next_needs = i + 1 < m.layers.size() && gradient_needs_input(m.layers[i + 1].kind);
+  if (m.layers[i].kind == LayerKind::Activation || next_needs) n += m.layers[i].out_elems;
+  // gelu_new's operations save three more tensors of its size for autograd: tanh's result, 1 + it
+  // and 0.5 x (cost/compute.cpp gelu_new_kernels).
+  if (m.layers[i].fn == "gelu_new") n += 3 * m.layers[i].out_elems;
+  if (scores_saved) n += m.layers[i].inner_elems;
+  return n;
+}
+
 std::int64_t saved_elems_per_sample(const Model& m, bool scores_saved) {
   std::int64_t n = 0;
-  for (std::size_t i = 0; i < m.layers.size(); ++i) {
-    const bool next_needs = i + 1 < m.layers.size() && gradient_needs_input(m.layers[i + 1].kind);
-    if (m.layers[i].kind == LayerKind::Activation || next_needs) n += m.layers[i].out_elems;
-    // gelu_new's operations save three more tensors of its size for autograd: tanh's result, 1 + it
-    // and 0.5 x (cost/compute.cpp gelu_new_kernels).
-    if (m.layers[i].fn == "gelu_new") n += 3 * m.layers[i].out_elems;
-    if (scores_saved) n += m.layers[i].inner_elems;
-  }
+  for (std::size_t i = 0; i < m.layers.size(); ++i) n += saved_by_layer(m, i, scores_saved);
   return n;
+}
+
+std::int64_t recomputed_saved_elems_per_sample(const Model& m, bool scores_saved) {
+  std::int64_t kept = 0, segment = 0, largest = 0;
+  for (std::size_t i = 0; i < m.layers.size(); ++i) {
+    segment += saved_by_layer(m, i, scores_saved);
+    if (m.layers[i].kind != LayerKind::Add) continue;
+    kept += m.layers[i].out_elems;
+    largest = std::max(largest, segment);
+    segment = 0;
+  }
+  return kept + std::max(largest, segment);
 }
 
 Bytes MemoryEstimate::total() const {
@@ -51,7 +68,9 @@ MemoryEstimate memory_per_gpu(const Model& m, const Execution& e, bool scores_sa
   est.gradients = trainable * e.gradient_elem_bytes();
   if (e.algorithm != Algorithm::ParameterServer) est.optimizer_state = trainable * optimizer_state_bytes(e.optimizer);
   if (e.sync_period > 1) est.accumulator = est.gradients;
-  est.activations = double(saved_elems_per_sample(m, scores_saved)) * e.batch_per_gpu * (mixed ? 2 : 4);
+  const std::int64_t saved =
+      e.fw.recompute ? recomputed_saved_elems_per_sample(m, scores_saved) : saved_elems_per_sample(m, scores_saved);
+  est.activations = double(saved) * e.batch_per_gpu * (mixed ? 2 : 4);
   est.comm_buffers = e.bucket_bytes > 0 ? std::min(e.bucket_bytes, est.gradients) : est.gradients;
   return est;
 }

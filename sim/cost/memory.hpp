@@ -5,7 +5,8 @@
 //                + optimizer state (trainable x 0 / 4 / 8 B for sgd / momentum / adam; on the
 //                  servers, not the workers, with a parameter server)
 //                + a gradient accumulator (gradient bytes) when syncing every k > 1 micro-batches
-//   activations  = saved elements per sample x batch x 4 B (2 B when mixed)
+//   activations  = saved elements per sample x batch x 4 B (2 B when mixed); with recomputation
+//                  the blocks' inputs and one block's saved elements
 //   comm buffers = one fusion buffer / bucket (bucket bytes, at most the gradients), or a packed
 //                  copy of all gradients when they are exchanged in one piece
 //   reserved     = 1 GiB: CUDA context, cuDNN/cuBLAS workspaces, allocator slack
@@ -27,6 +28,12 @@ constexpr Bytes kReservedDeviceBytes = kGiB;
 // an activation or an add are freed (fused batch norm, in-place ReLU). Attention's score matrices
 // are kept only on the math path (`scores_saved`; fused attention recomputes them in backward).
 std::int64_t saved_elems_per_sample(const Model& m, bool scores_saved = false);
+
+// The same with activations recomputed (training.recompute = full), each residual block a
+// checkpoint: every residual add's output kept, plus, while one block is
+// recomputed in the backward pass, what that block saves (the largest block's). A model without
+// residual adds is one block: no memory saved.
+std::int64_t recomputed_saved_elems_per_sample(const Model& m, bool scores_saved = false);
 
 struct MemoryEstimate {
   Bytes weights = 0;

@@ -136,6 +136,10 @@ std::vector<KeySpec> declare_keys() {
                 "preset: horovod, pytorch_ddp, tf_mirrored, tf_custom_accum, tf_ps, lbann, tarantella, tf1_ps, "
                 "tf1_replicated, tf1_distributed_replicated"),
            preset_names()),
+      vary(choice("training.recompute", "none", {"none", "full"},
+                  "none or full: activations recomputed in the backward pass (torch.utils.checkpoint on every "
+                  "block, Megatron-LM's full recomputation): each layer's forward kernels run again before its "
+                  "backward ones, and only the blocks' inputs are kept (the memory estimate)")),
       vary(integer("training.samples", "1281167", 1, 1000000000000LL, "training samples per epoch"), 1000, 1e9,
            kLog),
       vary(integer("training.epochs", "1", 1, 1000000, "epochs"), 1, 1000, kLog),

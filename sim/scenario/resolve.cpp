@@ -155,6 +155,7 @@ FrameworkSpec resolve_framework(const Reader& r, const FrameworkPreset& preset) 
   f.negotiates = r.given("framework.negotiation")
                      ? r.choice<bool>("framework.negotiation", {{"on", true}, {"off", false}})
                      : preset.negotiates;
+  f.recompute = r.choice<bool>("training.recompute", {{"none", false}, {"full", true}});
   f.optimizer_launches = r.choice<OptimizerLaunches>("framework.optimizer_launches",
                                                      {{"per_tensor", OptimizerLaunches::PerTensor},
                                                       {"foreach", OptimizerLaunches::Foreach},

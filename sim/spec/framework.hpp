@@ -31,6 +31,10 @@ struct FrameworkSpec {
   BufferCopies copies = BufferCopies::None;
   bool negotiates = false;         // a controller coordinates the ranks before each exchange
   Seconds step_overhead_s = -1;    // host time of the training loop per micro-batch; < 0: the mode's default
+  // Activations recomputed (training.recompute = full): each layer's forward run again in the
+  // backward pass (torch.utils.checkpoint per block, Megatron-LM's full recomputation), only the
+  // residual blocks' inputs kept (cost/memory.hpp).
+  bool recompute = false;
 };
 
 }  // namespace spec_layer
