@@ -1,7 +1,9 @@
 // The input pipeline's shared node resources and GPU decoding (cost/input_pipeline.hpp), by hand.
 #include <gtest/gtest.h>
 
+#include "core/error.hpp"
 #include "cost/input_pipeline.hpp"
+#include "predict_util.hpp"
 
 using namespace ddlsim;
 
@@ -44,4 +46,22 @@ TEST(InputPipeline, DefaultDecodeTimesByFramework) {
   // 64 x 64 is still a JPEG: 0.872 + 0.382 x 4096 / 50176 ms; 32 x 32 is a raw array: 0.382 / 49 ms.
   EXPECT_NEAR(default_decode_s(FrameworkMode::Graph, 64, 64), 0.872e-3 + 0.382e-3 * 4096 / 50176, 1e-12);
   EXPECT_NEAR(default_decode_s(FrameworkMode::Graph, 32, 32), 0.382e-3 / 49, 1e-12);
+}
+
+TEST(InputPipeline, AnAugmentationPolicyAddsItsMeasuredTime) {
+  // calibration/measured/augment-cost.csv at 224 x 224; 448 x 448 four times as long.
+  EXPECT_EQ(augment_s(Augment::Standard, 224, 224), 0.0);
+  EXPECT_NEAR(augment_s(Augment::AutoAugment, 224, 224), 0.544e-3, 1e-12);
+  EXPECT_NEAR(augment_s(Augment::RandAugment, 448, 448), 4 * 0.786e-3, 1e-12);
+  // DDP (eager) on one GPU of a DGX A100, records in memory, batch 32, 4 workers: (0.976 + 1.143 +
+  // 0.544) ms x 32 / 4 = 21.304 ms an input batch.
+  const std::vector<std::string> base = {"--training.framework=pytorch_ddp", "--cluster.platform=dgx-a100",
+                                         "--cluster.gpus_per_node=1", "--input.storage=memory",
+                                         "--training.batch_per_gpu=32"};
+  std::vector<std::string> auto_augment = base;
+  auto_augment.push_back("--input.augment=autoaugment");
+  EXPECT_NEAR(testutil::predict_default(auto_augment).input_time_s, 32 * (0.976e-3 + 1.143e-3 + 0.544e-3) / 4, 1e-12);
+  EXPECT_NEAR(testutil::predict_default(base).input_time_s, 32 * 2.119e-3 / 4, 1e-12);
+  // A language model's tokens take no image policy.
+  EXPECT_THROW(testutil::predict_default({"--model.name=gpt2", "--input.augment=randaugment"}), InputError);
 }

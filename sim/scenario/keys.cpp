@@ -360,8 +360,14 @@ std::vector<KeySpec> declare_keys() {
                 "stored size of one sample, KiB; default: 110 for images of 64x64 pixels and more (ImageNet's "
                 "mean JPEG), 1 byte a value for smaller images, 4 bytes a value for other inputs"),
            0.1, 100000, kLog),
+      vary(choice("input.augment", "standard", {"standard", "autoaugment", "randaugment", "trivialaugment", "augmix"},
+                  "standard (the crop and flip input.decode_ms covers), autoaugment (ImageNet policy), randaugment "
+                  "(2 ops, magnitude 9), trivialaugment or augmix: an automatic policy on each crop, torchvision's, "
+                  "its CPU time a worker adds per image as measured with torchvision 0.14 (scaled by pixels from "
+                  "224 x 224); with input.decoder = dali it runs on the GPU and is not charged")),
       vary(real("input.decode_ms", "", 0, 1e6, "ms",
-                "decode and augment time of one sample on one worker, ms; default: the framework's loader "
+                "decode and standard augmentation time of one sample on one worker, ms (input.augment adds its "
+                "policy's); default: the framework's loader "
                 "measured on one EPYC core: an ImageNet JPEG decoded (graph 0.87, eager 0.98 ms), then cropped, "
                 "resized, flipped, normalised and, eager, collated (0.38 / 1.14 ms at 224x224, scaled by pixels)"),
            0.01, 1000, kLog),

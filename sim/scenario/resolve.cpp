@@ -384,6 +384,15 @@ StorageSpec resolve_storage(const Reader& r, const Model& m, FrameworkMode mode)
   s.decode_s = r.given("input.decode_ms") ? r.real("input.decode_ms") * 1e-3
                : m.reads_tokens()         ? 0
                                           : default_decode_s(mode, m.input.h, m.input.w);
+  const Augment augment = r.choice<Augment>("input.augment", {{"standard", Augment::Standard},
+                                                              {"autoaugment", Augment::AutoAugment},
+                                                              {"randaugment", Augment::RandAugment},
+                                                              {"trivialaugment", Augment::TrivialAugment},
+                                                              {"augmix", Augment::AugMix}});
+  if (augment != Augment::Standard && m.reads_tokens())
+    throw InputError(r.where("input.augment") + ": an image augmentation policy, but " + m.name +
+                     " reads token ids (keep input.augment = standard)");
+  s.decode_s += augment_s(augment, m.input.h, m.input.w);
   return s;
 }
 

@@ -13,6 +13,18 @@ Seconds default_decode_s(FrameworkMode mode, int input_h, int input_w) {
   return (input_h >= 64 && input_w >= 64 ? jpeg_s : 0) + rest_at_224_s * scale;
 }
 
+Seconds augment_s(Augment a, int input_h, int input_w) {
+  const double scale = double(input_h) * input_w / (224.0 * 224.0);
+  switch (a) {  // calibration/measured/augment-cost.csv, ms an image at 224 x 224
+    case Augment::Standard: return 0;
+    case Augment::AutoAugment: return 0.544e-3 * scale;
+    case Augment::RandAugment: return 0.786e-3 * scale;
+    case Augment::TrivialAugment: return 0.488e-3 * scale;
+    case Augment::AugMix: return 9.611e-3 * scale;
+  }
+  return 0;
+}
+
 namespace {
 
 // The kind of each rank from a key per rank: kinds in order of first appearance.

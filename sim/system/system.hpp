@@ -80,6 +80,14 @@ struct ComputeTuning {
 // Servers' cores may be slower: measure yours with either tool.
 Seconds default_decode_s(FrameworkMode mode, int input_h, int input_w);
 
+// An automatic augmentation policy after the standard crop and flip (input.augment): torchvision's
+// on the crop, before ToTensor, as its ImageNet recipes run them (references/classification
+// presets.py). What each adds per image on one core at 224 x 224, scaled by pixels: measured on the
+// build machine with torchvision 0.14 (calibration/torch/augment_cost.py; calibration/measured/
+// augment-cost.csv). `standard`: none beyond the crop and flip the decode time covers.
+enum class Augment { Standard, AutoAugment, RandAugment, TrivialAugment, AugMix };
+Seconds augment_s(Augment a, int input_h, int input_w);
+
 struct StorageSpec {
   Storage storage = Storage::LocalSSD;
   Bytes sample_bytes = 0;        // stored size of one sample
