@@ -152,6 +152,13 @@ TEST(ValidateSet, CommandPrintsTheTableAndWritesNothingOnError) {
   ASSERT_EQ(r.code, 0) << r.out;
   EXPECT_NE(r.out.find("aws_k80_cluster"), std::string::npos);
   EXPECT_NE(r.out.find("MAPE of the multi-GPU rows"), std::string::npos);
+  // Each group's bias beside its MAPE: aws_k80_cluster's synthetic rows, ddlsim's then linear scaling's.
+  const std::size_t table = r.out.find("MAPE of the multi-GPU rows");
+  const std::size_t row = r.out.find("\n   aws_k80_cluster ", table);
+  ASSERT_NE(row, std::string::npos);
+  const std::string line = r.out.substr(row + 1, r.out.find('\n', row + 1) - row - 1);
+  EXPECT_NE(line.find(" % ("), std::string::npos) << line;
+  EXPECT_NE(line.find(") | "), std::string::npos) << line;
   TempFile out("v.json");
   const auto bad = run_ddlsim("validate --data /nonexistent --output " + out.path());
   EXPECT_EQ(bad.code, 2);

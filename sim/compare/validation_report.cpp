@@ -161,15 +161,18 @@ std::string render_table(const ValidationResult& v) {
                          r.baseline ? pct(r.baseline_error) : "-");
     }
   }
-  out += "\nMAPE of the multi-GPU rows (ddlsim | linear scaling from the 1-GPU row):\n";
-  out += fmt::format("   {:<17} {:>22} {:>22}\n", "group", "synthetic data", "real data");
+  out += "\nMAPE of the multi-GPU rows (bias: the mean signed error of the throughput, + when ddlsim is too fast;\n"
+         "ddlsim | linear scaling from the 1-GPU row):\n";
+  out += fmt::format("   {:<17} {:>33} {:>33}\n", "group", "synthetic data", "real data");
   auto cell = [](const ErrorStats& m, const ErrorStats& b) {
-    return m.n ? fmt::format("{:5.1f} % | {:5.1f} % ({:2})", 100 * m.mape, 100 * b.mape, m.n) : std::string("-");
+    return m.n ? fmt::format("{:5.1f} % ({:+5.1f}) | {:5.1f} % ({:+5.1f}) ({:2})", 100 * m.mape, 100 * m.bias,
+                             100 * b.mape, 100 * b.bias, m.n)
+               : std::string("-");
   };
   for (const auto& g : v.groups)
-    out += fmt::format("   {:<17} {:>22} {:>22}\n", g.group.name, cell(g.model_synthetic, g.baseline_synthetic),
+    out += fmt::format("   {:<17} {:>33} {:>33}\n", g.group.name, cell(g.model_synthetic, g.baseline_synthetic),
                        cell(g.model_real, g.baseline_real));
-  out += fmt::format("   {:<17} {:>22} {:>22}\n", "all", cell(v.model_synthetic, v.baseline_synthetic),
+  out += fmt::format("   {:<17} {:>33} {:>33}\n", "all", cell(v.model_synthetic, v.baseline_synthetic),
                      cell(v.model_real, v.baseline_real));
   out += "\nOut of sample: MAPE of the multi-GPU rows, synthetic data | real data\n";
   out += fmt::format("   {:<17} {:>19} {:>22} {:>19} {:>19}\n", "group", "a priori (no fit)", "leave-one-model-out",
