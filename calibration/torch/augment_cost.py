@@ -5,7 +5,10 @@ RandomHorizontalFlip output (a PIL image), before ToTensor (torchvision's refere
 presets.py ClassificationPresetTrain: crop, flip, then the policy). Each policy's time is what it
 adds to the standard transform that loader_cost.py times (and ddlsim's decode default covers).
 The images are loader_cost.py's synthetic JPEGs (or yours: --images DIR). Prints CSV rows of
-per-image milliseconds (medians of --repeats passes over --count images, a fixed seed).
+per-image milliseconds (medians of --repeats passes over --count images, a fixed seed), the
+standard transform's first (crop and flip on the decoded image, ToTensor and Normalize on the crop),
+timed in the same run, so that a policy's time can be put beside loader_cost.py's on another day
+(ddlsim takes each policy's ratio to it, system.cpp augment_s).
 
     /usr/bin/python3 calibration/torch/augment_cost.py [--images DIR] [--count 256] [--repeats 5]
 """
@@ -51,9 +54,14 @@ def main():
     else:
         data = synthetic_jpegs(a.count)
     crop = transforms.Compose([transforms.RandomResizedCrop(a.size), transforms.RandomHorizontalFlip()])
-    crops = [crop(Image.open(io.BytesIO(b)).convert("RGB")) for b in data]
+    images = [Image.open(io.BytesIO(b)).convert("RGB") for b in data]
+    crops = [crop(i) for i in images]
+    to_tensor = transforms.Compose([transforms.ToTensor(),
+                                    transforms.Normalize(mean=[0.485, 0.456, 0.406], std=[0.229, 0.224, 0.225])])
     print(f"# torchvision {torchvision.__version__}, torch {torch.__version__}, {len(crops)} crops of {a.size}")
     print("policy,ms_per_image")
+    standard = median_ms(crop, images, a.repeats) + median_ms(to_tensor, crops, a.repeats)
+    print(f"standard,{standard:.3f}")
     for name, make in POLICIES.items():
         policy = make()
         print(f"{name},{median_ms(policy, crops, a.repeats):.3f}")

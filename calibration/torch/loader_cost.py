@@ -23,11 +23,12 @@ from PIL import Image
 from torchvision import transforms
 
 
-def synthetic_jpegs(count, seed=7):
+def synthetic_jpegs(count, seed=7, height=375, width=500):
     """375 x 500 JPEGs at quality 90, 4:2:0, drawn as calibration/input_bench.cpp draws its own
-    (a sine-cosine pattern per channel, block edges, Gaussian noise of 18): about 94 KiB each."""
+    (a sine-cosine pattern per channel, block edges, Gaussian noise of 18): about 94 KiB each.
+    Another size (Tiny ImageNet's 64 x 64) draws the same pattern on that grid."""
     rng = np.random.default_rng(seed)
-    y, x = np.mgrid[0:375, 0:500]
+    y, x = np.mgrid[0:height, 0:width]
     out = []
     for _ in range(count):
         p = rng.uniform(0, 6.283, 3)
@@ -82,9 +83,14 @@ def main():
     p.add_argument("--count", type=int, default=64)
     p.add_argument("--repeats", type=int, default=5)
     p.add_argument("--size", type=int, default=224)
+    p.add_argument("--jpeg-size", default="375x500", help="HxW of the synthetic JPEGs (Tiny ImageNet: 64x64)")
     a = p.parse_args()
     if a.count < 1 or a.repeats < 1 or a.size < 8:
         p.error("--count and --repeats must be at least 1, --size at least 8")
+    try:
+        jpeg_h, jpeg_w = (int(v) for v in a.jpeg_size.lower().split("x"))
+    except ValueError:
+        p.error(f"--jpeg-size {a.jpeg_size}: expected HxW, e.g. 64x64")
     torch.set_num_threads(1)
     if a.images:
         files = sorted(glob.glob(os.path.join(a.images, "*.JPEG")) + glob.glob(os.path.join(a.images, "*.jpg")))
@@ -93,7 +99,7 @@ def main():
             print(f"loader_cost.py: --images {a.images}: no .JPEG or .jpg files there", file=sys.stderr)
             sys.exit(2)
     else:
-        data = synthetic_jpegs(a.count)
+        data = synthetic_jpegs(a.count, height=jpeg_h, width=jpeg_w)
     decode = lambda b: Image.open(io.BytesIO(b)).convert("RGB")
     images = [decode(b) for b in data]
     crop = transforms.Compose([transforms.RandomResizedCrop(a.size), transforms.RandomHorizontalFlip()])

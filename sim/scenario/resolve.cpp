@@ -392,7 +392,7 @@ StorageSpec resolve_storage(const Reader& r, const Model& m, FrameworkMode mode)
   if (augment != Augment::Standard && m.reads_tokens())
     throw InputError(r.where("input.augment") + ": an image augmentation policy, but " + m.name +
                      " reads token ids (keep input.augment = standard)");
-  s.decode_s += augment_s(augment, m.input.h, m.input.w);
+  s.decode_s += augment_s(augment, mode, m.input.h, m.input.w);
   return s;
 }
 

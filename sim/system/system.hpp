@@ -82,11 +82,15 @@ Seconds default_decode_s(FrameworkMode mode, int input_h, int input_w);
 
 // An automatic augmentation policy after the standard crop and flip (input.augment): torchvision's
 // on the crop, before ToTensor, as its ImageNet recipes run them (references/classification
-// presets.py). What each adds per image on one core at 224 x 224, scaled by pixels: measured on the
-// build machine with torchvision 0.14 (calibration/torch/augment_cost.py; calibration/measured/
-// augment-cost.csv). `standard`: none beyond the crop and flip the decode time covers.
+// presets.py). Measured with torchvision 0.14 on one core of the build machine beside the standard
+// transform (crop, flip, ToTensor, Normalize) in the same run (calibration/torch/augment_cost.py;
+// calibration/measured/augment-cost.csv: AutoAugment 0.36, RandAugment 0.58, TrivialAugment 0.30,
+// AugMix 5.3 times the standard's time), since the machine's cores differ from day to day (that
+// day's loader ran 2.3 to 2.7 times slower than default_decode_s's). A policy adds its ratio times
+// default_decode_s's time besides decoding, in proportion to the pixels; `standard` adds none.
 enum class Augment { Standard, AutoAugment, RandAugment, TrivialAugment, AugMix };
-Seconds augment_s(Augment a, int input_h, int input_w);
+double augment_ratio(Augment a);
+Seconds augment_s(Augment a, FrameworkMode mode, int input_h, int input_w);
 
 struct StorageSpec {
   Storage storage = Storage::LocalSSD;
