@@ -360,6 +360,11 @@ std::vector<KeySpec> declare_keys() {
                 "stored size of one sample, KiB; default: 110 for images of 64x64 pixels and more (ImageNet's "
                 "mean JPEG), 1 byte a value for smaller images, 4 bytes a value for other inputs"),
            0.1, 100000, kLog),
+      vary(choice("input.dataset", "custom", {"custom", "imagenet", "tinyimagenet", "cifar10", "cifar100"},
+                  "custom, imagenet, tinyimagenet, cifar10 or cifar100: the dataset's image size (Tiny ImageNet "
+                  "64, CIFAR 32; ImageNet the model's own), classes, training samples and stored sample (ImageNet "
+                  "110 KiB JPEGs, Tiny ImageNet 1,460-byte 64 x 64 JPEGs, CIFAR 3,073 / 3,074-byte raw records) "
+                  "where the scenario does not set them, and the loader decodes its kind of image")),
       vary(choice("input.augment", "standard", {"standard", "autoaugment", "randaugment", "trivialaugment", "augmix"},
                   "standard (the crop and flip input.decode_ms covers), autoaugment (ImageNet policy), randaugment "
                   "(2 ops, magnitude 9), trivialaugment or augmix: an automatic policy on each crop, torchvision's, "

@@ -8,6 +8,7 @@
 #include "core/parse.hpp"
 #include "core/text.hpp"
 #include "engine/platform_reader.hpp"
+#include "scenario/datasets.hpp"
 #include "scenario/presets.hpp"
 
 namespace ddlsim {
@@ -368,7 +369,7 @@ Bytes default_sample_bytes(const Model& m) {
   return 4 * values;
 }
 
-StorageSpec resolve_storage(const Reader& r, const Model& m, FrameworkMode mode) {
+StorageSpec resolve_storage(const Reader& r, const Model& m, FrameworkMode mode, StoredImage stored) {
   StorageSpec s;
   s.storage = r.choice<Storage>("input.storage", {{"memory", Storage::Memory},
                                                   {"local_ssd", Storage::LocalSSD},
@@ -383,7 +384,7 @@ StorageSpec resolve_storage(const Reader& r, const Model& m, FrameworkMode mode)
   // text needs none.
   s.decode_s = r.given("input.decode_ms") ? r.real("input.decode_ms") * 1e-3
                : m.reads_tokens()         ? 0
-                                          : default_decode_s(mode, m.input.h, m.input.w);
+                                          : default_decode_s(mode, m.input.h, m.input.w, stored);
   const Augment augment = r.choice<Augment>("input.augment", {{"standard", Augment::Standard},
                                                               {"autoaugment", Augment::AutoAugment},
                                                               {"randaugment", Augment::RandAugment},
@@ -513,7 +514,8 @@ std::string algorithm_misfit(Algorithm a, Library library, const System& sys) {
   return "";
 }
 
-Scenario resolve_scenario(const Settings& settings, const std::string& base_dir) {
+Scenario resolve_scenario(const Settings& given, const std::string& base_dir) {
+  const Settings settings = with_dataset(given);
   const Reader r(settings);
   Scenario sc;
   sc.backend = r.choice<BackendKind>("simulation.backend", {{"analytic", BackendKind::Analytic},
@@ -582,7 +584,9 @@ Scenario resolve_scenario(const Settings& settings, const std::string& base_dir)
     for (NodeGroup& g : sc.system.groups) g.device.memory_bytes = sc.system.device.memory_bytes;
   }
   if (r.given("compute.calibration")) attach_calibration(r, base_dir, sc);
-  sc.system.storage = resolve_storage(r, sc.model, sc.execution.fw.mode);
+  if (stored_image(settings) != StoredImage::Auto && sc.model.reads_tokens())
+    throw InputError(r.where("input.dataset") + ": an image dataset, but " + sc.model.name + " reads token ids");
+  sc.system.storage = resolve_storage(r, sc.model, sc.execution.fw.mode, stored_image(settings));
   return sc;
 }
 

@@ -13,10 +13,14 @@ Seconds rest_at_224_s(FrameworkMode mode) { return mode == FrameworkMode::Eager 
 
 }  // namespace
 
-Seconds default_decode_s(FrameworkMode mode, int input_h, int input_w) {
-  const Seconds jpeg_s = mode == FrameworkMode::Eager ? 0.976e-3 : 0.872e-3;
-  const double scale = double(input_h) * input_w / (224.0 * 224.0);
-  return (input_h >= 64 && input_w >= 64 ? jpeg_s : 0) + rest_at_224_s(mode) * scale;
+Seconds default_decode_s(FrameworkMode mode, int input_h, int input_w, StoredImage stored) {
+  const Seconds imagenet_jpeg_s = mode == FrameworkMode::Eager ? 0.976e-3 : 0.872e-3;
+  if (stored == StoredImage::Auto)
+    stored = input_h >= 64 && input_w >= 64 ? StoredImage::ImagenetJpeg : StoredImage::Raw;
+  const Seconds jpeg_s = stored == StoredImage::ImagenetJpeg ? imagenet_jpeg_s
+                         : stored == StoredImage::TinyJpeg   ? imagenet_jpeg_s * 0.147 / 1.859
+                                                             : 0;
+  return jpeg_s + rest_at_224_s(mode) * double(input_h) * input_w / (224.0 * 224.0);
 }
 
 double augment_ratio(Augment a) {

@@ -78,7 +78,12 @@ struct ComputeTuning {
 //     calibration/torch/loader_cost.py: 2.119 ms an image through one worker, of which PIL's
 //     decode 0.976 ms; the rest 1.143 ms at 224 x 224.
 // Servers' cores may be slower: measure yours with either tool.
-Seconds default_decode_s(FrameworkMode mode, int input_h, int input_w);
+// How a dataset's images are stored (input.dataset): Auto takes an input of 64 x 64 and more as an
+// ImageNet-like JPEG and a smaller one as raw values; Tiny ImageNet's are 64 x 64 JPEGs, which
+// PIL decodes in 0.147 / 1.859 of an ImageNet-like one's time (calibration/measured/
+// loader-jpeg-sizes.csv, loader_cost.py --jpeg-size 64x64, the same run: most of it fixed costs).
+enum class StoredImage { Auto, ImagenetJpeg, TinyJpeg, Raw };
+Seconds default_decode_s(FrameworkMode mode, int input_h, int input_w, StoredImage stored = StoredImage::Auto);
 
 // An automatic augmentation policy after the standard crop and flip (input.augment): torchvision's
 // on the crop, before ToTensor, as its ImageNet recipes run them (references/classification
