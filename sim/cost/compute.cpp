@@ -295,12 +295,14 @@ ComputeProfile calibrated_profile(const Model& model, Precision precision, int b
   return prof;
 }
 
-// The host's time per layer kernel: given, else an eager framework's default on a GPU (none for
-// CPU ranks of a `cpu` calibration: their host is the device).
+}  // namespace
+
 Seconds host_kernel_s(const ComputeTuning& t, const FrameworkSpec& fw) {
   if (t.host_kernel_s >= 0) return t.host_kernel_s;
   return fw.mode == FrameworkMode::Eager && !t.cpu_ranks() ? kEagerHostKernel_s : 0;
 }
+
+namespace {
 
 // The host's times: a given step's spread evenly over its kernels, or a kernel's time for each
 // layer kernel and the optimizer's own for the update.

@@ -76,6 +76,10 @@ std::vector<LayerKernelTimes> roofline_kernel_times(const Model& model, const De
 // `optimizer` sets the update's memory traffic (spec/optimizer.hpp) and, with the framework's
 // mode, its kernel launches; a measured throughput covers the framework's per-step overhead too,
 // so the device's times are scaled to the measured step less that overhead.
+// The host's time per layer kernel: given, else an eager framework's default on a GPU (none for
+// CPU ranks of a `cpu` calibration: their host is the device).
+Seconds host_kernel_s(const ComputeTuning& t, const FrameworkSpec& fw);
+
 ComputeProfile compute_profile(const Model& model, const Device& device, Precision precision,
                                int batch, const ComputeTuning& tuning, Optimizer optimizer = Optimizer::Momentum,
                                const FrameworkSpec& fw = FrameworkSpec{});

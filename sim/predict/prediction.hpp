@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "cost/compute.hpp"
+#include "predict/rests_on.hpp"
 #include "schedule/step_timing.hpp"
 #include "scenario/scenario.hpp"
 
@@ -55,6 +56,7 @@ struct Prediction {
   Seconds negotiation_s = 0;     // before each exchange (Horovod's controller)
   StepPair steps;                // the two kinds of step, for traces
   std::vector<int> rank_kind;    // mixed clusters: each rank's index into steps.kind_sync/kind_local
+  std::vector<RestsOn> rests_on; // the defaults it took that a measurement or a key would replace
 };
 
 // Epoch figures from the two kinds of step: a sync step every k-th micro-batch.

@@ -125,11 +125,19 @@ std::string render_breakdown(const Prediction& p) {
   return out;
 }
 
+// The defaults the prediction took where the scenario said nothing (predict/rests_on.hpp).
+std::string render_rests_on(const Prediction& p) {
+  if (p.rests_on.empty()) return "";
+  std::string out = "\nwhat it rests on that the scenario did not say (set the key, or measure it)\n";
+  for (const RestsOn& r : p.rests_on) out += fmt::format("  {:<26} {}\n", r.key, r.what);
+  return out;
+}
+
 std::string render_table(const Prediction& p) {
   std::string out;
   const ordered_json rec = prediction_record(p);
   for (const auto& [k, v] : rec.items()) out += fmt::format("{:<24} {}\n", k, pretty_value(k, v));
-  return out + render_breakdown(p);
+  return out + render_breakdown(p) + render_rests_on(p);
 }
 
 }  // namespace

@@ -587,6 +587,8 @@ Scenario resolve_scenario(const Settings& given, const std::string& base_dir) {
   if (stored_image(settings) != StoredImage::Auto && sc.model.reads_tokens())
     throw InputError(r.where("input.dataset") + ": an image dataset, but " + sc.model.name + " reads token ids");
   sc.system.storage = resolve_storage(r, sc.model, sc.execution.fw.mode, stored_image(settings));
+  for (const auto& [key, s] : settings)
+    if (s.origin == "default") sc.defaulted.push_back(key);
   return sc;
 }
 

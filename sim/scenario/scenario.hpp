@@ -2,6 +2,9 @@
 // (devices, network, storage) as three separate inputs, composed by the predictor. The cost model
 // takes Model + Execution + System, never a Scenario.
 #pragma once
+#include <string>
+#include <vector>
+
 #include "model/model.hpp"
 #include "spec/execution.hpp"
 #include "spec/simulation.hpp"
@@ -16,6 +19,7 @@ struct Scenario {
   System system;
   BackendKind backend = BackendKind::Analytic;
   SimGridOptions simgrid;
+  std::vector<std::string> defaulted;  // the keys the scenario left at their defaults (sorted)
 };
 
 }  // namespace scenario_layer

@@ -1,0 +1,61 @@
+// What a prediction rests on that the scenario did not say (predict/rests_on.hpp).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "predict_util.hpp"
+#include "test_util.hpp"
+
+using namespace ddlsim;
+
+namespace {
+
+std::vector<std::string> keys_of(const Prediction& p) {
+  std::vector<std::string> out;
+  for (const RestsOn& r : p.rests_on) out.push_back(r.key);
+  return out;
+}
+
+bool has(const std::vector<std::string>& v, const std::string& k) { return std::find(v.begin(), v.end(), k) != v.end(); }
+
+}  // namespace
+
+TEST(RestsOn, TheDefaultsThatMatterAreListedWithTheirValues) {
+  const Prediction p = testutil::predict_default({"--cluster.nodes=2", "--cluster.platform=dgx-a100",
+                                                  "--training.framework=pytorch_ddp"});
+  const auto k = keys_of(p);
+  for (const char* key : {"compute.calibration", "input.storage", "input.storage_GBps", "input.cpu_cores",
+                          "input.decode_ms", "input.sample_kb", "cluster.inter_bw_GBps", "cluster.inter_latency_us",
+                          "cluster.intra_bw_GBps", "comm.per_call_us", "comm.interference", "compute.host_kernel_us"})
+    EXPECT_TRUE(has(k, key)) << key;
+  const auto storage = std::find_if(p.rests_on.begin(), p.rests_on.end(),
+                                    [](const RestsOn& r) { return r.key == "input.storage_GBps"; });
+  EXPECT_NE(storage->what.find("2 GB/s"), std::string::npos) << storage->what;
+  const auto cal = std::find_if(p.rests_on.begin(), p.rests_on.end(),
+                                [](const RestsOn& r) { return r.key == "compute.calibration"; });
+  EXPECT_NE(cal->what.find("a100"), std::string::npos) << cal->what;
+}
+
+TEST(RestsOn, WhatTheScenarioSaysIsNotListed) {
+  const auto k = keys_of(testutil::predict_default(
+      {"--cluster.nodes=2", "--compute.throughput=400", "--input.storage=memory", "--input.cpu_cores=32",
+       "--cluster.inter_bw_GBps=10", "--comm.per_call_us=5"}));
+  for (const char* key : {"compute.calibration", "input.storage", "input.storage_GBps", "input.cpu_cores",
+                          "cluster.inter_bw_GBps", "comm.per_call_us"})
+    EXPECT_FALSE(has(k, key)) << key;
+  EXPECT_TRUE(has(k, "cluster.inter_latency_us"));
+  // Synthetic data reads nothing; one GPU exchanges nothing.
+  const auto one = keys_of(testutil::predict_default({"--input.format=synthetic", "--cluster.gpus_per_node=1"}));
+  for (const char* key : {"input.storage", "input.decode_ms", "comm.per_call_us", "cluster.inter_bw_GBps",
+                          "cluster.intra_bw_GBps"})
+    EXPECT_FALSE(has(one, key)) << key;
+}
+
+TEST(RestsOn, SimulatesTableListsThemAndItsJsonIsUnchanged) {
+  const auto table = testutil::run_ddlsim("simulate --cluster.nodes=2");
+  ASSERT_EQ(table.code, 0) << table.out;
+  EXPECT_NE(table.out.find("what it rests on that the scenario did not say"), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find("input.cpu_cores"), std::string::npos);
+  const auto json = testutil::run_ddlsim("simulate --cluster.nodes=2 --format json");
+  EXPECT_EQ(json.out.find("rests on"), std::string::npos);
+}
