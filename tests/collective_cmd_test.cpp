@@ -215,11 +215,24 @@ TEST(CollectiveCmd, CompareReadsNcclTestsAndOsuOutput) {
       "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n"
       "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)            (us)  (GB/s)  (GB/s)\n";
   std::string osu = "# OSU MPI Allreduce Latency Test v7.1\n# Size       Avg Latency(us)\n";
+  // The faster of the out-of-place and in-place times is taken: here out of place (1.1 x the
+  // prediction; in place 1.25 x), below in place (1.05 x), or out of place where in place is N/A.
+  std::string in_place_faster = nccl, in_place_missing = nccl;
   for (const auto& r : rows) {
     const double us = r["time_s"].get<double>() * 1e6;
-    nccl += "  " + std::to_string(r["size_bytes"].get<long long>()) + "  " + std::to_string(r["count"].get<long long>()) +
-            "  float  sum  -1  " + std::to_string(us * 1.1) + "  1.0  1.0  0  " + std::to_string(us) + "  1.0  1.0  0\n";
+    const std::string head = "  " + std::to_string(r["size_bytes"].get<long long>()) + "  " +
+                             std::to_string(r["count"].get<long long>()) + "  float  sum  -1  " +
+                             std::to_string(us * 1.1) + "  1.0  1.0  0  ";
+    nccl += head + std::to_string(us * 1.25) + "  1.0  1.0  0\n";
+    in_place_faster += head + std::to_string(us * 1.05) + "  1.0  1.0  0\n";
+    in_place_missing += head + "N/A  N/A  N/A  N/A\n";
     osu += std::to_string(r["size_bytes"].get<long long>()) + "  " + std::to_string(us / 0.8) + "\n";
+  }
+  for (const auto& [text, error] : {std::pair{in_place_faster, 1 - 1 / 1.05}, std::pair{in_place_missing, 1 - 1 / 1.1}}) {
+    testutil::TempFile f("all_reduce_perf.txt", text);
+    const auto r = run_ddlsim("compare " + f.path() + " --scenario " + scenario.path() + " --format json");
+    ASSERT_EQ(r.code, 0) << r.out;
+    EXPECT_NEAR(nlohmann::json::parse(r.out)["mape"].get<double>(), error, 1e-5) << r.out;
   }
   nccl += "# Out of bounds values : 0 OK\n# Avg bus bandwidth    : 1.0\n";
   testutil::TempFile nccl_file("all_reduce_perf.txt", nccl), osu_file("osu.txt", osu);
@@ -271,10 +284,13 @@ TEST(CollectiveCmd, CompareTakesMpirunTaggedLogsAndTheLibrarysChoice) {
       t += "[1,0]<stdout>:#  Rank " + std::to_string(r) + " Group  0 Pid  42 on node" + std::to_string(r / 8) +
            " device  " + std::to_string(r % 8) + " [0x07] NVIDIA A100-SXM4-80GB\n";
     t += "node0:42:42 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>\n"
-         "[1,0]<stdout>:#       size         count      type   redop    root     time   algbw   busbw #wrong     time\n";
-    for (const auto& r : rows)
-      t += "[1,0]<stdout>:  " + std::to_string(r["size_bytes"].get<long long>()) + "  1  float  sum  -1  " +
-           std::to_string(r["time_s"].get<double>() * 1e6 * 1.1) + "  1.0  1.0  0  1.0\n";
+         "[1,0]<stdout>:#       size         count      type   redop    root     time   algbw   busbw #wrong     time   "
+         "algbw   busbw #wrong\n";
+    for (const auto& r : rows) {
+      const std::string us = std::to_string(r["time_s"].get<double>() * 1e6 * 1.1);  // out of place and in place
+      t += "[1,0]<stdout>:  " + std::to_string(r["size_bytes"].get<long long>()) + "  1  float  sum  -1  " + us +
+           "  1.0  1.0  0  " + us + "  1.0  1.0  0\n";
+    }
     return t + "[1,0]<stdout>:# Avg bus bandwidth    : 1.0\n";
   };
   const auto plain = rows_of(""), slow = rows_of("--cluster.inter_bw_GBps=5");

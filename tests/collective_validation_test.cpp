@@ -33,16 +33,19 @@ TEST(CollectiveValidation, FiguresHoldWhereTheyStand) {
   ASSERT_EQ(j["systems"].size(), 9u);
   const auto& dev = j["dev"];
   // Where the figures stand (NCCL master's constants, NVLS tree in NCCL's loops, NCCL's estimate as
-  // a floor), a point or so
-  // above each: the targets (a priori 25 %, fitted 10 % in every band) are not met yet.
-  EXPECT_LE(mape(dev["a_priori"], "all", "a_priori"), 0.25);
-  EXPECT_LE(mape(dev["a_priori"], "< 1 MiB", "a_priori"), 0.33);
-  EXPECT_LE(mape(dev["a_priori"], "1-64 MiB", "a_priori"), 0.27);
-  EXPECT_LE(mape(dev["a_priori"], ">= 64 MiB", "a_priori"), 0.15);
+  // a floor, each size's faster of nccl-tests' two timings), a point or so above each: the issue's
+  // targets (a priori 25 %, fitted 10 % in every band) are not all met yet.
+  EXPECT_LE(mape(dev["a_priori"], "all", "a_priori"), 0.22);
+  EXPECT_LE(mape(dev["a_priori"], "< 1 MiB", "a_priori"), 0.28);
+  EXPECT_LE(mape(dev["a_priori"], "1-64 MiB", "a_priori"), 0.21);
+  EXPECT_LE(mape(dev["a_priori"], ">= 64 MiB", "a_priori"), 0.14);
   // Scale-out on the two systems with several node counts: fitted on 2 nodes, scored on 4 and 8,
-  // better than the baseline "as measured at 2 nodes" in every band.
+  // better than the baseline "as measured at 2 nodes" in every band; within 10 % below 64 MiB
+  // (above it the fit on two nodes, whose large sizes NVLink bounds, sets the rails too slow).
   EXPECT_EQ(dev["scale_out"][3]["fitted"]["n"].get<int>(), 60);
-  EXPECT_LE(mape(dev["scale_out"], "all", "fitted"), 0.20);
+  EXPECT_LE(mape(dev["scale_out"], "all", "fitted"), 0.16);
+  EXPECT_LE(mape(dev["scale_out"], "< 1 MiB", "fitted"), 0.10);
+  EXPECT_LE(mape(dev["scale_out"], "1-64 MiB", "fitted"), 0.10);
   for (const char* band : {"< 1 MiB", "1-64 MiB", ">= 64 MiB"})
     EXPECT_LT(mape(dev["scale_out"], band, "fitted"), mape(dev["scale_out"], band, "baseline")) << band;
   // The held-out systems are scored apart, a priori (each has one node count).

@@ -22,10 +22,13 @@ std::string log_of(int nodes, const std::string& extra, bool rank_lines = true) 
   for (int k = 0; rank_lines && k < nodes * 8; ++k)
     t += "#  Rank " + std::to_string(k) + " Group  0 Pid  1234 on node" + std::to_string(k / 8) + " device  " +
          std::to_string(k % 8) + " [0x07] NVIDIA A100-SXM4-80GB\n";
-  t += "#       size         count      type   redop    root     time   algbw   busbw #wrong     time\n";
-  for (const auto& row : nlohmann::json::parse(r.out))
-    t += "  " + std::to_string(row["size_bytes"].get<long long>()) + "  1  float  sum  -1  " +
-         std::to_string(row["time_s"].get<double>() * 1e6) + "  1.0  1.0  0  1.0\n";
+  t += "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw "
+       "#wrong\n";
+  for (const auto& row : nlohmann::json::parse(r.out)) {
+    const std::string us = std::to_string(row["time_s"].get<double>() * 1e6);  // out of place and in place
+    t += "  " + std::to_string(row["size_bytes"].get<long long>()) + "  1  float  sum  -1  " + us + "  1.0  1.0  0  " +
+         us + "  1.0  1.0  0\n";
+  }
   return t;
 }
 

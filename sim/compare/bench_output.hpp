@@ -1,7 +1,9 @@
 // Measured collectives as users have them: the text nccl-tests (all_reduce_perf ...) and the OSU
 // micro-benchmarks (osu_allreduce ...) print, read directly. Sizes in bytes, times per operation.
 //   nccl-tests: the header line "#  size  count  type  [redop  root]  time  algbw  busbw ..." gives
-//               the columns; each data line's out-of-place time (us) is taken. The collective comes
+//               the columns; each data line's faster of its out-of-place and in-place times (us)
+//               is taken: both time the same collective of that size (in place is how DDP and
+//               Horovod call it), and interference from other work only ever adds. The collective comes
 //               from "Collective test starting: all_reduce_perf" or the file's name.
 //               Its "#  Rank  N ..." lines count the ranks. NCCL's own log lines (NCCL INFO, NCCL
 //               WARN) and any other line that does not start with a digit or '#' (launcher
