@@ -8,16 +8,10 @@
 
 using namespace ddlsim;
 
-namespace {
-
-Scenario scenario(const std::vector<std::string>& overrides) {
-  return resolve_scenario(read_scenario("", overrides).settings, ".");
-}
-
-}  // namespace
+using testutil::scenario_default;
 
 TEST(Datasets, TinyImageNetSetsItsSizesAndItsSmallJpegs) {
-  const Scenario sc = scenario({"--input.dataset=tinyimagenet", "--training.framework=pytorch_ddp"});
+  const Scenario sc = scenario_default({"--input.dataset=tinyimagenet", "--training.framework=pytorch_ddp"});
   EXPECT_EQ(sc.model.input.h, 64);
   EXPECT_EQ(sc.model.input.w, 64);
   EXPECT_EQ(sc.model.classes, 200);
@@ -29,7 +23,7 @@ TEST(Datasets, TinyImageNetSetsItsSizesAndItsSmallJpegs) {
 }
 
 TEST(Datasets, CifarIsRawAndImageNetIsTheDefaults) {
-  const Scenario c = scenario({"--input.dataset=cifar100", "--training.framework=tf_mirrored"});
+  const Scenario c = scenario_default({"--input.dataset=cifar100", "--training.framework=tf_mirrored"});
   EXPECT_EQ(c.model.input.h, 32);
   EXPECT_EQ(c.model.classes, 100);
   EXPECT_DOUBLE_EQ(c.system.storage.sample_bytes, 3074);
@@ -40,20 +34,20 @@ TEST(Datasets, CifarIsRawAndImageNetIsTheDefaults) {
 }
 
 TEST(Datasets, TheScenariosOwnKeysWin) {
-  const Scenario sc = scenario({"--input.dataset=cifar10", "--model.input_size=224", "--training.samples=1000"});
+  const Scenario sc = scenario_default({"--input.dataset=cifar10", "--model.input_size=224", "--training.samples=1000"});
   EXPECT_EQ(sc.model.input.h, 224);
   EXPECT_EQ(sc.execution.samples, 1000);
   EXPECT_EQ(sc.model.classes, 10);
   // A model file keeps its own input and classes; the dataset still gives the samples.
   testutil::TempFile file("m.model", "input 8 8 3\nflatten\ndense 5\n");
-  const Scenario f = scenario({"--input.dataset=cifar10", "--model.file=" + file.path()});
+  const Scenario f = scenario_default({"--input.dataset=cifar10", "--model.file=" + file.path()});
   EXPECT_EQ(f.model.input.h, 8);
   EXPECT_EQ(f.execution.samples, 50000);
 }
 
 TEST(Datasets, AnImageDatasetForALanguageModelIsRefusedNamingTheKey) {
   try {
-    scenario({"--model.name=gpt2", "--input.dataset=cifar10"});
+    scenario_default({"--model.name=gpt2", "--input.dataset=cifar10"});
     FAIL() << "expected an InputError";
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("input.dataset"), std::string::npos) << e.what();

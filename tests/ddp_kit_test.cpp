@@ -259,4 +259,20 @@ TEST(DdpKit, LoaderCostTimesTorchvisionsTransform) {
   EXPECT_GT(std::stod(column(r.out, "dataloader_ms")), 0);
   expect_refused(python(kDir + "/loader_cost.py --images /nonexistent-ddlsim-images"), "--images");
   expect_refused(python(kDir + "/loader_cost.py --count 0"), "--count");
+  // Tiny ImageNet's 64 x 64 JPEGs (calibration/measured/loader-jpeg-sizes.csv): a few KiB each.
+  const auto tiny = python(kDir + "/loader_cost.py --count 4 --repeats 1 --jpeg-size 64x64 --size 64");
+  ASSERT_EQ(tiny.code, 0) << tiny.out;
+  EXPECT_LT(std::stod(column(tiny.out, "mean_kib")), 8);
+  expect_refused(python(kDir + "/loader_cost.py --jpeg-size 64"), "--jpeg-size");
+}
+
+// calibration/torch/augment_cost.py: the standard transform first, then each policy, ms an image.
+TEST(DdpKit, AugmentCostTimesThePoliciesBesideTheStandardTransform) {
+  if (!have_torch()) GTEST_SKIP() << "skipped: no torch for " << kPython << " (Debian: python3-torch)";
+  const auto r = python(kDir + "/augment_cost.py --count 2 --repeats 1");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("policy,ms_per_image\nstandard,"), std::string::npos) << r.out;
+  for (const char* policy : {"\nautoaugment,", "\nrandaugment,", "\ntrivialaugment,", "\naugmix,"})
+    EXPECT_NE(r.out.find(policy), std::string::npos) << policy << r.out;
+  expect_refused(python(kDir + "/augment_cost.py --images /nonexistent-ddlsim-images"), "--images");
 }

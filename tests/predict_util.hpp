@@ -10,9 +10,12 @@
 
 namespace testutil {
 
+inline ddlsim::Scenario scenario_default(const std::vector<std::string>& overrides) {
+  return ddlsim::resolve_scenario(ddlsim::read_scenario("", overrides).settings, ".");
+}
+
 inline ddlsim::Prediction predict_default(const std::vector<std::string>& overrides) {
-  return ddlsim::predict(
-      ddlsim::resolve_scenario(ddlsim::read_scenario("", overrides).settings, "."));
+  return ddlsim::predict(scenario_default(overrides));
 }
 
 }  // namespace testutil

@@ -9,13 +9,7 @@
 
 using namespace ddlsim;
 
-namespace {
-
-Scenario scenario(const std::vector<std::string>& overrides) {
-  return resolve_scenario(read_scenario("", overrides).settings, ".");
-}
-
-}  // namespace
+using testutil::scenario_default;
 
 TEST(Recompute, EachLayersForwardRunsAgainInItsBackward) {
   for (const char* model : {"resnet50", "gpt2", "vgg16"}) {
@@ -23,7 +17,7 @@ TEST(Recompute, EachLayersForwardRunsAgainInItsBackward) {
                                            "--cluster.gpus_per_node=1", "--training.batch_per_gpu=4"};
     std::vector<std::string> re = base;
     re.push_back("--training.recompute=full");
-    const ComputeProfile plain = device_compute_profile(scenario(base)), again = device_compute_profile(scenario(re));
+    const ComputeProfile plain = device_compute_profile(scenario_default(base)), again = device_compute_profile(scenario_default(re));
     ASSERT_EQ(plain.layers.size(), again.layers.size());
     for (std::size_t i = 0; i < plain.layers.size(); ++i) {
       EXPECT_DOUBLE_EQ(again.layers[i].fwd_s, plain.layers[i].fwd_s) << model << " layer " << i;
@@ -40,7 +34,7 @@ TEST(Recompute, KeepsTheBlocksInputsAndOneBlock) {
   // add: one block, nothing saved.
   const std::vector<std::string> base = {"--model.name=gpt2", "--cluster.nodes=1", "--training.batch_per_gpu=8",
                                          "--cluster.platform=dgx-a100"};
-  const Model gpt2 = scenario(base).model;
+  const Model gpt2 = scenario_default(base).model;
   std::int64_t adds = 0;
   for (const Layer& l : gpt2.layers)
     if (l.kind == LayerKind::Add) adds += l.out_elems;

@@ -13,7 +13,6 @@ timed in the same run, so that a policy's time can be put beside loader_cost.py'
     /usr/bin/python3 calibration/torch/augment_cost.py [--images DIR] [--count 256] [--repeats 5]
 """
 import argparse
-import glob
 import io
 import os
 import sys
@@ -24,7 +23,7 @@ from PIL import Image
 from torchvision import transforms
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from loader_cost import median_ms, synthetic_jpegs  # noqa: E402
+from loader_cost import TO_TENSOR, crop_flip, jpeg_bytes, median_ms  # noqa: E402
 
 POLICIES = {
     "autoaugment": lambda: transforms.AutoAugment(transforms.AutoAugmentPolicy.IMAGENET),
@@ -45,19 +44,11 @@ def main():
         p.error("--count and --repeats must be at least 1, --size at least 8")
     torch.set_num_threads(1)
     torch.manual_seed(7)
-    if a.images:
-        files = sorted(glob.glob(os.path.join(a.images, "*.JPEG")) + glob.glob(os.path.join(a.images, "*.jpg")))
-        data = [open(f, "rb").read() for f in files[: a.count]]
-        if not data:
-            print(f"augment_cost.py: --images {a.images}: no .JPEG or .jpg files there", file=sys.stderr)
-            sys.exit(2)
-    else:
-        data = synthetic_jpegs(a.count)
-    crop = transforms.Compose([transforms.RandomResizedCrop(a.size), transforms.RandomHorizontalFlip()])
+    data = jpeg_bytes(a.images, a.count, "augment_cost.py")
+    crop = crop_flip(a.size)
     images = [Image.open(io.BytesIO(b)).convert("RGB") for b in data]
     crops = [crop(i) for i in images]
-    to_tensor = transforms.Compose([transforms.ToTensor(),
-                                    transforms.Normalize(mean=[0.485, 0.456, 0.406], std=[0.229, 0.224, 0.225])])
+    to_tensor = TO_TENSOR
     print(f"# torchvision {torchvision.__version__}, torch {torch.__version__}, {len(crops)} crops of {a.size}")
     print("policy,ms_per_image")
     standard = median_ms(crop, images, a.repeats) + median_ms(to_tensor, crops, a.repeats)

@@ -44,6 +44,29 @@ def synthetic_jpegs(count, seed=7, height=375, width=500):
     return out
 
 
+def jpeg_bytes(images, count, tool, height=375, width=500):
+    """The first `count` JPEGs of folder `images` (exits 2 naming it when it has none), or
+    synthetic ones of height x width."""
+    if not images:
+        return synthetic_jpegs(count, height=height, width=width)
+    files = sorted(glob.glob(os.path.join(images, "*.JPEG")) + glob.glob(os.path.join(images, "*.jpg")))
+    data = [open(f, "rb").read() for f in files[:count]]
+    if not data:
+        print(f"{tool}: --images {images}: no .JPEG or .jpg files there", file=sys.stderr)
+        sys.exit(2)
+    return data
+
+
+# The standard transform after the decode: torchvision's ImageNet training crop and flip, then
+# ToTensor and Normalize (PyTorch's examples/imagenet/main.py).
+def crop_flip(size):
+    return transforms.Compose([transforms.RandomResizedCrop(size), transforms.RandomHorizontalFlip()])
+
+
+TO_TENSOR = transforms.Compose([transforms.ToTensor(),
+                                transforms.Normalize(mean=[0.485, 0.456, 0.406], std=[0.229, 0.224, 0.225])])
+
+
 def dataloader_ms(data, transform, repeats, batch=64):
     """Per-image time of a DataLoader with one worker over the images, cycled to 8 batches; the
     first batch (the worker's start) is not timed. Median of `repeats` passes."""
@@ -92,20 +115,12 @@ def main():
     except ValueError:
         p.error(f"--jpeg-size {a.jpeg_size}: expected HxW, e.g. 64x64")
     torch.set_num_threads(1)
-    if a.images:
-        files = sorted(glob.glob(os.path.join(a.images, "*.JPEG")) + glob.glob(os.path.join(a.images, "*.jpg")))
-        data = [open(f, "rb").read() for f in files[: a.count]]
-        if not data:
-            print(f"loader_cost.py: --images {a.images}: no .JPEG or .jpg files there", file=sys.stderr)
-            sys.exit(2)
-    else:
-        data = synthetic_jpegs(a.count, height=jpeg_h, width=jpeg_w)
+    data = jpeg_bytes(a.images, a.count, "loader_cost.py", jpeg_h, jpeg_w)
     decode = lambda b: Image.open(io.BytesIO(b)).convert("RGB")
     images = [decode(b) for b in data]
-    crop = transforms.Compose([transforms.RandomResizedCrop(a.size), transforms.RandomHorizontalFlip()])
+    crop = crop_flip(a.size)
     crops = [crop(i) for i in images]
-    to_tensor = transforms.Compose([transforms.ToTensor(),
-                                    transforms.Normalize(mean=[0.485, 0.456, 0.406], std=[0.229, 0.224, 0.225])])
+    to_tensor = TO_TENSOR
     d = median_ms(decode, data, a.repeats)
     c = median_ms(crop, images, a.repeats)
     t = median_ms(to_tensor, crops, a.repeats)
