@@ -53,9 +53,13 @@ std::vector<Bucket> sync_norm_exchanges(const ComputeProfile& prof, int ranks) {
 
 namespace {
 
+// Where a backward exchange comes in the pass's program order (the same on every rank, whatever
+// its kernels' times): layers from the last to the first, a synchronised layer's statistics when
+// its backward starts, a bucket when the backward of the lowest layer it holds ends.
+long backward_position(const Bucket& b) { return -2L * b.first_layer + (b.blocking ? 0 : 1); }
+
 // The stream's launch order: the forward pass's exchanges, then the backward pass's as it reaches
-// them (a layer's statistics before the bucket its gradients close, at the same time); without
-// overlap every bucket waits for the end of the pass.
+// them; without overlap every bucket waits for the end of the pass.
 std::vector<Bucket> launch_order(const std::vector<Bucket>& sync, const std::vector<Bucket>& buckets, bool overlap) {
   std::vector<Bucket> out, backward;
   for (const Bucket& b : sync) (b.in_forward ? out : backward).push_back(b);
@@ -65,7 +69,7 @@ std::vector<Bucket> launch_order(const std::vector<Bucket>& sync, const std::vec
     return out;
   }
   std::merge(backward.begin(), backward.end(), buckets.begin(), buckets.end(), std::back_inserter(out),
-             [](const Bucket& a, const Bucket& b) { return a.ready_s < b.ready_s; });
+             [](const Bucket& a, const Bucket& b) { return backward_position(a) < backward_position(b); });
   return out;
 }
 
