@@ -3,8 +3,7 @@
 #include <utility>
 #include <vector>
 
-#include "core/error.hpp"
-#include "core/text.hpp"
+#include "core/parse.hpp"
 
 namespace ddlsim {
 inline namespace scenario_layer {
@@ -43,15 +42,13 @@ const std::vector<Dataset>& datasets() {
   return all;
 }
 
+// The dataset input.dataset names (nullptr: custom), read as any choice key is.
 const Dataset* find_dataset(const Settings& s) {
   const auto it = s.find("input.dataset");
-  if (it == s.end() || it->second.value == "custom") return nullptr;
-  std::string names = "custom";
-  for (const Dataset& d : datasets()) {
-    if (it->second.value == d.name) return &d;
-    names += std::string(", ") + d.name;
-  }
-  throw InputError(where(s, "input.dataset") + " = '" + clip(it->second.value) + "': expected one of " + names);
+  if (it == s.end()) return nullptr;
+  std::vector<std::pair<std::string, const Dataset*>> table = {{"custom", nullptr}};
+  for (const Dataset& d : datasets()) table.emplace_back(d.name, &d);
+  return lookup(table, it->second.value, where(s, "input.dataset"));
 }
 
 }  // namespace
