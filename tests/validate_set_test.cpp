@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "compare/validation.hpp"
+#include "compare/validation_report.hpp"
 #include "core/error.hpp"
 #include "model/model.hpp"
 #include "scenario/settings.hpp"
@@ -104,6 +105,10 @@ TEST(ValidateSet, EveryBundledSetAPrioriMeetsTheTarget) {
     if (g.baseline_synthetic.mape > 0.05) EXPECT_LT(g.apriori.synthetic.mape, g.baseline_synthetic.mape) << g.group.name;
     if (g.baseline_real.mape > 0.05) EXPECT_LT(g.apriori.real.mape, g.baseline_real.mape) << g.group.name;
   }
+  // The page docs/validation-training.md is this result as `validate --set all --format markdown` writes it.
+  EXPECT_EQ(ddlsim::render_validation_markdown(v), testutil::slurp(testutil::source_dir() + "/docs/validation-training.md"))
+      << "docs/validation-training.md is generated: build/ddlsim validate --set all --format markdown > "
+         "docs/validation-training.md";
 }
 
 // The roofline alone on the 1-GPU rows (no measurement at all): the target is 15 % on the

@@ -22,7 +22,7 @@ int cmd_validate(const Args& args) {
       "tf2017, published, convnets or all (every set's groups, totals over all their rows); nccl: published "
       "nccl-tests logs of real clusters (table or markdown, json); batch: one GPU's published throughput at several "
       "batches, calibrated at the largest (table or markdown, json)")(
-      "format", po::value<std::string>()->default_value("table"), "table, csv or json")(
+      "format", po::value<std::string>()->default_value("table"), "table, markdown, csv or json")(
       "output,o", po::value<std::string>()->default_value(""), "write the report to FILE")(
       "plot", po::value<std::string>()->default_value(""), "write the predicted-vs-measured plot (SVG) to FILE");
   const ParsedArgs pa = parse_args(args, own, "validate");
@@ -41,10 +41,11 @@ int cmd_validate(const Args& args) {
                                : render_batch_validation(run_batch_validation(folder, pa.overrides), f));
     return 0;
   }
-  const Format format = parse_format(pa.vm["format"].as<std::string>());
+  const std::string fmt_name = pa.vm["format"].as<std::string>();
+  const Format format = fmt_name == "markdown" ? Format::Table : parse_format(fmt_name);
   const ValidationResult v =
       run_validation(pa.vm["data"].as<std::string>(), pa.vm["set"].as<std::string>(), pa.overrides);
-  const std::string report = render_validation(v, format);
+  const std::string report = fmt_name == "markdown" ? render_validation_markdown(v) : render_validation(v, format);
   const std::string plot = pa.vm["plot"].as<std::string>();
   OutputSet out;
   if (!plot.empty()) out.add(plot, render_scatter_svg(validation_plot(v)));

@@ -10,6 +10,8 @@ namespace ddlsim {
 inline namespace compare_layer {
 
 std::string render_validation(const ValidationResult& v, Format f);
+// The page docs/validation-training.md: every group's MAPE and bias, out of sample, the roofline.
+std::string render_validation_markdown(const ValidationResult& v);
 ScatterPlot validation_plot(const ValidationResult& v);
 
 }  // namespace compare_layer
