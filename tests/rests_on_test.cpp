@@ -26,7 +26,8 @@ TEST(RestsOn, TheDefaultsThatMatterAreListedWithTheirValues) {
   const auto k = keys_of(p);
   for (const char* key : {"compute.calibration", "input.storage", "input.storage_GBps", "input.cpu_cores",
                           "input.decode_ms", "input.sample_kb", "cluster.inter_bw_GBps", "cluster.inter_latency_us",
-                          "cluster.intra_bw_GBps", "comm.per_call_us", "comm.interference", "compute.host_kernel_us"})
+                          "cluster.intra_bw_GBps", "comm.per_call_us", "comm.interference", "compute.host_kernel_us",
+                          "compute.device_spread"})
     EXPECT_TRUE(has(k, key)) << key;
   const auto storage = std::find_if(p.rests_on.begin(), p.rests_on.end(),
                                     [](const RestsOn& r) { return r.key == "input.storage_GBps"; });

@@ -6,6 +6,7 @@
 #include "cost/compute.hpp"
 #include "cost/input_pipeline.hpp"
 #include "cost/library_costs.hpp"
+#include "cost/stragglers.hpp"
 
 namespace ddlsim {
 inline namespace predict_layer {
@@ -67,6 +68,7 @@ std::vector<RestsOn> rests_on(const Scenario& sc) {
     if (e.overlap) add("comm.interference", fmt::format("{:.3g}, {}'s default", default_interference(e.library),
                                                         to_string(e.library)));
     add("compute.jitter_cv", fmt::format("{:.3g}", c.jitter_cv));
+    add("compute.device_spread", fmt::format("{:.3g}, the speed spread between devices of one model", device_spread(c)));
   }
   const Seconds host = host_kernel_s(c, e.fw);
   if (host > 0 && c.host_step_s <= 0)
