@@ -196,15 +196,10 @@ std::string render_table(const ValidationResult& v) {
   return out + render_roofline(v);
 }
 
-// "4.8 % (+2.2)", or "-" without rows.
-std::string mape_bias(const ErrorStats& s) {
-  return s.n ? fmt::format("{:.1f} % ({:+.1f})", 100 * s.mape, 100 * s.bias) : std::string("-");
-}
-
 std::string markdown_group_row(const std::string& name, const std::string& fitted, const ErrorStats& ms,
                                const ErrorStats& bs, const ErrorStats& mr, const ErrorStats& br) {
-  return fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} |\n", name, fitted, mape_bias(ms), mape_bias(bs), ms.n,
-                     mape_bias(mr), mape_bias(br), mr.n);
+  return fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} |\n", name, fitted, mape_bias_cell(ms), mape_bias_cell(bs), ms.n,
+                     mape_bias_cell(mr), mape_bias_cell(br), mr.n);
 }
 
 }  // namespace
@@ -240,12 +235,12 @@ std::string render_validation_markdown(const ValidationResult& v) {
                      two(v.baseline_synthetic, v.baseline_real));
   out += fmt::format("\nEvery multi-GPU row, synthetic and real data ({}): a priori {}, leave-one-model-out {}, "
                      "in-sample {},\nlinear scaling {}.\n",
-                     v.apriori_all.n, mape_bias(v.apriori_all), mape_bias(v.loo_all), mape_bias(v.model_all),
-                     mape_bias(v.baseline_all));
+                     v.apriori_all.n, mape_bias_cell(v.apriori_all), mape_bias_cell(v.loo_all), mape_bias_cell(v.model_all),
+                     mape_bias_cell(v.baseline_all));
   out += "\n## The roofline alone\n\nThe 1-GPU rows from datasheet peaks, with no measurement: what a user "
          "without a 1-GPU run is told.\n\n| group | rows | MAPE (bias) | worst |\n|---|---|---|---|\n";
   const auto roof = [](const std::string& name, const ErrorStats& s) {
-    return fmt::format("| {} | {} | {} | {} |\n", name, s.n, mape_bias(s),
+    return fmt::format("| {} | {} | {} | {} |\n", name, s.n, mape_bias_cell(s),
                        s.n ? fmt::format("{:.1f} %", 100 * s.max_abs) : std::string("-"));
   };
   for (const auto& g : v.groups) out += roof(g.group.name, g.roofline.model);

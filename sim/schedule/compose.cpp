@@ -36,8 +36,10 @@ Exchanges place_exchanges(const std::vector<StepSchedule>& kinds, const std::vec
     return bucket_ready_s(kinds[k], i) + x.forward_wait_s[k] + x.backward_wait_s[k];
   };
   Seconds stream_free = 0;
+  int buckets_before = 0;
   for (std::size_t i = 0; i < s0.buckets.size() && i < exchange_s.size(); ++i) {
     const Bucket& b = s0.buckets[i];
+    const int ordinal = b.blocking ? 0 : buckets_before++;
     if (!sync && !b.blocking) continue;  // a local step exchanges no gradients
     Seconds ready = 0, own = 0;
     for (std::size_t k = 0; k < kinds.size(); ++k) {
@@ -48,7 +50,7 @@ Exchanges place_exchanges(const std::vector<StepSchedule>& kinds, const std::vec
     const Seconds took = own + exchange_s[i];
     stream_free = start + took;
     x.comm_s += took;
-    x.phases.push_back({exchange_name(s0, i, label), Lane::Comm, start, stream_free});
+    x.phases.push_back({exchange_name(b, ordinal, label), Lane::Comm, start, stream_free});
     if (!b.blocking) {
       x.overlapping.push_back({start, stream_free});
       continue;

@@ -9,14 +9,11 @@ Seconds exchange_start_s(const StepSchedule& s, std::size_t i, Seconds ready_at)
   return ready_at + s.start_delay_s(i);
 }
 
-std::string exchange_name(const StepSchedule& s, std::size_t i, const std::string& label) {
-  const Bucket& b = s.buckets[i];
+std::string exchange_name(const Bucket& b, int buckets_before, const std::string& label) {
   if (b.blocking)
     return std::string("sync_bn ") + (b.collective == Collective::Allgather ? "allgather" : "allreduce") + " layer " +
            std::to_string(b.first_layer);
-  const auto before = std::count_if(s.buckets.begin(), s.buckets.begin() + std::ptrdiff_t(i),
-                                    [](const Bucket& o) { return !o.blocking; });
-  return label + " bucket " + std::to_string(before);
+  return label + " bucket " + std::to_string(buckets_before);
 }
 
 Seconds interference_s(const StepSchedule& s, const std::vector<Interval>& exchanges, Seconds from, Seconds to) {

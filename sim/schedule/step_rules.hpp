@@ -18,9 +18,9 @@ using Interval = std::pair<Seconds, Seconds>;  // [start, end]; end may be infin
 // framework's negotiation, a synchronised layer's at once (StepSchedule::start_delay_s).
 Seconds exchange_start_s(const StepSchedule& s, std::size_t i, Seconds ready_at);
 
-// What the timeline calls exchange i: "<label> bucket N" (the N-th gradient bucket), or a
-// synchronised layer's "sync_bn allgather|allreduce layer L".
-std::string exchange_name(const StepSchedule& s, std::size_t i, const std::string& label);
+// What the timeline calls exchange `b`: "<label> bucket N" for the N-th gradient bucket (`buckets_before`:
+// the gradient buckets ahead of it in launch order), or a synchronised layer's "sync_bn allgather|allreduce layer L".
+std::string exchange_name(const Bucket& b, int buckets_before, const std::string& label);
 
 // First order: the backward pass [from, to] runs longer by the library's interference times the
 // time exchanges overlap it; the exchanges keep the start times of the undisturbed pass.

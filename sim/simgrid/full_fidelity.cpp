@@ -93,12 +93,14 @@ bool barrier_round(RoundKind k) {
 void comm_actor(const StepSchedule& s, const Plans& plans, const Layout& l, FullState& st, int me,
                 const std::string& label, const sg4::BarrierPtr& ring_start) {
   const bool rank = me < l.ranks;
+  int buckets_before = 0;
   for (std::size_t i = 0; i < plans.size(); ++i) {
     if (rank) {
       st.ranks[me].ready->acquire();
       sg4::this_actor::sleep_until(exchange_start_s(s, i, st.ranks[me].ready_at[i]));
     }
     const bool blocking = s.buckets[i].blocking;
+    const int ordinal = blocking ? 0 : buckets_before++;
     const Seconds start = sg4::Engine::get_clock();
     if (rank && !blocking) st.ranks[me].exchanges.push_back({start, std::numeric_limits<Seconds>::infinity()});
     const Seconds own = s.exchange_own_s(i);
@@ -124,7 +126,7 @@ void comm_actor(const StepSchedule& s, const Plans& plans, const Layout& l, Full
     if (rank && !blocking) st.ranks[me].exchanges.back().second = end;
     if (rank && blocking) st.ranks[me].blocking_done->release();
     if (rank && st.records[me] >= 0) {
-      st.phases[st.records[me]].push_back({exchange_name(s, i, label), Lane::Comm, start, end});
+      st.phases[st.records[me]].push_back({exchange_name(s.buckets[i], ordinal, label), Lane::Comm, start, end});
       st.comm_s[st.records[me]] += end - start;
     }
   }
