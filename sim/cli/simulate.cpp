@@ -5,6 +5,7 @@
 #include "cli/commands.hpp"
 #include "core/output.hpp"
 #include "core/error.hpp"
+#include "predict/rests_on.hpp"
 #include "report/report.hpp"
 #include "report/trace.hpp"
 #include "scenario/resolve.hpp"
@@ -32,7 +33,9 @@ int cmd_simulate(const Args& args) {
   const ScenarioInput in = read_scenario(file, overlays, pa.overrides);
   if (!in.sweep.empty())
     std::cerr << "ddlsim simulate: note: the [sweep] section is ignored here; run `ddlsim sweep " << file << "`\n";
-  const Prediction p = predict(resolve_scenario(in.settings, dir_of(file)));
+  const Scenario sc = resolve_scenario(in.settings, dir_of(file));
+  Prediction p = predict(sc);
+  if (format == Format::Table) p.rests_on = rests_on(sc);
   if (!p.fits_in_memory)
     std::cerr << fmt::format("ddlsim simulate: warning: the step needs about {:.1f} GiB per GPU and the device has "
                              "{:.1f} GiB; it would not fit (docs/model.md: memory; compute.memory_gib sets the capacity)\n",

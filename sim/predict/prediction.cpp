@@ -228,7 +228,6 @@ Prediction predict(const Scenario& sc) {
   p.memory_per_gpu_bytes = mem.total();
   p.device_memory_bytes = sys.groups.empty() ? sys.device.memory_bytes : smallest_memory(kinds);
   p.fits_in_memory = p.memory_per_gpu_bytes <= p.device_memory_bytes;
-  p.rests_on = rests_on(sc);
   check_finite(p);
   return p;
 }

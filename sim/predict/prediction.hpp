@@ -57,6 +57,7 @@ struct Prediction {
   StepPair steps;                // the two kinds of step, for traces
   std::vector<int> rank_kind;    // mixed clusters: each rank's index into steps.kind_sync/kind_local
   std::vector<RestsOn> rests_on; // the defaults it took that a measurement or a key would replace
+                                 // (predict/rests_on.hpp; filled where a table shows them: simulate)
 };
 
 // Epoch figures from the two kinds of step: a sync step every k-th micro-batch.

@@ -584,9 +584,10 @@ Scenario resolve_scenario(const Settings& given, const std::string& base_dir) {
     for (NodeGroup& g : sc.system.groups) g.device.memory_bytes = sc.system.device.memory_bytes;
   }
   if (r.given("compute.calibration")) attach_calibration(r, base_dir, sc);
-  if (stored_image(settings) != StoredImage::Auto && sc.model.reads_tokens())
+  const StoredImage stored = stored_image(settings);
+  if (stored != StoredImage::Auto && sc.model.reads_tokens())
     throw InputError(r.where("input.dataset") + ": an image dataset, but " + sc.model.name + " reads token ids");
-  sc.system.storage = resolve_storage(r, sc.model, sc.execution.fw.mode, stored_image(settings));
+  sc.system.storage = resolve_storage(r, sc.model, sc.execution.fw.mode, stored);
   for (const auto& [key, s] : settings)
     if (s.origin == "default") sc.defaulted.push_back(key);
   return sc;
