@@ -2,6 +2,7 @@
 // and where `advise` and `map` may move it. Parsing (settings.cpp), the typed reads of resolve.cpp,
 // `ddlsim keys` and docs/keys.md, and the planning commands' keys (plan/plan_keys.cpp) all come
 // from this table. A new key is one entry here plus the code that uses its value.
+#include <cmath>
 #include <map>
 #include <stdexcept>
 
@@ -98,6 +99,12 @@ std::vector<std::string> link_names(bool intra) {
 
 constexpr bool kLog = true;
 
+// Two significant digits, for a help text.
+double two_digits(double x) {
+  const double scale = std::pow(10.0, 1 - std::floor(std::log10(x)));
+  return std::round(x * scale) / scale;
+}
+
 std::vector<KeySpec> declare_keys() {
   // The graph-measured costs as system.hpp holds them (the help outlives the call: a static).
   static const std::string graphs_help =
@@ -106,6 +113,17 @@ std::vector<KeySpec> declare_keys() {
       "on an H100 (calibration/measured/h100-kernel-sweep.csv) where compute.host_kernel_us, "
       "compute.kernel_overhead_us and compute.half_efficiency_us are not given: 0, " +
       format_number(kGraphKernelOverhead_s * 1e6) + " and " + format_number(kGraphHalfEfficiency_s * 1e6) + " us";
+  // The policies' ratios as system.cpp holds them.
+  static const std::string augment_help =
+      "standard (the crop and flip input.decode_ms covers), autoaugment (ImageNet policy), randaugment (2 ops, "
+      "magnitude 9), trivialaugment or augmix: an automatic policy on each crop, torchvision's, adding its CPU time a "
+      "worker per image as measured with torchvision 0.14 beside the standard transform (" +
+      format_number(two_digits(augment_ratio(Augment::AutoAugment))) + ", " +
+      format_number(two_digits(augment_ratio(Augment::RandAugment))) + ", " +
+      format_number(two_digits(augment_ratio(Augment::TrivialAugment))) + " and " +
+      format_number(two_digits(augment_ratio(Augment::AugMix))) +
+      " times the decode default's time besides decoding); with input.decoder = dali it runs on the GPU and is not "
+      "charged";
   return {
       vary(text("model.name", "resnet50", "zoo model (see `ddlsim models`); ignored when model.file is set"),
            zoo_model_names()),
@@ -361,16 +379,12 @@ std::vector<KeySpec> declare_keys() {
                 "mean JPEG), 1 byte a value for smaller images, 4 bytes a value for other inputs"),
            0.1, 100000, kLog),
       vary(choice("input.dataset", "custom", {"custom", "imagenet", "tinyimagenet", "cifar10", "cifar100"},
-                  "custom, imagenet, tinyimagenet, cifar10 or cifar100: the dataset's image size (Tiny ImageNet "
-                  "64, CIFAR 32; ImageNet the model's own), classes, training samples and stored sample (ImageNet "
-                  "110 KiB JPEGs, Tiny ImageNet 1,460-byte 64 x 64 JPEGs, CIFAR 3,073 / 3,074-byte raw records) "
-                  "where the scenario does not set them, and the loader decodes its kind of image")),
+                  "custom, imagenet, tinyimagenet, cifar10 or cifar100: the dataset's image size (ImageNet: the "
+                  "model's own), classes, training samples and stored sample as its description gives them "
+                  "(scenario/datasets.cpp) where the scenario does not set them, and the loader decodes its kind of "
+                  "image (ImageNet's and Tiny ImageNet's JPEGs, CIFAR's raw records)")),
       vary(choice("input.augment", "standard", {"standard", "autoaugment", "randaugment", "trivialaugment", "augmix"},
-                  "standard (the crop and flip input.decode_ms covers), autoaugment (ImageNet policy), randaugment "
-                  "(2 ops, magnitude 9), trivialaugment or augmix: an automatic policy on each crop, torchvision's, "
-                  "adding its CPU time a worker per image as measured with torchvision 0.14 beside the standard "
-                  "transform (0.36, 0.58, 0.30 and 5.3 times the decode default's time besides decoding); with "
-                  "input.decoder = dali it runs on the GPU and is not charged")),
+                  augment_help.c_str())),
       vary(real("input.decode_ms", "", 0, 1e6, "ms",
                 "decode and standard augmentation time of one sample on one worker, ms (input.augment adds its "
                 "policy's); default: the framework's loader "

@@ -89,9 +89,9 @@ Seconds default_decode_s(FrameworkMode mode, int input_h, int input_w, StoredIma
 // on the crop, before ToTensor, as its ImageNet recipes run them (references/classification
 // presets.py). Measured with torchvision 0.14 on one core of the build machine beside the standard
 // transform (crop, flip, ToTensor, Normalize) in the same run (calibration/torch/augment_cost.py;
-// calibration/measured/augment-cost.csv: AutoAugment 0.36, RandAugment 0.58, TrivialAugment 0.30,
-// AugMix 5.3 times the standard's time), since the machine's cores differ from day to day (that
-// day's loader ran 2.3 to 2.7 times slower than default_decode_s's). A policy adds its ratio times
+// calibration/measured/augment-cost.csv; augment_ratio: each policy's time over the standard's),
+// since the machine's cores differ from day to day (that day's loader ran 2.3 to 2.7 times slower
+// than default_decode_s's). A policy adds its ratio times
 // default_decode_s's time besides decoding, in proportion to the pixels; `standard` adds none.
 enum class Augment { Standard, AutoAugment, RandAugment, TrivialAugment, AugMix };
 double augment_ratio(Augment a);
