@@ -18,7 +18,7 @@ namespace {
 // A parameter that sets `key`, searched within the key's declared bounds (scenario/keys.cpp), so
 // that the overlay it writes is one the scenario reader takes back.
 SharedParameter declared(const std::string& name, const std::string& key, std::function<double(const Scenario&)> get,
-                         std::function<void(Scenario&, double)> set) {
+                         std::function<void(System&, double)> set) {
   const KeySpec& k = key_spec(key);
   return {name, key, std::move(get), std::move(set), k.min, k.max};
 }
@@ -28,81 +28,89 @@ SharedParameter declared(const std::string& name, const std::string& key, std::f
 SharedParameter shared_parameter(const std::string& name, const std::vector<Scenario>& scs) {
   if (name == "inter_bw")
     return declared(name, "cluster.inter_bw_GBps", [](const Scenario& s) { return s.system.cluster.inter.bw_Bps / kGB; },
-                    [](Scenario& s, double v) { s.system.cluster.inter.bw_Bps = v * kGB; });
+                    [](System& s, double v) { s.cluster.inter.bw_Bps = v * kGB; });
   if (name == "inter_latency")
     return declared(name, "cluster.inter_latency_us",
                     [](const Scenario& s) { return s.system.cluster.inter.latency_s * 1e6; },
-                    [](Scenario& s, double v) { s.system.cluster.inter.latency_s = v * 1e-6; });
+                    [](System& s, double v) { s.cluster.inter.latency_s = v * 1e-6; });
   if (name == "intra_bw")
     return declared(name, "cluster.intra_bw_GBps", [](const Scenario& s) { return s.system.cluster.intra.bw_Bps / kGB; },
-                    [](Scenario& s, double v) { s.system.cluster.intra.bw_Bps = v * kGB; });
+                    [](System& s, double v) { s.cluster.intra.bw_Bps = v * kGB; });
   if (name == "intra_latency")
     return declared(name, "cluster.intra_latency_us",
                     [](const Scenario& s) { return s.system.cluster.intra.latency_s * 1e6; },
-                    [](Scenario& s, double v) { s.system.cluster.intra.latency_s = v * 1e-6; });
+                    [](System& s, double v) { s.cluster.intra.latency_s = v * 1e-6; });
   if (name != "compute")
     throw InputError("--params: unknown parameter '" + clip(name) + "'; expected inter_bw, inter_latency, intra_bw, "
                      "intra_latency or compute");
   const bool measured = scs.front().system.compute.measured_samples_per_s > 0;
   if (!measured)
     return declared(name, "compute.efficiency", [](const Scenario& s) { return s.system.compute.max_efficiency; },
-                    [](Scenario& s, double v) { s.system.compute.max_efficiency = v; });
+                    [](System& s, double v) { s.compute.max_efficiency = v; });
   for (const auto& s : scs)
     if (s.system.compute.measured_samples_per_s != scs.front().system.compute.measured_samples_per_s)
       throw InputError("--params compute: compute.throughput differs between configurations; a shared value "
                        "cannot be fitted (leave compute out, or drop the column)");
   return declared(name, "compute.throughput", [](const Scenario& s) { return s.system.compute.measured_samples_per_s; },
-                  [](Scenario& s, double v) { s.system.compute.measured_samples_per_s = v; });
+                  [](System& s, double v) { s.compute.measured_samples_per_s = v; });
 }
 
 namespace {
 
 using Values = std::vector<double>;
 
+void set_values(System& sys, const std::vector<SharedParameter>& params, const Values& values) {
+  for (std::size_t k = 0; k < params.size(); ++k) params[k].set(sys, values[k]);
+}
+
 Scenario with_values(const Scenario& base, const std::vector<SharedParameter>& params, const Values& values) {
   Scenario s = base;
-  for (std::size_t k = 0; k < params.size(); ++k) params[k].set(s, values[k]);
+  set_values(s.system, params, values);
   return s;
 }
 
-// The relative error of each configuration with the parameters at `values`.
-std::vector<double> errors_at(const FitTarget& t, const std::vector<Scenario>& bases,
-                              const std::vector<SharedParameter>& params, const Values& values) {
-  std::vector<double> errs;
-  errs.reserve(bases.size());
-  for (std::size_t i = 0; i < bases.size(); ++i)
-    errs.push_back(relative_error(t.predicted(i, with_values(bases[i], params, values)), t.measured[i]));
-  return errs;
-}
-
-// The same while searching: values far from the start may give no prediction at all (a time that
-// overflows); such a point is scored as off by a factor of 10^3, so the search moves away from it.
+// Values far from the start may give no prediction at all (a time that overflows); while searching,
+// such a point is scored as off by a factor of 10^3, so the search moves away from it.
 constexpr double kNoPredictionError = 1e3;
-std::vector<double> search_errors_at(const FitTarget& t, const std::vector<Scenario>& bases,
-                                     const std::vector<SharedParameter>& params, const Values& values) {
-  std::vector<double> errs;
-  errs.reserve(bases.size());
-  for (std::size_t i = 0; i < bases.size(); ++i) {
-    try {
-      errs.push_back(relative_error(t.predicted(i, with_values(bases[i], params, values)), t.measured[i]));
-    } catch (const InputError&) {
-      errs.push_back(kNoPredictionError);
-    }
-  }
-  return errs;
-}
 
-// Sum of squared relative errors over the training rows with parameter k at `v`, the others at `values`.
+// What a fit evaluates thousands of times. `work` holds a copy of each base made once; an
+// evaluation resets only its system from the base (the parameters' setters write nothing else),
+// so a model's layers are not copied again for every point of the search.
 struct Problem {
   const FitTarget& target;
   const std::vector<Scenario>& bases;
   const std::vector<SharedParameter>& params;
+  std::vector<Scenario>& work;
 
+  const Scenario& at(std::size_t i, const Values& values) const {
+    Scenario& s = work[i];
+    s.system = bases[i].system;
+    set_values(s.system, params, values);
+    return s;
+  }
+
+  // The relative error of each configuration with the parameters at `values`; `searching`: a
+  // point with no prediction scores kNoPredictionError instead of throwing.
+  std::vector<double> errors_at(const Values& values, bool searching) const {
+    std::vector<double> errs;
+    errs.reserve(bases.size());
+    for (std::size_t i = 0; i < bases.size(); ++i) {
+      try {
+        errs.push_back(relative_error(target.predicted(i, at(i, values)), target.measured[i]));
+      } catch (const InputError&) {
+        if (!searching) throw;
+        errs.push_back(kNoPredictionError);
+      }
+    }
+    return errs;
+  }
+
+  // Sum of squared relative errors over the training rows with parameter k at `v`, the others at `values`.
   double objective_at(const Values& values, std::size_t k, double v) const {
-    Values at = values;
-    at[k] = v;
+    Values vs = values;
+    vs[k] = v;
     double sum = 0;
-    for (double e : search_errors_at(target, bases, params, at)) sum += e * e;
+    for (double e : errors_at(vs, true)) sum += e * e;
     return sum;
   }
 };
@@ -154,7 +162,7 @@ double search(const Problem& pr, const Values& values, std::size_t k, double sta
 std::vector<double> residuals_at(const Problem& pr, Values values, const std::vector<std::size_t>& idx,
                                  const std::vector<double>& x) {
   for (std::size_t j = 0; j < idx.size(); ++j) values[idx[j]] = std::pow(10.0, x[j]);
-  return search_errors_at(pr.target, pr.bases, pr.params, values);
+  return pr.errors_at(values, true);
 }
 
 double sum_sq(const std::vector<double>& r) {
@@ -236,7 +244,7 @@ FittedParameters fit_once(const Problem& pr, const Values& starts, const std::ve
     fit.params.push_back(f);
   }
   Values values = starts;
-  fit.before = error_stats(errors_at(pr.target, pr.bases, pr.params, values));
+  fit.before = error_stats(pr.errors_at(values, false));
   // Coordinate descent; every round searches the same window around each starting value, so a
   // parameter the data push to an extreme stops at the window's edge instead of drifting away.
   for (int round = 0; round < 8; ++round) {
@@ -266,7 +274,7 @@ FittedParameters fit_once(const Problem& pr, const Values& starts, const std::ve
       fit.params[k].has_interval = false;  // the optimum is not inside: an interval would mislead
     }
   }
-  fit.after = error_stats(errors_at(pr.target, pr.bases, pr.params, values));
+  fit.after = error_stats(pr.errors_at(values, false));
   return fit;
 }
 
@@ -275,9 +283,9 @@ FittedParameters fit_once(const Problem& pr, const Values& starts, const std::ve
 double sensitivity(const Problem& pr, const FittedParameters& fit, std::size_t k) {
   Values values;
   for (const auto& p : fit.params) values.push_back(p.after);
-  const std::vector<double> at = search_errors_at(pr.target, pr.bases, pr.params, values);
+  const std::vector<double> at = pr.errors_at(values, true);
   values[k] *= 2;
-  const std::vector<double> doubled = search_errors_at(pr.target, pr.bases, pr.params, values);
+  const std::vector<double> doubled = pr.errors_at(values, true);
   double sum = 0;
   for (std::size_t i = 0; i < at.size(); ++i) sum += (doubled[i] - at[i]) * (doubled[i] - at[i]);
   return std::sqrt(sum / double(at.size()));
@@ -305,7 +313,8 @@ FittedParameters fit_parameters(const FitTarget& target, const std::vector<Scena
                                 const std::vector<SharedParameter>& params) {
   if (bases.empty()) throw InputError("fit: no configurations to fit");
   if (target.measured.size() != bases.size()) throw std::logic_error("fit_parameters: one measured value a base");
-  const Problem pr{target, bases, params};
+  std::vector<Scenario> work = bases;
+  const Problem pr{target, bases, params, work};
   Values starts;
   for (const auto& p : params) starts.push_back(p.get(bases.front()));
   std::vector<bool> held(params.size(), false);

@@ -44,14 +44,15 @@ struct EffectiveFit {
 };
 
 // One parameter shared by every configuration, read and written in the unit of its key. `set`
-// writes a value into a fresh copy of a configuration's base scenario (it may look at that
-// scenario, e.g. change only multi-GPU ones, or scale the base's own value): nothing is
-// remembered between calls.
+// writes a value into a fresh copy of a configuration's base system (it may look at that system,
+// e.g. change only multi-GPU ones, or scale the base's own value): nothing is remembered between
+// calls. A parameter is a property of the system: the fit copies each base's model and strategy
+// once, and only the system for each evaluation.
 struct SharedParameter {
   std::string name;
   std::string key;
   std::function<double(const Scenario&)> get;   // its value in a base scenario: the fit's start
-  std::function<void(Scenario&, double)> set;
+  std::function<void(System&, double)> set;
   double lo = 0, hi = HUGE_VAL;                 // allowed range: the key's declared bounds (scenario/keys.cpp);
                                                 // the search spans four decades either side of the start within it
 };

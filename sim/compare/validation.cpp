@@ -124,8 +124,8 @@ SharedParameter multi_gpu_compute() {
   p.lo = 0.5;
   p.hi = 1.5;
   p.get = [](const Scenario&) { return 1.0; };
-  p.set = [](Scenario& s, double v) {
-    if (s.system.ranks() > 1) s.system.compute.measured_samples_per_s *= v;
+  p.set = [](System& s, double v) {
+    if (s.ranks() > 1) s.compute.measured_samples_per_s *= v;
   };
   return p;
 }

@@ -369,13 +369,16 @@ ComputeProfile compute_profile(const Model& model, const Device& device, Precisi
   ComputeProfile prof = profile_at(batch);
   prof.step_overhead_s = overhead;
   if (tuning.measured_samples_per_s <= 0) return prof;
-  const ComputeProfile at_measured = profile_at(tuning.measured_batch);
+  // The same profile when the throughput was measured at the scenario's batch (a fit predicts it
+  // thousands of times).
+  const Seconds measured_device_s =
+      device_step_s(tuning.measured_batch == batch ? prof : profile_at(tuning.measured_batch));
   const Seconds measured_step_s = tuning.measured_batch / tuning.measured_samples_per_s;
   if (measured_step_s <= overhead)
     throw InputError("compute.throughput: the measured step (" + format_number(measured_step_s * 1e6) +
                      " us) is not longer than the framework's per-step overhead (framework.step_overhead_us = " +
                      format_number(overhead * 1e6) + " us); expected a throughput of one GPU");
-  const double scale = (measured_step_s - overhead) / device_step_s(at_measured);
+  const double scale = (measured_step_s - overhead) / measured_device_s;
   prof.scale_by(scale);
   prof.scale = scale;
   return prof;
