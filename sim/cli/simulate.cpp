@@ -21,6 +21,7 @@ int cmd_simulate(const Args& args) {
   own.add_options()("format", po::value<std::string>()->default_value("table"), "table, csv or json")(
       "output,o", po::value<std::string>()->default_value(""), "write the report to FILE")(
       "trace", po::value<std::string>()->default_value(""), "write a Chrome trace-event timeline to FILE.json")(
+      "explain-uncertainty", "the table also gives each uncertain input's values, step times and source")(
       "overlay", po::value<std::vector<std::string>>()->composing(),
       "scenario-format file of keys applied over FILE (e.g. from `ddlsim fit`); repeatable");
   const ParsedArgs pa = parse_args(args, own, "simulate");
@@ -36,12 +37,13 @@ int cmd_simulate(const Args& args) {
   const Scenario sc = resolve_scenario(in.settings, dir_of(file));
   Prediction p = predict(sc);
   if (format == Format::Table) p.rests_on = rests_on(sc);
+  p.uncertainty = prediction_uncertainty(sc, p);
   if (!p.fits_in_memory)
     std::cerr << fmt::format("ddlsim simulate: warning: the step needs about {:.1f} GiB per GPU and the device has "
                              "{:.1f} GiB; it would not fit (docs/model.md: memory; compute.memory_gib sets the capacity)\n",
                              p.memory_per_gpu_bytes / kGiB, p.device_memory_bytes / kGiB);
   OutputSet out;
-  out.add(pa.vm["output"].as<std::string>(), render_prediction(p, format));
+  out.add(pa.vm["output"].as<std::string>(), render_prediction(p, format, pa.vm.count("explain-uncertainty") > 0));
   const std::string trace = pa.vm["trace"].as<std::string>();
   if (!trace.empty()) out.add(trace, chrome_trace_json(p));
   out.commit();

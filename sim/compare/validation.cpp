@@ -238,9 +238,11 @@ GroupResult run_group(const ValidationGroup& g, const CsvTable& all, const std::
   const std::string scenario = folder + "/" + g.scenario;
   const Settings base = read_scenario(scenario, overrides).settings;
   r.roofline = roofline_rows(set, base, folder);
+  r.coverage_roofline = interval_coverage(set, resolve_configs(set, base, folder), false);
   calibrate(set, all.file);
   const std::vector<Scenario> bases = resolve_configs(set, base, folder);
   r.a_priori = compare_predictions(set, bases);
+  r.coverage_calibrated = interval_coverage(set, bases, true);
   r.leave_one_out = leave_one_model_out(g, set, bases);
   std::vector<Scenario> scs = bases;
   r.fitted = fit_group(g, set, scs);
@@ -278,6 +280,8 @@ ValidationResult run_validation(const std::string& folder,
       e.add(v.groups.back().comparison);
       a.add(v.groups.back().a_priori);
       l.add(v.groups.back().leave_one_out);
+      v.coverage_calibrated.add(v.groups.back().coverage_calibrated);
+      v.coverage_roofline.add(v.groups.back().coverage_roofline);
     }
   }
   e.store(v);

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "compare/comparison.hpp"
+#include "compare/coverage.hpp"
 #include "compare/effective_fit.hpp"
 
 namespace ddlsim {
@@ -63,6 +64,9 @@ struct GroupResult {
   ErrorStats baseline_real;
   SplitStats apriori, loo;     // the same rows, a priori and leave-one-model-out
   Comparison roofline;         // the 1-GPU rows from the roofline alone (no calibration)
+  // How often the 80 % interval holds the measured value (compare/coverage.hpp): the multi-GPU
+  // rows calibrated from the 1-GPU ones (nothing fitted), and every row from the roofline alone.
+  Coverage coverage_calibrated, coverage_roofline;
 };
 
 struct ValidationResult {
@@ -75,6 +79,7 @@ struct ValidationResult {
   // in-sample and linear scaling.
   ErrorStats apriori_all, loo_all, model_all, baseline_all;
   ErrorStats roofline;         // every group's 1-GPU rows, roofline alone
+  Coverage coverage_calibrated, coverage_roofline;  // every group's rows pooled
 };
 
 // Runs the set in `folder` (scenarios/validation of the source tree by default); `overrides`

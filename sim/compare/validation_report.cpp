@@ -19,6 +19,22 @@ std::string value(const MeasuredConfig& c, const char* key) {
   return v ? *v : "";
 }
 
+ordered_json coverage_json(const Coverage& c) {
+  ordered_json j;
+  j["n"] = c.n;
+  j["inside"] = c.inside;
+  j["share"] = c.n ? ordered_json(c.share()) : ordered_json(nullptr);
+  j["median_half_width"] = c.n ? ordered_json(c.median_half_width()) : ordered_json(nullptr);
+  return j;
+}
+
+// "41 % of 186 (median half-width 1.9 %)", or "-" without rows.
+std::string coverage_cell(const Coverage& c) {
+  return c.n ? fmt::format("{:.0f} % of {} (median half-width {:.1f} %)", 100 * c.share(), c.n,
+                           100 * c.median_half_width())
+             : std::string("-");
+}
+
 std::string gpus(const MeasuredConfig& c) {
   const std::string n = value(c, "cluster.nodes"), g = value(c, "cluster.gpus_per_node");
   return fmt::format("{}x{}", n.empty() ? "1" : n, g.empty() ? "1" : g);
@@ -80,6 +96,8 @@ ordered_json group_json(const GroupResult& g) {
   j["loo_synthetic"] = stats_record(g.loo.synthetic);
   j["loo_real"] = stats_record(g.loo.real);
   j["roofline_one_gpu"] = stats_record(g.roofline.model);
+  j["interval_coverage_calibrated"] = coverage_json(g.coverage_calibrated);
+  j["interval_coverage_roofline"] = coverage_json(g.coverage_roofline);
   return j;
 }
 
@@ -99,6 +117,8 @@ std::string render_json(const ValidationResult& v) {
   j["model_all"] = stats_record(v.model_all);
   j["linear_all"] = stats_record(v.baseline_all);
   j["roofline_one_gpu"] = stats_record(v.roofline);
+  j["interval_coverage_calibrated"] = coverage_json(v.coverage_calibrated);
+  j["interval_coverage_roofline"] = coverage_json(v.coverage_roofline);
   ordered_json groups = ordered_json::array(), rows = ordered_json::array();
   for (const auto& g : v.groups) {
     groups.push_back(group_json(g));
@@ -140,6 +160,17 @@ std::string render_roofline(const ValidationResult& v) {
   };
   for (const auto& g : v.groups) out += row(g.group.name, g.roofline.model);
   return out + row("all", v.roofline);
+}
+
+// How often the 80 % interval (predict/uncertainty.hpp) holds the measured throughput.
+std::string render_coverage(const ValidationResult& v) {
+  std::string out = "\n80 % intervals: the share of rows inside (multi-GPU rows calibrated from the 1-GPU one | every row "
+                    "from the roofline)\n";
+  for (const auto& g : v.groups)
+    out += fmt::format("   {:<17} {:<42} | {}\n", g.group.name, coverage_cell(g.coverage_calibrated),
+                       coverage_cell(g.coverage_roofline));
+  return out + fmt::format("   {:<17} {:<42} | {}\n", "all", coverage_cell(v.coverage_calibrated),
+                           coverage_cell(v.coverage_roofline));
 }
 
 std::string render_table(const ValidationResult& v) {
@@ -193,7 +224,7 @@ std::string render_table(const ValidationResult& v) {
                      "{:.1f} %, in-sample {:.1f} %, linear scaling {:.1f} %\n",
                      v.apriori_all.n, 100 * v.apriori_all.mape, 100 * v.loo_all.mape, 100 * v.model_all.mape,
                      100 * v.baseline_all.mape);
-  return out + render_roofline(v);
+  return out + render_roofline(v) + render_coverage(v);
 }
 
 std::string markdown_group_row(const std::string& name, const std::string& fitted, const ErrorStats& ms,
@@ -244,7 +275,17 @@ std::string render_validation_markdown(const ValidationResult& v) {
                        s.n ? fmt::format("{:.1f} %", 100 * s.max_abs) : std::string("-"));
   };
   for (const auto& g : v.groups) out += roof(g.group.name, g.roofline.model);
-  return out + roof("all", v.roofline);
+  out += roof("all", v.roofline);
+  out += "\n## How often the interval holds the measurement\n\nThe share of rows whose measured throughput lies "
+         "inside the prediction's 80 % interval\n(`simulate` reports it; docs/design.md, \"How sure a prediction "
+         "is\"), and the median relative half-width,\n(p90 - p10) / 2 / point: the multi-GPU rows with compute "
+         "calibrated from the group's 1-GPU row\n(nothing fitted), and every row from the roofline alone. An "
+         "honest 80 % interval holds about 80 %.\n\n| group | calibrated | roofline |\n|---|---|---|\n";
+  for (const auto& g : v.groups)
+    out += fmt::format("| {} | {} | {} |\n", g.group.name, coverage_cell(g.coverage_calibrated),
+                       coverage_cell(g.coverage_roofline));
+  return out + fmt::format("| all | {} | {} |\n", coverage_cell(v.coverage_calibrated),
+                           coverage_cell(v.coverage_roofline));
 }
 
 std::string render_validation(const ValidationResult& v, Format f) {

@@ -52,7 +52,8 @@ std::vector<ComputeProfile> kind_profiles(const Scenario& sc, const RankKinds& k
       it = by_device.emplace(k.device.name, compute_profile(sc.model, k.device, e.precision, e.batch_per_gpu,
                                                             sc.system.compute, e.optimizer, e.fw)).first;
     out.push_back(it->second);
-    if (k.slowdown != 1) out.back().scale_by(k.slowdown);
+    const double f = k.slowdown * sc.system.compute.time_factor;
+    if (f != 1) out.back().scale_by(f);
   }
   return out;
 }

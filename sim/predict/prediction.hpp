@@ -1,11 +1,13 @@
 // Composes the three inputs into the figures users ask for: step and epoch time, throughput,
 // speed-up over one GPU, scaling efficiency and communication overhead.
 #pragma once
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "cost/compute.hpp"
 #include "predict/rests_on.hpp"
+#include "predict/uncertainty.hpp"
 #include "schedule/step_timing.hpp"
 #include "scenario/scenario.hpp"
 
@@ -58,6 +60,8 @@ struct Prediction {
   std::vector<int> rank_kind;    // mixed clusters: each rank's index into steps.kind_sync/kind_local
   std::vector<RestsOn> rests_on; // the defaults it took that a measurement or a key would replace
                                  // (predict/rests_on.hpp; filled where a table shows them: simulate)
+  std::optional<Uncertainty> uncertainty;  // the 80 % interval (predict/uncertainty.hpp; filled where a
+                                          // report shows it: simulate)
 };
 
 // Epoch figures from the two kinds of step: a sync step every k-th micro-batch.

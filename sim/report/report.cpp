@@ -52,18 +52,38 @@ ordered_json prediction_record(const Prediction& p) {
   r["steps_per_epoch"] = p.steps_per_epoch;
   r["syncs_per_epoch"] = p.syncs_per_epoch;
   r["step_time_s"] = p.step_time_s;
+  if (const auto& u = p.uncertainty) {
+    r["step_time_p10_s"] = u->step_time_s.p10;
+    r["step_time_p90_s"] = u->step_time_s.p90;
+  }
   r["compute_time_s"] = p.compute_time_s;
   r["comm_time_s"] = p.comm_time_s;
   r["exposed_comm_s"] = p.exposed_comm_s;
+  if (const auto& u = p.uncertainty) {
+    r["exposed_comm_p10_s"] = u->exposed_comm_s.p10;
+    r["exposed_comm_p90_s"] = u->exposed_comm_s.p90;
+  }
   r["input_time_s"] = p.input_time_s;
   r["input_wait_s"] = p.input_wait_s;
   r["straggler_wait_s"] = p.straggler_wait_s;
   r["epoch_time_s"] = p.epoch_time_s;
+  if (const auto& u = p.uncertainty) {
+    r["epoch_time_p10_s"] = u->epoch_time_s.p10;
+    r["epoch_time_p90_s"] = u->epoch_time_s.p90;
+  }
   r["total_time_s"] = p.total_time_s;
   r["samples_per_s"] = p.samples_per_s;
+  if (const auto& u = p.uncertainty) {
+    r["samples_per_s_p10"] = u->samples_per_s.p10;
+    r["samples_per_s_p90"] = u->samples_per_s.p90;
+  }
   r["single_gpu_epoch_s"] = p.single_gpu_epoch_s;
   r["speedup"] = p.speedup;
   r["efficiency"] = p.efficiency;
+  if (const auto& u = p.uncertainty) {
+    r["efficiency_p10"] = u->efficiency.p10;
+    r["efficiency_p90"] = u->efficiency.p90;
+  }
   r["comm_overhead"] = p.comm_overhead;
   r["optimizer"] = p.optimizer;
   r["activation_memory_bytes"] = p.activation_memory_bytes;
@@ -133,16 +153,42 @@ std::string render_rests_on(const Prediction& p) {
   return out;
 }
 
-std::string render_table(const Prediction& p) {
+// The 80 % intervals and what makes them (predict/uncertainty.hpp); with `explain`, each input's
+// values, its source and how to measure it.
+std::string render_uncertainty(const Prediction& p, bool explain) {
+  if (!p.uncertainty) return "";
+  const Uncertainty& u = *p.uncertainty;
+  const auto line = [](const char* name, double v, const Band& b, const char* unit) {
+    return fmt::format("  {:<22} {:.4g}{} ({:.3g}-{:.3g})\n", name, v, unit, b.p10, b.p90);
+  };
+  std::string out = "\nhow sure (80 % interval: what the scenario does not know, below)\n";
+  out += line("step time", p.step_time_s, u.step_time_s, " s");
+  out += line("epoch time", p.epoch_time_s, u.epoch_time_s, " s");
+  out += line("samples/s", p.samples_per_s, u.samples_per_s, "");
+  out += line("efficiency", p.efficiency, u.efficiency, "");
+  out += line("exposed communication", p.exposed_comm_s, u.exposed_comm_s, " s");
+  if (u.inputs.empty()) return out + "  (no input it rests on has a known spread: the interval is the point)\n";
+  out += "share of the step time's interval, largest first\n";
+  for (const UncertaintyShare& s : u.inputs) {
+    out += fmt::format("  {:<22} {:>5.1f} %  {:.3g} to {:.3g} {}; measure: {}\n", s.name, 100 * s.share, s.lo, s.hi,
+                       s.unit, s.measure);
+    if (explain)
+      out += fmt::format("  {:<22} step {:.4g} s to {:.4g} s (analytic); source: {}\n", "", s.step_time_lo_s,
+                         s.step_time_hi_s, s.source);
+  }
+  return out;
+}
+
+std::string render_table(const Prediction& p, bool explain) {
   std::string out;
   const ordered_json rec = prediction_record(p);
   for (const auto& [k, v] : rec.items()) out += fmt::format("{:<24} {}\n", k, pretty_value(k, v));
-  return out + render_breakdown(p) + render_rests_on(p);
+  return out + render_breakdown(p) + render_uncertainty(p, explain) + render_rests_on(p);
 }
 
 }  // namespace
 
-std::string render_prediction(const Prediction& p, Format f) {
+std::string render_prediction(const Prediction& p, Format f, bool explain_uncertainty) {
   const ordered_json rec = prediction_record(p);
   switch (f) {
     case Format::Json: return rec.dump(2) + "\n";
@@ -154,7 +200,7 @@ std::string render_prediction(const Prediction& p, Format f) {
       }
       return head + "\n" + row + "\n";
     }
-    case Format::Table: return render_table(p);
+    case Format::Table: return render_table(p, explain_uncertainty);
   }
   return "";
 }

@@ -14,7 +14,9 @@ Format parse_format(const std::string& text);
 
 // The prediction as an ordered record (the JSON object; CSV columns in the same order).
 nlohmann::ordered_json prediction_record(const Prediction& p);
-std::string render_prediction(const Prediction& p, Format f);
+// The table's interval section gives each uncertain input's values, source and step times with
+// `explain_uncertainty` (simulate --explain-uncertainty).
+std::string render_prediction(const Prediction& p, Format f, bool explain_uncertainty = false);
 
 // CSV helpers shared by reports: RFC 4180 quoting, numbers in shortest round-trip form.
 std::string csv_cell(const nlohmann::ordered_json& v);

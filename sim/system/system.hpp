@@ -54,6 +54,8 @@ struct ComputeTuning {
                                       // (torch.compile, XLA: cost/fusion.hpp)
   double jitter_cv = 0;               // per-rank compute variation (cost/stragglers.hpp); 0: none
   double device_spread = -1;          // speed spread between devices (cost/stragglers.hpp); < 0: default
+  double time_factor = 1;             // every compute time times this: what an uncertainty range
+                                      // sets (predict/uncertainty.hpp); no key
   int threads_per_rank = 1;           // CPU ranks: compute threads each (as calibrated)
   int node_cores = 0;                 // CPU ranks: a node's cores, shared by its ranks; 0 = not limiting
   double measured_samples_per_s = 0;  // single-GPU throughput measured by the user (0: none)

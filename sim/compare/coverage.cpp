@@ -1,0 +1,66 @@
+#include "compare/coverage.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "predict/prediction.hpp"
+
+namespace ddlsim {
+inline namespace compare_layer {
+
+namespace {
+
+Band band_of(const Uncertainty& u, Metric m) {
+  switch (m) {
+    case Metric::EpochTime: return u.epoch_time_s;
+    case Metric::StepTime: return u.step_time_s;
+    case Metric::SamplesPerSecond: return u.samples_per_s;
+  }
+  return {};
+}
+
+double point_of(const Prediction& p, Metric m) {
+  switch (m) {
+    case Metric::EpochTime: return p.epoch_time_s;
+    case Metric::StepTime: return p.step_time_s;
+    case Metric::SamplesPerSecond: return p.samples_per_s;
+  }
+  return NAN;
+}
+
+int ranks_of(const Scenario& s) { return s.system.ranks(); }
+
+}  // namespace
+
+double Coverage::share() const { return n > 0 ? double(inside) / n : NAN; }
+
+double Coverage::median_half_width() const {
+  if (half_widths.empty()) return NAN;
+  std::vector<double> w = half_widths;
+  std::sort(w.begin(), w.end());
+  const std::size_t m = w.size() / 2;
+  return w.size() % 2 ? w[m] : (w[m - 1] + w[m]) / 2;
+}
+
+Coverage interval_coverage(const MeasuredSet& set, const std::vector<Scenario>& scs, bool multi_gpu_only) {
+  Coverage c;
+  for (std::size_t i = 0; i < set.configs.size() && i < scs.size(); ++i) {
+    if (multi_gpu_only && ranks_of(scs[i]) <= 1) continue;
+    const Prediction p = predict(scs[i]);
+    const Band b = band_of(prediction_uncertainty(scs[i], p), set.metric);
+    const double y = point_of(p, set.metric), measured = set.configs[i].mean;
+    ++c.n;
+    if (measured >= b.p10 && measured <= b.p90) ++c.inside;
+    c.half_widths.push_back((b.p90 - b.p10) / 2 / y);
+  }
+  return c;
+}
+
+void Coverage::add(const Coverage& b) {
+  n += b.n;
+  inside += b.inside;
+  half_widths.insert(half_widths.end(), b.half_widths.begin(), b.half_widths.end());
+}
+
+}  // namespace compare_layer
+}  // namespace ddlsim

@@ -1,0 +1,150 @@
+#include "predict/uncertainty.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "cost/stragglers.hpp"
+#include "predict/prediction.hpp"
+
+namespace ddlsim {
+inline namespace predict_layer {
+
+namespace {
+
+bool defaulted(const Scenario& sc, const std::string& key) {
+  return std::binary_search(sc.defaulted.begin(), sc.defaulted.end(), key);
+}
+
+// The 10th-90th percentile factor of a normal of standard deviation sigma: z = 1.2816.
+constexpr double kZ80 = 1.2815515655446004;
+
+// A step that ran on one H100 against the roofline (no calibration): the 36 PyTorch steps of
+// calibration/measured/h100-zoo-steps.csv (22 zoo models, channels-last and -first, mixed and
+// TF32, batch 2 to 128; measured on a lent H100 with calibration/zoo_check.sh), scored by
+// `ddlsim compare ... --scenario calibration/measured/h100-one-gpu.ini`: measured / predicted
+// has its 10th percentile at kRooflineTimeP10 and its 90th at kRooflineTimeP90 (linear
+// interpolation between order statistics; tests/uncertainty_test.cpp recomputes them).
+UncertainInput roofline_compute() {
+  return {"compute (roofline)", "x compute time", kRooflineTimeP10, kRooflineTimeP90,
+          "measured / roofline step time of 36 PyTorch steps on an H100 (calibration/measured/h100-zoo-steps.csv)",
+          "ddlsim calibrate on the GPU, or compute.throughput from one GPU's run",
+          [](Scenario& s, double f) { s.system.compute.time_factor = f; }};
+}
+
+// A step calibrated on one GPU runs on others of the same model: the spread between GPUs of one
+// SKU (cost/stragglers.hpp kGpuDeviceSpread, Sinha et al., SC22: sigma 1.48 %), at +-1.2816 sigma.
+UncertainInput measured_compute() {
+  return {"compute (measured)", "x compute time", std::exp(-kZ80 * kGpuDeviceSpread), std::exp(kZ80 * kGpuDeviceSpread),
+          "the speed spread between GPUs of one model (Sinha et al., SC22; cost/stragglers.hpp)",
+          "compute.device_spread, measured on the cluster's own GPUs",
+          [](Scenario& s, double f) { s.system.compute.time_factor = f; }};
+}
+
+// Two clusters of the same parts (H100 SXM nodes, eight 400 Gb/s InfiniBand rails a node:
+// NVIDIA/nccl-tests issue 309's logs by gj-aion and qoofyk, scenarios/validation/nccl/) ran
+// all_reduce_perf on 4 nodes; from 64 MiB up, where the rails bound the time, the slower cluster's
+// time is a median 1.116 times the faster one's (8 sizes: 1.053 to 1.247). The link kinds' defaults
+// are line-rate shares (system/platform.cpp), which a cluster does not exceed: the default is the
+// 90th percentile and 1 / 1.116 of it the 10th.
+constexpr double kSamePartsInterSpread = 1.116;
+UncertainInput inter_bandwidth() {
+  return {"inter-node bandwidth", "x bandwidth", 1 / kSamePartsInterSpread, 1.0,
+          "two clusters of the same H100/NDR parts, nccl-tests on 4 nodes (NVIDIA/nccl-tests issue 309)",
+          "ddlsim fit on the cluster's own nccl-tests logs (cluster.inter_bw_GBps)",
+          [](Scenario& s, double f) { s.system.cluster.inter.bw_Bps *= f; }};
+}
+
+// The slow-down of compute kernels overlapped with NCCL collectives: 18.9 % on average, 40 % at most,
+// over GPT and LLaMA workloads on A100 and H100 (arXiv 2507.03114; cost/library_costs.cpp, the
+// default). The measured range, none to the maximum, stands for the 10th to 90th percentile (wider).
+UncertainInput interference() {
+  return {"interference", "slow-down fraction", 0.0, 0.40,
+          "compute slow-down beside NCCL collectives, 0 to 40 % (arXiv 2507.03114)",
+          "ddlsim calibrate --interference on the GPU (comm.interference)",
+          [](Scenario& s, double v) { s.execution.step_costs.interference = v; }};
+}
+
+// The figures a band is given for, read off a prediction.
+struct Figures {
+  double step, epoch, samples, efficiency, exposed;
+};
+Figures figures(const Prediction& p) {
+  return {p.step_time_s, p.epoch_time_s, p.samples_per_s, p.efficiency, p.exposed_comm_s};
+}
+
+// The sums of squared downward and upward deviations of one figure, over the inputs.
+struct Spread {
+  double down = 0, up = 0;
+  void add(double a, double b) {
+    down += std::pow(std::min({0.0, a, b}), 2);
+    up += std::pow(std::max({0.0, a, b}), 2);
+  }
+  // In logarithms around a positive point y (a relative deviation each).
+  Band log_band(double y) const { return {y * std::exp(-std::sqrt(down)), y * std::exp(std::sqrt(up))}; }
+  // In the figure's own unit, scaled by `scale` (SimGrid's point over the analytic one); never below 0.
+  Band linear_band(double y, double scale) const {
+    return {std::max(0.0, y - scale * std::sqrt(down)), y + scale * std::sqrt(up)};
+  }
+};
+
+double log_ratio(double y, double y0) { return y0 > 0 && y > 0 ? std::log(y / y0) : 0; }
+
+}  // namespace
+
+std::vector<UncertainInput> uncertain_inputs(const Scenario& sc) {
+  const System& sys = sc.system;
+  const ComputeTuning& c = sys.compute;
+  std::vector<UncertainInput> out;
+  if (!c.cpu_ranks()) {
+    const bool measured = c.calibration || c.measured_samples_per_s > 0;
+    if (measured && defaulted(sc, "compute.device_spread")) out.push_back(measured_compute());
+    if (!measured) out.push_back(roofline_compute());
+  }
+  if (sys.nodes > 1 && defaulted(sc, "cluster.inter_bw_GBps")) out.push_back(inter_bandwidth());
+  const bool measured_interference = c.calibration && c.calibration->interference >= 0;
+  if (sys.ranks() > 1 && sc.execution.overlap && sc.execution.library == Library::Nccl && !c.cpu_ranks() &&
+      !measured_interference && defaulted(sc, "comm.interference"))
+    out.push_back(interference());
+  return out;
+}
+
+Uncertainty prediction_uncertainty(const Scenario& sc, const Prediction& point) {
+  Scenario base = sc;
+  base.backend = BackendKind::Analytic;
+  const Prediction analytic = sc.backend == BackendKind::Analytic ? point : predict(base);
+  const Figures y0 = figures(analytic);
+  Spread step, epoch, samples, efficiency, exposed;
+  Uncertainty u;
+  for (const UncertainInput& in : uncertain_inputs(sc)) {
+    Figures at[2];
+    const double values[2] = {in.lo, in.hi};
+    for (int k = 0; k < 2; ++k) {
+      Scenario s = base;
+      in.apply(s, values[k]);
+      at[k] = figures(predict(s));
+    }
+    step.add(log_ratio(at[0].step, y0.step), log_ratio(at[1].step, y0.step));
+    epoch.add(log_ratio(at[0].epoch, y0.epoch), log_ratio(at[1].epoch, y0.epoch));
+    samples.add(log_ratio(at[0].samples, y0.samples), log_ratio(at[1].samples, y0.samples));
+    efficiency.add(log_ratio(at[0].efficiency, y0.efficiency), log_ratio(at[1].efficiency, y0.efficiency));
+    exposed.add(at[0].exposed - y0.exposed, at[1].exposed - y0.exposed);
+    Spread own;
+    own.add(log_ratio(at[0].step, y0.step), log_ratio(at[1].step, y0.step));
+    u.inputs.push_back({in.name, in.unit, in.source, in.measure, in.lo, in.hi, at[0].step, at[1].step,
+                        own.down + own.up});
+  }
+  const double total = step.down + step.up;
+  for (UncertaintyShare& s : u.inputs) s.share = total > 0 ? s.share / total : 0;
+  std::stable_sort(u.inputs.begin(), u.inputs.end(),
+                   [](const UncertaintyShare& a, const UncertaintyShare& b) { return a.share > b.share; });
+  const Figures p = figures(point);
+  u.step_time_s = step.log_band(p.step);
+  u.epoch_time_s = epoch.log_band(p.epoch);
+  u.samples_per_s = samples.log_band(p.samples);
+  u.efficiency = efficiency.log_band(p.efficiency);
+  u.exposed_comm_s = exposed.linear_band(p.exposed, y0.exposed > 0 ? p.exposed / y0.exposed : 1);
+  return u;
+}
+
+}  // namespace predict_layer
+}  // namespace ddlsim
