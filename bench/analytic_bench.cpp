@@ -21,3 +21,16 @@ static void BM_AnalyticResNet50(benchmark::State& state, const char* algorithm) 
 }
 BENCHMARK_CAPTURE(BM_AnalyticResNet50, ring, "ring")->Arg(128)->Arg(1);
 BENCHMARK_CAPTURE(BM_AnalyticResNet50, hierarchical, "hierarchical")->Arg(128);
+
+// The point prediction with its 80 % interval (predict/uncertainty.hpp: two analytic predictions
+// an uncertain input; three inputs on many nodes). Goal: at most 10x BM_AnalyticResNet50 at the
+// same node count.
+static void BM_AnalyticResNet50WithInterval(benchmark::State& state) {
+  const Scenario sc = resnet50_on(int(state.range(0)), "ring");
+  for (auto _ : state) {
+    const Prediction p = predict(sc);
+    benchmark::DoNotOptimize(prediction_uncertainty(sc, p));
+  }
+  state.counters["evals_per_s"] = benchmark::Counter(double(state.iterations()), benchmark::Counter::kIsRate);
+}
+BENCHMARK(BM_AnalyticResNet50WithInterval)->Arg(128)->Arg(1);
