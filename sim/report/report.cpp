@@ -1,5 +1,6 @@
 #include "report/report.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
 #include <stdexcept>
@@ -158,8 +159,13 @@ std::string render_rests_on(const Prediction& p) {
 std::string render_uncertainty(const Prediction& p, bool explain) {
   if (!p.uncertainty) return "";
   const Uncertainty& u = *p.uncertainty;
-  const auto line = [](const char* name, double v, const Band& b, const char* unit) {
-    return fmt::format("  {:<22} {:.4g}{} ({:.3g}-{:.3g})\n", name, v, unit, b.p10, b.p90);
+  // Three significant digits, without an exponent from 0.001 to 999,999.
+  const auto sig3 = [](double x) {
+    const int mag = x != 0 ? int(std::floor(std::log10(std::fabs(x)))) : 0;
+    return mag >= 6 || mag < -3 ? fmt::format("{:.3g}", x) : fmt::format("{:.{}f}", x, std::max(0, 2 - mag));
+  };
+  const auto line = [&](const char* name, double v, const Band& b, const char* unit) {
+    return fmt::format("  {:<22} {:.4g}{} ({}-{})\n", name, v, unit, sig3(b.p10), sig3(b.p90));
   };
   std::string out = "\nhow sure (80 % interval: what the scenario does not know, below)\n";
   out += line("step time", p.step_time_s, u.step_time_s, " s");
