@@ -19,17 +19,6 @@ Band band_of(const Uncertainty& u, Metric m) {
   return {};
 }
 
-double point_of(const Prediction& p, Metric m) {
-  switch (m) {
-    case Metric::EpochTime: return p.epoch_time_s;
-    case Metric::StepTime: return p.step_time_s;
-    case Metric::SamplesPerSecond: return p.samples_per_s;
-  }
-  return NAN;
-}
-
-int ranks_of(const Scenario& s) { return s.system.ranks(); }
-
 }  // namespace
 
 double Coverage::share() const { return n > 0 ? double(inside) / n : NAN; }
@@ -42,16 +31,16 @@ double Coverage::median_half_width() const {
   return w.size() % 2 ? w[m] : (w[m - 1] + w[m]) / 2;
 }
 
-Coverage interval_coverage(const MeasuredSet& set, const std::vector<Scenario>& scs, bool multi_gpu_only) {
+Coverage interval_coverage(const Comparison& cmp, const std::vector<Scenario>& scs, bool multi_gpu_only) {
   Coverage c;
-  for (std::size_t i = 0; i < set.configs.size() && i < scs.size(); ++i) {
-    if (multi_gpu_only && ranks_of(scs[i]) <= 1) continue;
-    const Prediction p = predict(scs[i]);
-    const Band b = band_of(prediction_uncertainty(scs[i], p), set.metric);
-    const double y = point_of(p, set.metric), measured = set.configs[i].mean;
+  for (std::size_t i = 0; i < cmp.rows.size() && i < scs.size(); ++i) {
+    const Prediction& p = cmp.rows[i].prediction;
+    if (multi_gpu_only && p.ranks <= 1) continue;
+    const Band b = band_of(prediction_uncertainty(scs[i], p), cmp.metric);
+    const double measured = cmp.rows[i].measured.mean;
     ++c.n;
     if (measured >= b.p10 && measured <= b.p90) ++c.inside;
-    c.half_widths.push_back((b.p90 - b.p10) / 2 / y);
+    c.half_widths.push_back((b.p90 - b.p10) / 2 / metric_of(p, cmp.metric));
   }
   return c;
 }

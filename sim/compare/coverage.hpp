@@ -3,7 +3,7 @@
 #pragma once
 #include <vector>
 
-#include "compare/measurements.hpp"
+#include "compare/comparison.hpp"
 #include "scenario/scenario.hpp"
 
 namespace ddlsim {
@@ -18,9 +18,9 @@ struct Coverage {
   void add(const Coverage& other);  // another group's rows, pooled
 };
 
-// Each row of `set` predicted from its scenario with its interval; `multi_gpu_only` skips the rows
+// The interval of each compared row (its prediction from scs[i]); `multi_gpu_only` skips the rows
 // of one rank (a 1-GPU calibration reproduces them by construction).
-Coverage interval_coverage(const MeasuredSet& set, const std::vector<Scenario>& scs, bool multi_gpu_only);
+Coverage interval_coverage(const Comparison& c, const std::vector<Scenario>& scs, bool multi_gpu_only);
 
 }  // namespace compare_layer
 }  // namespace ddlsim

@@ -238,11 +238,12 @@ GroupResult run_group(const ValidationGroup& g, const CsvTable& all, const std::
   const std::string scenario = folder + "/" + g.scenario;
   const Settings base = read_scenario(scenario, overrides).settings;
   r.roofline = roofline_rows(set, base, folder);
-  r.coverage_roofline = interval_coverage(set, resolve_configs(set, base, folder), false);
+  const std::vector<Scenario> roofline_scs = resolve_configs(set, base, folder);
+  r.coverage_roofline = interval_coverage(compare_predictions(set, roofline_scs), roofline_scs, false);
   calibrate(set, all.file);
   const std::vector<Scenario> bases = resolve_configs(set, base, folder);
   r.a_priori = compare_predictions(set, bases);
-  r.coverage_calibrated = interval_coverage(set, bases, true);
+  r.coverage_calibrated = interval_coverage(r.a_priori, bases, true);
   r.leave_one_out = leave_one_model_out(g, set, bases);
   std::vector<Scenario> scs = bases;
   r.fitted = fit_group(g, set, scs);

@@ -13,10 +13,6 @@ inline namespace predict_layer {
 
 namespace {
 
-bool defaulted(const Scenario& sc, const std::string& key) {
-  return std::binary_search(sc.defaulted.begin(), sc.defaulted.end(), key);
-}
-
 const char* storage_name(Storage s) {
   switch (s) {
     case Storage::Memory: return "memory";
@@ -32,13 +28,13 @@ const char* storage_name(Storage s) {
 std::vector<RestsOn> rests_on(const Scenario& sc) {
   std::vector<RestsOn> out;
   const auto add = [&](const char* key, std::string what) {
-    if (defaulted(sc, key)) out.push_back({key, std::move(what)});
+    if (sc.left_default(key)) out.push_back({key, std::move(what)});
   };
   const System& sys = sc.system;
   const Execution& e = sc.execution;
   const ComputeTuning& c = sys.compute;
-  if (!c.calibration && c.measured_samples_per_s <= 0 && defaulted(sc, "compute.calibration") &&
-      defaulted(sc, "compute.throughput"))
+  if (!c.calibration && c.measured_samples_per_s <= 0 && sc.left_default("compute.calibration") &&
+      sc.left_default("compute.throughput"))
     out.push_back({"compute.calibration",
                    fmt::format("none: the roofline on the {}'s datasheet peaks (or compute.throughput, a measured "
                                "1-GPU rate)", sys.device.name)});

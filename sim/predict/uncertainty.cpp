@@ -11,10 +11,6 @@ inline namespace predict_layer {
 
 namespace {
 
-bool defaulted(const Scenario& sc, const std::string& key) {
-  return std::binary_search(sc.defaulted.begin(), sc.defaulted.end(), key);
-}
-
 // The 10th-90th percentile factor of a normal of standard deviation sigma: z = 1.2816.
 constexpr double kZ80 = 1.2815515655446004;
 
@@ -97,13 +93,13 @@ std::vector<UncertainInput> uncertain_inputs(const Scenario& sc) {
   std::vector<UncertainInput> out;
   if (!c.cpu_ranks()) {
     const bool measured = c.calibration || c.measured_samples_per_s > 0;
-    if (measured && defaulted(sc, "compute.device_spread")) out.push_back(measured_compute());
+    if (measured && sc.left_default("compute.device_spread")) out.push_back(measured_compute());
     if (!measured) out.push_back(roofline_compute());
   }
-  if (sys.nodes > 1 && defaulted(sc, "cluster.inter_bw_GBps")) out.push_back(inter_bandwidth());
+  if (sys.nodes > 1 && sc.left_default("cluster.inter_bw_GBps")) out.push_back(inter_bandwidth());
   const bool measured_interference = c.calibration && c.calibration->interference >= 0;
   if (sys.ranks() > 1 && sc.execution.overlap && sc.execution.library == Library::Nccl && !c.cpu_ranks() &&
-      !measured_interference && defaulted(sc, "comm.interference"))
+      !measured_interference && sc.left_default("comm.interference"))
     out.push_back(interference());
   return out;
 }
@@ -115,11 +111,15 @@ Uncertainty prediction_uncertainty(const Scenario& sc, const Prediction& point) 
   const Figures y0 = figures(analytic);
   Spread step, epoch, samples, efficiency, exposed;
   Uncertainty u;
+  // One working copy: an input sets the system or the execution only, so each try resets those two
+  // from the base and leaves the model, the larger part, as it was copied.
+  Scenario s = base;
   for (const UncertainInput& in : uncertain_inputs(sc)) {
     Figures at[2];
     const double values[2] = {in.lo, in.hi};
     for (int k = 0; k < 2; ++k) {
-      Scenario s = base;
+      s.system = base.system;
+      s.execution = base.execution;
       in.apply(s, values[k]);
       at[k] = figures(predict(s));
     }

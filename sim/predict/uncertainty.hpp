@@ -25,7 +25,7 @@ inline namespace predict_layer {
 struct Prediction;
 
 // One input a scenario does not know: its values at the 10th and 90th percentiles, in the unit
-// `apply` takes.
+// `apply` takes. `apply` writes the scenario's system or execution, nothing else.
 struct UncertainInput {
   std::string name;     // e.g. "compute (roofline)"
   std::string unit;     // what lo and hi are: "x time", "x bandwidth", "slow-down fraction"

@@ -2,6 +2,7 @@
 // (devices, network, storage) as three separate inputs, composed by the predictor. The cost model
 // takes Model + Execution + System, never a Scenario.
 #pragma once
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,9 @@ struct Scenario {
   BackendKind backend = BackendKind::Analytic;
   SimGridOptions simgrid;
   std::vector<std::string> defaulted;  // the keys the scenario left at their defaults (sorted)
+  bool left_default(const std::string& key) const {
+    return std::binary_search(defaulted.begin(), defaulted.end(), key);
+  }
 };
 
 }  // namespace scenario_layer
