@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/text.hpp"
+#include "engine/isolate.hpp"
 #include "simgrid/placement.hpp"
 #include "sweep/sweep.hpp"
 #include "cli/commands.hpp"
@@ -269,4 +270,27 @@ TEST(Hardening, SimGridRunsAtItsDocumentedLimitAndRefusesMore) {
   EXPECT_EQ(refused.code, 2);
   EXPECT_NE(refused.out.find("at most 65536 GPUs in all with simulation.backend = simgrid"), std::string::npos)
       << refused.out;
+}
+
+// A SimGrid run stopped from outside while it finds routes (full fidelity on a large cluster)
+// named platform files that must route every pair of hosts even for a built-in platform: the hint
+// belongs to files only (issue 43, item 6).
+TEST(Hardening, RouteStageHintNamesPlatformFilesOnlyForFiles) {
+  const auto stopped_while_routing = [] {
+    note_stage("finding the route from host a to host b");
+    ::raise(SIGKILL);
+    return std::string();
+  };
+  const auto message = [&](const std::string& platform) {
+    try {
+      run_isolated(stopped_while_routing, platform);
+    } catch (const std::exception& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  const std::string builtin = message("dgx1"), file = message("cluster.xml");
+  EXPECT_NE(builtin.find("signal 9 while finding the route"), std::string::npos) << builtin;
+  EXPECT_EQ(builtin.find("platform file"), std::string::npos) << builtin;
+  EXPECT_NE(file.find("a platform file must route every pair"), std::string::npos) << file;
 }

@@ -169,6 +169,8 @@ std::string run_isolated(const std::function<std::string()>& work, const std::st
   }
   if (is_file(platform)) {
     if (reason.find(platform) == std::string::npos) reason = platform + ": " + reason;
+    if (last_stage(stderr_text).rfind("finding the route", 0) == 0)
+      reason += "; a platform file must route every pair of hosts that exchange data";
     throw InputError(reason);
   }
   throw std::runtime_error("SimGrid backend: " + reason);

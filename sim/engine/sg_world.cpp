@@ -97,8 +97,8 @@ std::vector<sg4::Host*> hosts_in_natural_order(const sg4::Engine& e) {
 
 RouteInfo route_info(const sg4::Host* a, const sg4::Host* b) {
   note_stage("finding the route from host " + a->get_name() + " to host " + b->get_name() +
-             " (a platform file must route every pair of hosts that exchange data; a large cluster at full "
-             "fidelity spends long here and in its messages: simulation.fidelity = fast)");
+             " (a large cluster at full fidelity spends long here and in its messages: simulation.fidelity = "
+             "fast)");
   RouteInfo r;
   a->route_to(b, r.links, &r.latency_s);
   r.bw_Bps = std::numeric_limits<double>::infinity();
