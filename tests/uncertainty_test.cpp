@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <sstream>
 
 #include "compare/validation.hpp"
@@ -37,30 +38,69 @@ Prediction with_factor(Scenario s, double f) {
 
 }  // namespace
 
-// kRooflineTimeP10/P90 are the 10th and 90th percentiles of measured / roofline step time over
-// calibration/measured/h100-zoo-steps.csv, as `ddlsim compare` scores it.
-TEST(Uncertainty, RooflineSpreadIsTheH100StepsOwn) {
-  const std::string dir = testutil::source_dir() + "/calibration/measured/";
-  const auto r = testutil::run_ddlsim("compare " + dir + "h100-zoo-steps.csv --scenario " + dir +
-                                      "h100-one-gpu.ini --format csv");
-  ASSERT_EQ(r.code, 0) << r.out;
+// The measured / predicted ratio of every row `ddlsim compare ARGS --format csv` prints whose size
+// is at least min_bytes (a step file has no size column: every row).
+std::vector<double> compare_ratios(const std::string& args, double min_bytes = 0) {
+  const auto r = testutil::run_ddlsim("compare " + args + " --format csv");
+  EXPECT_EQ(r.code, 0) << r.out;
   std::istringstream in(r.out);
   std::string line;
   std::getline(in, line);
   std::vector<std::string> head;
   for (std::stringstream h(line); std::getline(h, line, ',');) head.push_back(line);
-  const auto col = [&](const char* name) { return std::size_t(std::find(head.begin(), head.end(), name) - head.begin()); };
-  const std::size_t m = col("measured"), p = col("predicted");
-  ASSERT_LT(p, head.size());
+  const auto col = [&](const char* a, const char* b) {
+    auto it = std::find(head.begin(), head.end(), a);
+    return std::size_t((it != head.end() ? it : std::find(head.begin(), head.end(), b)) - head.begin());
+  };
+  const std::size_t m = col("measured", "measured_s"), p = col("predicted", "predicted_s"), size = col("size_bytes", "");
+  EXPECT_LT(p, head.size()) << r.out;
   std::vector<double> ratio;
   while (std::getline(in, line)) {
     std::vector<std::string> cells;
     for (std::stringstream c(line); std::getline(c, line, ',');) cells.push_back(line);
+    if (size < head.size() && std::stod(cells[size]) < min_bytes) continue;
     ratio.push_back(std::stod(cells[m]) / std::stod(cells[p]));
   }
+  return ratio;
+}
+
+// kRooflineTimeP10/P90 are the 10th and 90th percentiles of measured / roofline step time over
+// calibration/measured/h100-zoo-steps.csv, as `ddlsim compare` scores it.
+TEST(Uncertainty, RooflineSpreadIsTheH100StepsOwn) {
+  const std::string dir = testutil::source_dir() + "/calibration/measured/";
+  const std::vector<double> ratio = compare_ratios(dir + "h100-zoo-steps.csv --scenario " + dir + "h100-one-gpu.ini");
   ASSERT_EQ(ratio.size(), 36u);
   EXPECT_NEAR(quantile(ratio, 0.1), ddlsim::kRooflineTimeP10, 5e-4);
   EXPECT_NEAR(quantile(ratio, 0.9), ddlsim::kRooflineTimeP90, 5e-4);
+}
+
+// kNcclTimeP10/P90: measured / predicted time of the allreduces of 1 MiB and more that the
+// development systems of scenarios/validation/nccl logged (index.csv, role dev), each log scored by
+// `ddlsim compare` on its system's scenario at its node count (the file name's "<N>n_").
+TEST(Uncertainty, NcclSpreadIsTheDevelopmentLogsOwn) {
+  const std::string dir = testutil::source_dir() + "/scenarios/validation/nccl/";
+  std::istringstream index(testutil::slurp(dir + "index.csv"));
+  std::string line;
+  std::getline(index, line);
+  std::vector<double> ratio;
+  int systems = 0;
+  while (std::getline(index, line)) {
+    std::vector<std::string> cells;
+    for (std::stringstream c(line); std::getline(c, line, ',');) cells.push_back(line);
+    if (cells.size() < 4 || cells[3] != "dev") continue;
+    ++systems;
+    for (const auto& e : std::filesystem::directory_iterator(dir + cells[0])) {
+      const std::string name = e.path().filename().string();
+      const std::string nodes = name.substr(0, name.find("n_"));
+      const auto r = compare_ratios(e.path().string() + " --op allreduce --scenario " + dir + cells[1] +
+                                    " --cluster.nodes=" + nodes, 1 << 20);
+      ratio.insert(ratio.end(), r.begin(), r.end());
+    }
+  }
+  EXPECT_EQ(systems, 6);
+  ASSERT_EQ(ratio.size(), 127u);
+  EXPECT_NEAR(quantile(ratio, 0.1), ddlsim::kNcclTimeP10, 5e-4);
+  EXPECT_NEAR(quantile(ratio, 0.9), ddlsim::kNcclTimeP90, 5e-4);
 }
 
 // One GPU on the roofline: compute is the one input, so the interval's ends are the predictions
@@ -131,7 +171,10 @@ TEST(Uncertainty, ValuesTheScenarioSetsCarryNoDefaultSpread) {
     return out;
   };
   const std::vector<std::string> all = names(testutil::scenario_default({"--cluster.nodes=2"}));
-  EXPECT_EQ(all, (std::vector<std::string>{"compute (roofline)", "inter-node bandwidth", "interference"}));
+  EXPECT_EQ(all, (std::vector<std::string>{"compute (roofline)", "NCCL across nodes", "interference"}));
+  // Another library's exchange: the rails' own spread (no compute slow-down beside host copies).
+  EXPECT_EQ(names(testutil::scenario_default({"--cluster.nodes=2", "--comm.library=mpi"})),
+            (std::vector<std::string>{"compute (roofline)", "inter-node bandwidth"}));
   EXPECT_EQ(names(testutil::scenario_default({"--cluster.nodes=2", "--cluster.inter_bw_GBps=10",
                                               "--comm.interference=0.1"})),
             (std::vector<std::string>{"compute (roofline)"}));
@@ -160,7 +203,7 @@ TEST(Uncertainty, SimulateReportsTheIntervalAndExplainsIt) {
   const auto t = testutil::run_ddlsim("simulate --cluster.nodes=2 --explain-uncertainty");
   ASSERT_EQ(t.code, 0) << t.out;
   EXPECT_NE(t.out.find("how sure (80 % interval"), std::string::npos) << t.out;
-  EXPECT_NE(t.out.find("source: two clusters of the same H100/NDR parts"), std::string::npos) << t.out;
+  EXPECT_NE(t.out.find("source: nccl-tests of 6 clusters"), std::string::npos) << t.out;
 }
 
 // How often the interval holds the bundled sets' measurements (compare/coverage.hpp). The issue's

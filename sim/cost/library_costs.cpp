@@ -69,6 +69,7 @@ LibraryCosts library_costs(const Execution& e, const System& sys, const CommTopo
   const bool staged = o.staging == HostStaging::On || (o.staging == HostStaging::Auto && !cpu && stages_through_host(e.library));
   if (staged && !cpu) c.staging_Bps = host_link_Bps(sys);
   if (topo && topo->nccl_protocols && e.library == Library::Nccl) c.nccl = LibraryCosts::NcclCalls{e.comm(), *topo};
+  c.time_factor = o.exchange_time_factor;
   return c;
 }
 

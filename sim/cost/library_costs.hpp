@@ -22,6 +22,8 @@ struct LibraryCosts {
   double interference = 0;     // compute slow-down while overlapped, fraction (0.2: 20 % slower)
   Seconds per_call_s = 0;      // per collective call
   BytesPerSecond staging_Bps = 0;  // host staging copy rate each way; 0: no staging
+  double time_factor = 1;      // the rounds, the call and NCCL's residual times this (an
+                               // uncertainty range's, StepCostOverrides::exchange_time_factor)
 
   // With NCCL and its own latencies on: the calls' method and topology, so that a call lasts at
   // least NCCL's own estimate of it (nccl_residual_s).

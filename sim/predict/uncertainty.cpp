@@ -50,6 +50,20 @@ UncertainInput inter_bandwidth() {
           [](Scenario& s, double f) { s.system.cluster.inter.bw_Bps *= f; }};
 }
 
+// NCCL across nodes, a priori: the 127 allreduce sizes of 1 MiB and more (where gradient buckets
+// are) that six clusters measured with nccl-tests on 2 to 8 nodes (scenarios/validation/nccl, the
+// development systems: H100, H200 and A100 nodes over InfiniBand, RoCE and GPUDirect-TCPX), each
+// against `ddlsim compare` on the system's scenario: measured / predicted time has its 10th
+// percentile at kNcclTimeP10 and its 90th at kNcclTimeP90 (tests/uncertainty_test.cpp recomputes
+// them). The exchange's rounds and NCCL's own time are scaled together; it stands for the links'
+// spread too (inter_bandwidth is for the other libraries).
+UncertainInput nccl_collectives() {
+  return {"NCCL across nodes", "x exchange time", kNcclTimeP10, kNcclTimeP90,
+          "nccl-tests of 6 clusters on 2-8 nodes, 1 MiB and more, measured / ddlsim a priori (scenarios/validation/nccl)",
+          "ddlsim fit on the cluster's own nccl-tests logs (docs/your-cluster.md), then its overlay",
+          [](Scenario& s, double f) { s.execution.step_costs.exchange_time_factor = f; }};
+}
+
 // The slow-down of compute kernels overlapped with NCCL collectives: 18.9 % on average, 40 % at most,
 // over GPT and LLaMA workloads on A100 and H100 (arXiv 2507.03114; cost/library_costs.cpp, the
 // default). The measured range, none to the maximum, stands for the 10th to 90th percentile (wider).
@@ -96,7 +110,10 @@ std::vector<UncertainInput> uncertain_inputs(const Scenario& sc) {
     if (measured && sc.left_default("compute.device_spread")) out.push_back(measured_compute());
     if (!measured) out.push_back(roofline_compute());
   }
-  if (sys.nodes > 1 && sc.left_default("cluster.inter_bw_GBps")) out.push_back(inter_bandwidth());
+  // Links a platform file gives were described or fitted for the cluster: their spread is not these.
+  const bool default_links = sys.cluster.xml_path.empty() && sc.left_default("cluster.inter_bw_GBps");
+  if (sys.nodes > 1 && default_links)
+    out.push_back(sc.execution.library == Library::Nccl ? nccl_collectives() : inter_bandwidth());
   const bool measured_interference = c.calibration && c.calibration->interference >= 0;
   if (sys.ranks() > 1 && sc.execution.overlap && sc.execution.library == Library::Nccl && !c.cpu_ranks() &&
       !measured_interference && sc.left_default("comm.interference"))

@@ -64,6 +64,10 @@ Uncertainty prediction_uncertainty(const Scenario& sc, const Prediction& point);
 // roofline time (uncertainty.cpp cites them; tests/uncertainty_test.cpp recomputes them).
 inline constexpr double kRooflineTimeP10 = 0.951;
 inline constexpr double kRooflineTimeP90 = 1.471;
+// ... of an NCCL allreduce of 1 MiB or more across nodes, measured time / ddlsim's a priori time,
+// over the development logs of scenarios/validation/nccl (the held-out systems left out).
+inline constexpr double kNcclTimeP10 = 0.920;
+inline constexpr double kNcclTimeP90 = 1.793;
 
 }  // namespace predict_layer
 }  // namespace ddlsim

@@ -47,7 +47,7 @@ Exchanges place_exchanges(const std::vector<StepSchedule>& kinds, const std::vec
       own = std::max(own, kinds[k].exchange_own_s(i));
     }
     const Seconds start = std::max(ready, stream_free);
-    const Seconds took = own + exchange_s[i];
+    const Seconds took = own + s0.exchange_rounds_s(exchange_s[i]);
     stream_free = start + took;
     x.comm_s += took;
     x.phases.push_back({exchange_name(b, ordinal, label), Lane::Comm, start, stream_free});

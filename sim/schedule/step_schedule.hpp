@@ -51,9 +51,11 @@ struct StepSchedule {
   Seconds exchange_own_s(std::size_t i) const {
     const Bucket& b = buckets[i];
     const Seconds residual = i < library_residual_s.size() ? library_residual_s[i] : 0;
-    return library.per_call_s + residual + library.staging_s(b.bytes) +
+    return library.time_factor * (library.per_call_s + residual) + library.staging_s(b.bytes) +
            (b.blocking ? 0 : framework.copies_s(b.bytes, b.tensors));
   }
+  // Exchange i's network rounds, `rounds_s` as a backend timed them, as the library runs them.
+  Seconds exchange_rounds_s(Seconds rounds_s) const { return library.time_factor * rounds_s; }
   // How long after it is ready exchange i can start: a bucket waits half a coordination cycle on
   // average, then the controller's negotiation; a synchronised layer calls the library at once.
   Seconds start_delay_s(std::size_t i) const {
