@@ -237,3 +237,38 @@ TEST(Advise, RangeOutsideTheKeysValuesIsRefused) {
   EXPECT_NE(r.out.find("--x cluster.nodes = 1..1000000000: cluster.nodes takes values from 1 to"), std::string::npos)
       << r.out;
 }
+
+// The answer's 80 % interval: the least bandwidth at which the efficiency's 90th percentile (the
+// optimistic end) reaches the target, and the least at which its 10th does (the pessimistic end);
+// each end reaches the target and a value 0.1 % below it does not.
+TEST(Advise, AnswerIntervalIsWhereEachPercentileReachesTheTarget) {
+  const std::vector<std::string> keys = {"--training.sync_period=16", "--compute.device_spread=0"};
+  const Evaluator ev(settings_of(kPoti, keys), ".");
+  AdviseRequest req;
+  req.key = "cluster.inter_bw_GBps";
+  req.target = parse_target("efficiency=0.5");
+  const Advice a = advise(ev, req);
+  ASSERT_TRUE(a.reachable) << a.conclusion;
+  ASSERT_TRUE(a.interval) << a.conclusion;
+  ASSERT_FALSE(a.interval->optimistic.empty());
+  ASSERT_FALSE(a.interval->pessimistic.empty());
+  const double optimistic = std::stod(a.interval->optimistic), pessimistic = std::stod(a.interval->pessimistic);
+  EXPECT_LT(optimistic, std::stod(a.answer));
+  EXPECT_GT(pessimistic, std::stod(a.answer));
+  EXPECT_NE(a.conclusion.find("80 % interval"), std::string::npos) << a.conclusion;
+  const auto percentile_at = [&](double bw, bool p90) {
+    const Prediction p = ev.predict_at({{req.key, format_number(bw)}}, true);
+    return *metric_percentile(p, "efficiency", p90);
+  };
+  EXPECT_GE(percentile_at(optimistic, true), 0.5);
+  EXPECT_LT(percentile_at(optimistic * 0.999, true), 0.5);
+  EXPECT_GE(percentile_at(pessimistic, false), 0.5);
+  EXPECT_LT(percentile_at(pessimistic * 0.999, false), 0.5);
+  // JSON carries both ends.
+  const auto r = run_ddlsim("advise " + kPoti + " --training.sync_period=16 --compute.device_spread=0 --vary "
+                            "cluster.inter_bw_GBps --target efficiency=0.5 --format json");
+  ASSERT_EQ(r.code, 0) << r.out;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["answer_interval"]["optimistic"], a.interval->optimistic);
+  EXPECT_EQ(j["answer_interval"]["pessimistic"], a.interval->pessimistic);
+}

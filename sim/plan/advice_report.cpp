@@ -47,6 +47,10 @@ ordered_json advice_json(const Advice& a) {
   j["reachable"] = a.reachable;
   j["answer"] = a.answer;
   if (a.boundary) j["boundary"] = *a.boundary;
+  if (a.interval) {
+    const auto text = [](const std::string& v) { return v.empty() ? ordered_json() : ordered_json(v); };
+    j["answer_interval"] = {{"optimistic", text(a.interval->optimistic)}, {"pessimistic", text(a.interval->pessimistic)}};
+  }
   j["conclusion"] = a.conclusion;
   j["notes"] = a.notes;
   if (!a.ranked.empty()) {

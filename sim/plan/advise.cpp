@@ -92,14 +92,16 @@ struct Search {
   const Target& target;
   std::string first_error;
   std::size_t failed = 0;  // values that could not be predicted
+  std::optional<bool> p90 = std::nullopt;  // the metric's 10th (false) or 90th percentile; none: the point
 
   std::optional<double> metric_at(double x) {
-    const Outcome o = ev.try_at({{key.name, value_text(key, x)}});
+    const Outcome o = ev.try_at({{key.name, value_text(key, x)}}, p90.has_value());
     if (!o.prediction) {
       if (first_error.empty()) first_error = o.error;
       ++failed;
       return std::nullopt;
     }
+    if (p90) return metric_percentile(*o.prediction, target.metric.name, *p90);
     return metric_value(*o.prediction, target.metric.name);
   }
 
@@ -215,7 +217,8 @@ void answer_unreachable(const std::vector<Probe>& ps, double lo, double hi, Advi
                                   a.answer));
 }
 
-void search_boundary(const Evaluator& ev, const AdviseRequest& req, Advice& a) {
+// Returns how many values it sampled before bisecting.
+std::size_t search_boundary(const Evaluator& ev, const AdviseRequest& req, Advice& a) {
   const auto [lo, hi] = key_range(ev, a.key, req);
   const bool log = a.key.log && lo > 0;
   Search s{ev, a.key, *a.target, "", 0};
@@ -223,19 +226,64 @@ void search_boundary(const Evaluator& ev, const AdviseRequest& req, Advice& a) {
   const bool grows = !better(a.target->metric, ps.front().m, ps.back().m);  // larger values help
   if (!grows) std::reverse(ps.begin(), ps.end());  // from the loose end
   const auto first = std::find_if(ps.begin(), ps.end(), [&](const Probe& p) { return a.target->reached_by(p.m); });
-  if (first == ps.end()) return answer_unreachable(ps, lo, hi, a);
+  const std::size_t points = ps.size() + s.failed;
+  if (first == ps.end()) {
+    answer_unreachable(ps, lo, hi, a);
+    return points;
+  }
   if (first == ps.begin()) {
     if (a.method == "bisection") a.method = "scan";
     a.answer = value_text(a.key, first->x);
     a.conclusion = fmt::format("the whole range reaches the target: {} = {} (the range's {} end) already does; "
                                "widen --range to look further", a.key.name, a.answer, grows ? "low" : "high");
-    return;
+    return points;
   }
   const double boundary = s.bisect(std::prev(first)->x, first->x, log);
   a.boundary = boundary;
   a.answer = rounded_answer(a.key, boundary, std::prev(first)->x);
   a.conclusion = fmt::format("the {} {} reaching {} is {}{}{}", grows ? "least" : "greatest", a.key.name,
                              relation(*a.target), a.answer, a.key.unit.empty() ? "" : " ", a.key.unit);
+  return points;
+}
+
+// The boundary as the metric's 10th or 90th percentile sees it, over the points the point's search
+// sampled: the answer at that end of the interval, or none where that end reaches the target
+// nowhere in the range. A range whose loose end already reaches gives that end.
+std::optional<std::string> boundary_at(const Evaluator& ev, const AdviseRequest& req, const Advice& a, bool p90,
+                                       std::size_t points) {
+  const auto [lo, hi] = key_range(ev, a.key, req);
+  const bool log = a.key.log && lo > 0, integer = a.key.kind == KeyKind::Integer;
+  Search s{ev, a.key, *a.target, "", 0, p90};
+  std::vector<Probe> ps;
+  try {
+    ps = s.scan(sample(lo, hi, int(points), log, integer));
+  } catch (const InputError&) {
+    return std::nullopt;
+  }
+  if (better(a.target->metric, ps.front().m, ps.back().m)) std::reverse(ps.begin(), ps.end());  // from the loose end
+  const auto first = std::find_if(ps.begin(), ps.end(), [&](const Probe& p) { return a.target->reached_by(p.m); });
+  if (first == ps.end()) return std::nullopt;
+  if (first == ps.begin()) return value_text(a.key, first->x);
+  return rounded_answer(a.key, s.bisect(std::prev(first)->x, first->x, log), std::prev(first)->x);
+}
+
+// The answer's 80 % interval: the boundary where the metric's optimistic and its pessimistic
+// percentile reach the target (for a metric the interval covers).
+void answer_interval(const Evaluator& ev, const AdviseRequest& req, Advice& a, std::size_t points) {
+  Prediction probe;
+  probe.uncertainty = Uncertainty{};
+  if (!a.boundary || !metric_percentile(probe, a.target->metric.name, false)) return;
+  const bool higher = a.target->metric.higher_is_better;
+  const std::optional<std::string> optimistic = boundary_at(ev, req, a, higher, points),
+                                   pessimistic = boundary_at(ev, req, a, !higher, points);
+  AnswerInterval i;
+  i.optimistic = optimistic.value_or("");
+  i.pessimistic = pessimistic.value_or("");
+  a.interval = i;
+  const std::string unit = a.key.unit.empty() ? "" : " " + a.key.unit;
+  a.conclusion += fmt::format(" (80 % interval: {} at the optimistic end, {} at the pessimistic end)",
+                              optimistic ? *optimistic + unit : "none in the range",
+                              pessimistic ? *pessimistic + unit : "none in the range");
 }
 
 std::vector<std::string> ranked_values(const Evaluator& ev, const AdviseRequest& req, const PlanKey& k) {
@@ -360,8 +408,11 @@ Advice advise(const Evaluator& ev, const AdviseRequest& req) {
     if (trim(v).empty()) throw InputError("--values: an empty value in the list for " + a.key.name);
   if (a.key.name == kModelParamsKey) a.notes.push_back(ev.model_params_note());
   const bool search = r.target && r.values.empty() && a.key.kind != KeyKind::Choice;
-  if (search) search_boundary(ev, r, a);
-  else rank(ev, r, a);
+  if (search) {
+    answer_interval(ev, r, a, search_boundary(ev, r, a));
+  } else {
+    rank(ev, r, a);
+  }
   if (r.nodes_optimum) nodes_optimum_note(ev, r, a);
   a.check = forward_check(ev, a, false);
   if (r.verify_simgrid) a.simgrid_check = forward_check(ev, a, true);

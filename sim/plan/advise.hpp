@@ -54,6 +54,13 @@ struct Candidate {
   bool reaches = false;  // meets the target (false without one)
 };
 
+// Where the boundary lies as the target metric's 80 % interval sees it (predict/uncertainty.hpp):
+// the value that reaches the target by its optimistic percentile and by its pessimistic one; ""
+// where that percentile reaches it nowhere in the range.
+struct AnswerInterval {
+  std::string optimistic, pessimistic;
+};
+
 struct Advice {
   PlanKey key;
   std::optional<Target> target;
@@ -63,6 +70,7 @@ struct Advice {
   bool reachable = true;
   std::string answer;      // the chosen value, as text
   std::optional<double> boundary;  // bisection: the boundary before rounding
+  std::optional<AnswerInterval> interval;  // a boundary's, for a metric the interval covers
   std::string conclusion;  // one sentence
   std::vector<std::string> notes;
   std::vector<Candidate> ranked;  // ranking: best first, failed last

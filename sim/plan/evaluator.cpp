@@ -31,7 +31,7 @@ Scenario Evaluator::resolve_cached(const Settings& s) const {
 
 Scenario Evaluator::base_scenario() const { return resolve_cached(base_); }
 
-Prediction Evaluator::predict_at(const Assignment& a) const {
+Prediction Evaluator::predict_at(const Assignment& a, bool interval) const {
   Settings s = base_;
   std::optional<double> params;
   for (const auto& [key, value] : a) {
@@ -44,7 +44,9 @@ Prediction Evaluator::predict_at(const Assignment& a) const {
   }
   Scenario sc = resolve_cached(s);
   if (params) sc.model = widen_to_params(sc.model, *params);
-  return predict(sc);
+  Prediction p = predict(sc);
+  if (interval) p.uncertainty = prediction_uncertainty(sc, p);
+  return p;
 }
 
 std::string Evaluator::model_params_note() const {
@@ -54,9 +56,9 @@ std::string Evaluator::model_params_note() const {
          "activations with sqrt(P)";
 }
 
-Outcome Evaluator::try_at(const Assignment& a) const {
+Outcome Evaluator::try_at(const Assignment& a, bool interval) const {
   try {
-    return {predict_at(a), ""};
+    return {predict_at(a, interval), ""};
   } catch (const InputError& e) {
     return {std::nullopt, e.what()};
   }

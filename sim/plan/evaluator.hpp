@@ -27,10 +27,11 @@ class Evaluator {
  public:
   Evaluator(Settings base, std::string base_dir);
 
-  // The prediction; throws InputError as `simulate` would.
-  Prediction predict_at(const Assignment& a) const;
+  // The prediction; throws InputError as `simulate` would. With `interval`, also its 80 % interval
+  // (Prediction::uncertainty, as `simulate` reports it).
+  Prediction predict_at(const Assignment& a, bool interval = false) const;
   // The same, with an input error kept as the outcome's reason.
-  Outcome try_at(const Assignment& a) const;
+  Outcome try_at(const Assignment& a, bool interval = false) const;
   // The base scenario, resolved (its model, cluster).
   Scenario base_scenario() const;
   const Settings& base() const { return base_; }

@@ -86,5 +86,21 @@ double metric_value(const Prediction& p, const std::string& name) {
   return prediction_record(p).at(name).get<double>();
 }
 
+std::optional<double> metric_percentile(const Prediction& p, const std::string& name, bool p90) {
+  if (!p.uncertainty) return std::nullopt;
+  const Uncertainty& u = *p.uncertainty;
+  const auto end = [&](const Band& b) { return p90 ? b.p90 : b.p10; };
+  // Speed-up and GPU hours are efficiency and epoch time times the ranks: their bands in proportion.
+  const auto scaled = [&](double point, const Band& b, double of) { return of > 0 ? point * end(b) / of : point; };
+  if (name == "step_time_s") return end(u.step_time_s);
+  if (name == "epoch_time_s") return end(u.epoch_time_s);
+  if (name == "samples_per_s") return end(u.samples_per_s);
+  if (name == "efficiency") return end(u.efficiency);
+  if (name == "exposed_comm_s") return end(u.exposed_comm_s);
+  if (name == "speedup") return scaled(p.speedup, u.efficiency, p.efficiency);
+  if (name == "gpu_hours") return scaled(gpu_hours(p), u.epoch_time_s, p.epoch_time_s);
+  return std::nullopt;
+}
+
 }  // namespace plan_layer
 }  // namespace ddlsim

@@ -7,6 +7,7 @@
 //    (total_time_s x ranks / 3600); each has a direction (higher or lower is better).
 #pragma once
 #include <cmath>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -46,6 +47,9 @@ struct Metric {
 Metric find_metric(const std::string& name, const std::string& origin);
 // The metric's value in a prediction.
 double metric_value(const Prediction& p, const std::string& name);
+// The metric's 10th (`p90` false) or 90th percentile in a prediction that carries its interval;
+// none without one, or for a metric the interval does not cover.
+std::optional<double> metric_percentile(const Prediction& p, const std::string& name, bool p90);
 double gpu_hours(const Prediction& p);
 
 }  // namespace plan_layer
