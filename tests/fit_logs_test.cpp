@@ -6,12 +6,18 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <sstream>
 #include <string>
 #include <vector>
+
+#include <fmt/format.h>
 
 #include "test_util.hpp"
 
 namespace {
+
+std::string fmt_6g(double v) { return fmt::format("{:.6g}", v); }
 
 // nccl-tests' text for ddlsim's prediction of an allreduce on `nodes` DGX A100s with `extra` keys.
 std::string log_of(int nodes, const std::string& extra, bool rank_lines = true) {
@@ -102,4 +108,63 @@ TEST(FitLogs, BadInputsExit2) {
                            " --params inter_bw,inter_latency --strict --comm.round_latency=network");
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.out.find("fit --strict: cluster.inter_latency_us = 0.0001 is at the edge"), std::string::npos) << r.out;
+}
+
+// What the fit leaves: measured / fitted time over the fitted sizes of 1 MiB and more, its 10th and
+// 90th percentiles, recomputed here from `compare` of each log on the fitted overlay; the overlay
+// carries them as comm.time_p10 and comm.time_p90, and a prediction on it takes them as its
+// exchanges' spread in place of the default one.
+TEST(FitLogs, WhatTheFitLeavesBecomesTheIntervalsSpread) {
+  const std::string dir = testutil::source_dir() + "/scenarios/validation/nccl/";
+  const std::string scenario = dir + "h100_ib400.ini";
+  const std::vector<std::pair<int, std::string>> logs = {{2, dir + "h100_ib400_gjaion/2n_8g_issue309_default.log"},
+                                                         {4, dir + "h100_ib400_gjaion/4n_8g_issue309_default.log"}};
+  testutil::TempFile overlay("fitted.ini");
+  const auto r = testutil::run_ddlsim("fit " + logs[0].second + " " + logs[1].second + " --op allreduce --scenario " +
+                                      scenario + " --format json --overlay-out " + overlay.path());
+  ASSERT_EQ(r.code, 0) << r.out;
+  const auto spread = nlohmann::json::parse(r.out)["time_spread"];
+  ASSERT_TRUE(spread.is_object()) << r.out;
+  std::vector<double> ratio;
+  for (const auto& [nodes, log] : logs) {
+    const auto c = testutil::run_ddlsim("compare " + log + " --op allreduce --scenario " + scenario + " --overlay " +
+                                        overlay.path() + " --cluster.nodes=" + std::to_string(nodes) + " --format csv");
+    ASSERT_EQ(c.code, 0) << c.out;
+    std::istringstream in(c.out);
+    std::string line;
+    std::getline(in, line);  // size_bytes,algorithm,measured_s,predicted_s,error
+    while (std::getline(in, line)) {
+      std::vector<std::string> cells;
+      for (std::stringstream cs(line); std::getline(cs, line, ',');) cells.push_back(line);
+      if (std::stod(cells[0]) >= 1 << 20) ratio.push_back(std::stod(cells[2]) / std::stod(cells[3]));
+    }
+  }
+  std::sort(ratio.begin(), ratio.end());
+  ASSERT_EQ(spread["n"].get<std::size_t>(), ratio.size());
+  const auto quantile = [&](double q) {  // linear between order statistics
+    const double h = (ratio.size() - 1) * q;
+    const std::size_t lo = std::size_t(h);
+    return ratio[lo] + (h - lo) * (ratio[lo + 1] - ratio[lo]);
+  };
+  EXPECT_NEAR(spread["p10"].get<double>(), quantile(0.1), 1e-9);
+  EXPECT_NEAR(spread["p90"].get<double>(), quantile(0.9), 1e-9);
+  const std::string written = testutil::slurp(overlay.path());
+  EXPECT_NE(written.find("[comm]"), std::string::npos) << written;
+  EXPECT_NE(written.find("time_p10 = " + fmt_6g(spread["p10"].get<double>())), std::string::npos) << written;
+  EXPECT_NE(written.find("time_p90 = " + fmt_6g(spread["p90"].get<double>())), std::string::npos) << written;
+  // A prediction on the fitted links: the fit's spread, not the default one.
+  const auto t = testutil::run_ddlsim("simulate " + scenario + " --overlay " + overlay.path() +
+                                      " --cluster.nodes=4 --explain-uncertainty");
+  ASSERT_EQ(t.code, 0) << t.out;
+  EXPECT_NE(t.out.find("exchange time (fitted)"), std::string::npos) << t.out;
+  EXPECT_EQ(t.out.find("NCCL across nodes"), std::string::npos) << t.out;
+}
+
+TEST(FitLogs, FittedSpreadKeysComeTogetherAndInOrder) {
+  auto r = testutil::run_ddlsim("simulate --cluster.nodes=2 --comm.time_p10=0.9");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.out.find("comm.time_p10 and comm.time_p90 together"), std::string::npos) << r.out;
+  r = testutil::run_ddlsim("simulate --cluster.nodes=2 --comm.time_p10=1.2 --comm.time_p90=1.1");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.out.find("at most comm.time_p90"), std::string::npos) << r.out;
 }

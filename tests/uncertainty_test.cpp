@@ -178,6 +178,12 @@ TEST(Uncertainty, ValuesTheScenarioSetsCarryNoDefaultSpread) {
   EXPECT_EQ(names(testutil::scenario_default({"--cluster.nodes=2", "--cluster.inter_bw_GBps=10",
                                               "--comm.interference=0.1"})),
             (std::vector<std::string>{"compute (roofline)"}));
+  // Links fitted with their spread (`ddlsim fit` writes comm.time_p10/p90 beside them): that spread.
+  const Scenario fitted = testutil::scenario_default({"--cluster.nodes=2", "--cluster.inter_bw_GBps=10",
+                                                      "--comm.time_p10=0.9", "--comm.time_p90=1.2"});
+  EXPECT_EQ(names(fitted), (std::vector<std::string>{"compute (roofline)", "exchange time (fitted)", "interference"}));
+  EXPECT_DOUBLE_EQ(ddlsim::uncertain_inputs(fitted)[1].lo, 0.9);
+  EXPECT_DOUBLE_EQ(ddlsim::uncertain_inputs(fitted)[1].hi, 1.2);
   EXPECT_EQ(names(testutil::scenario_default({"--cluster.nodes=2", "--compute.throughput=300",
                                               "--compute.throughput_batch=32"}))[0],
             "compute (measured)");

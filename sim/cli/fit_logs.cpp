@@ -47,6 +47,9 @@ std::string render(const CollectiveFit& f, const std::vector<CollectiveLog>& log
     ordered_json j = effective_json(f.eff);
     j["fitted_on"] = f.fitted_on;
     j["in_sample"] = bands_json(f.in_sample, false);
+    if (f.time_spread)
+      j["time_spread"] = {{"p10", f.time_spread->p10}, {"p90", f.time_spread->p90}, {"n", f.time_spread->n},
+                          {"sizes", f.time_spread->every_size ? "every size" : "1 MiB and more"}};
     if (!f.scored_nodes.empty()) {
       j["largest_fitted_nodes"] = f.largest_fitted;
       j["scored_nodes"] = f.scored_nodes;
@@ -74,6 +77,12 @@ std::string render(const CollectiveFit& f, const std::vector<CollectiveLog>& log
   out += "\n" + render_effective(f.eff);
   out += "\nTime per size band, the points fitted: MAPE (bias, mean signed error, %)\n";
   out += band_table(f.in_sample, false, 0);
+  if (f.time_spread)
+    out += fmt::format("\nWhat the fit leaves: measured / fitted time over the {} fitted sizes{}: 10th percentile "
+                       "{:.4g}, 90th {:.4g}\n(--overlay-out writes them as comm.time_p10 and comm.time_p90: the 80 % "
+                       "interval of predictions on these links)\n",
+                       f.time_spread->n, f.time_spread->every_size ? "" : " of 1 MiB and more", f.time_spread->p10,
+                       f.time_spread->p90);
   if (!f.scored_nodes.empty()) {
     std::string nodes;
     for (int n : f.scored_nodes) nodes += (nodes.empty() ? "" : ", ") + std::to_string(n);
@@ -112,7 +121,7 @@ int fit_collective_logs(const ParsedArgs& pa, Format format) {
   for (const auto& l : logs) files += (files.empty() ? "" : ", ") + l.out.file;
   OutputSet out;
   const std::string overlay = pa.vm["overlay-out"].as<std::string>();
-  if (!overlay.empty()) out.add(overlay, overlay_text(f.eff, files, scenario_file));
+  if (!overlay.empty()) out.add(overlay, collective_overlay_text(f, files, scenario_file));
   out.add(pa.vm["output"].as<std::string>(), render(f, logs, format));
   out.commit();
   return 0;

@@ -2,6 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
+
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <map>
@@ -149,6 +153,41 @@ std::vector<BandScore> pool_bands(const std::vector<std::vector<BandScore>>& set
   return out;
 }
 
+namespace {
+std::optional<TimeSpread> time_spread(const CollectivePoints& pts, const std::vector<Scenario>& fitted) {
+  const FitTarget target = collective_target(pts);
+  std::vector<double> buckets, every;
+  for (std::size_t i = 0; i < pts.bases.size(); ++i) {
+    const double predicted = target.predicted(i, fitted[i]);
+    if (!(predicted > 0) || !std::isfinite(predicted)) continue;
+    const double ratio = pts.measured_s[i] / predicted;
+    every.push_back(ratio);
+    if (pts.bytes[i] >= kMiB) buckets.push_back(ratio);
+  }
+  TimeSpread s;
+  s.every_size = buckets.size() < 3;
+  std::vector<double>& x = s.every_size ? every : buckets;
+  if (x.size() < 3) return std::nullopt;
+  gsl_sort(x.data(), 1, x.size());
+  s.p10 = gsl_stats_quantile_from_sorted_data(x.data(), 1, x.size(), 0.1);
+  s.p90 = gsl_stats_quantile_from_sorted_data(x.data(), 1, x.size(), 0.9);
+  s.n = int(x.size());
+  return s;
+}
+}  // namespace
+
+std::string collective_overlay_text(const CollectiveFit& f, const std::string& measured_files,
+                                    const std::string& scenario_file) {
+  std::string out = overlay_text(f.eff, measured_files, scenario_file);
+  if (!f.time_spread) return out;
+  const TimeSpread& s = *f.time_spread;
+  // Within the keys' bounds (0.01 to 100), so that the overlay reads back.
+  const auto bounded = [](double v) { return std::clamp(v, 0.01, 100.0); };
+  return out + fmt::format("\n[comm]\n# measured / fitted time over the {} fitted sizes{}: its 10th and 90th "
+                           "percentiles\ntime_p10 = {:.6g}\ntime_p90 = {:.6g}\n",
+                           s.n, s.every_size ? "" : " of 1 MiB and more", bounded(s.p10), bounded(s.p90));
+}
+
 CollectiveFit fit_collectives(const CollectivePoints& all, const std::vector<std::string>& names,
                               int train_max_nodes) {
   const CollectivePoints train = train_max_nodes > 0 ? points_where(all, train_max_nodes, false) : all;
@@ -164,8 +203,9 @@ CollectiveFit fit_collectives(const CollectivePoints& all, const std::vector<std
   CollectiveFit f;
   f.eff = effective_of(fitted, train.bases.front());
   f.fitted_on = train_max_nodes > 0 ? fmt::format("logs on at most {} nodes", train_max_nodes) : "every log";
-  f.in_sample = score_bands(train, apply_parameters(train.bases, params, fitted),
-                            std::vector<double>(train.bases.size(), NAN));
+  const std::vector<Scenario> fitted_bases = apply_parameters(train.bases, params, fitted);
+  f.in_sample = score_bands(train, fitted_bases, std::vector<double>(train.bases.size(), NAN));
+  f.time_spread = time_spread(train, fitted_bases);
   for (int n : train.nodes) f.largest_fitted = std::max(f.largest_fitted, n);
   if (train_max_nodes <= 0) return f;
   const CollectivePoints test = points_where(all, train_max_nodes, true);

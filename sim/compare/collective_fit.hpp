@@ -58,14 +58,29 @@ std::vector<BandScore> pool_bands(const std::vector<std::vector<BandScore>>& set
 // (0: every log), scored per band on those points (in-sample) and, with `train_max_nodes`, on the
 // larger logs beside the baseline "as measured at the largest fitted node count" (the same
 // operation and size's time there; points without one are left out of the baseline's n).
+// What the fit leaves of the measured time: measured / fitted time over the fitted sizes of 1 MiB
+// and more (where gradient buckets are; every size when fewer than three are), its 10th and 90th
+// percentiles (linear between order statistics). The overlay carries them as comm.time_p10 and
+// comm.time_p90: the 80 % interval of a prediction on the fitted links (predict/uncertainty.hpp).
+struct TimeSpread {
+  double p10 = 1, p90 = 1;
+  int n = 0;
+  bool every_size = false;  // fewer than three sizes of 1 MiB and more: every size
+};
+
 struct CollectiveFit {
   EffectiveFit eff;
+  std::optional<TimeSpread> time_spread;  // none with fewer than three sizes
   std::string fitted_on;             // "every log", or "logs on at most N nodes"
   std::vector<BandScore> in_sample;  // the three bands, then "all"
   int largest_fitted = 0;            // node count
   std::vector<int> scored_nodes;     // empty without train_max_nodes
   std::vector<BandScore> scale_out;
 };
+// The overlay `ddlsim fit LOG... --overlay-out` writes: the fitted links and the time's spread.
+std::string collective_overlay_text(const CollectiveFit& f, const std::string& measured_files,
+                                    const std::string& scenario_file);
+
 // `names`: inter_bw, inter_latency, intra_bw, intra_latency. Throws InputError for `compute` (the
 // logs measure no compute) and when either side of the split has no log.
 CollectiveFit fit_collectives(const CollectivePoints& points, const std::vector<std::string>& names,

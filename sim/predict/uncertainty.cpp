@@ -64,6 +64,16 @@ UncertainInput nccl_collectives() {
           [](Scenario& s, double f) { s.execution.step_costs.exchange_time_factor = f; }};
 }
 
+// Links fitted to the cluster's own collectives (`ddlsim fit LOG...` writes comm.time_p10 and
+// comm.time_p90 beside them): what is left of the measured time after the fit, measured / fitted
+// time over the sizes fitted, takes the place of a default spread.
+UncertainInput fitted_exchanges(const StepCostOverrides& o) {
+  return {"exchange time (fitted)", "x exchange time", o.time_p10, o.time_p90,
+          "the fit's own sizes, measured / fitted time (comm.time_p10, comm.time_p90)",
+          "ddlsim fit on more of the cluster's nccl-tests logs (more node counts, the bucket sizes)",
+          [](Scenario& s, double f) { s.execution.step_costs.exchange_time_factor = f; }};
+}
+
 // The slow-down of compute kernels overlapped with NCCL collectives: 18.9 % on average, 40 % at most,
 // over GPT and LLaMA workloads on A100 and H100 (arXiv 2507.03114; cost/library_costs.cpp, the
 // default). The measured range, none to the maximum, stands for the 10th to 90th percentile (wider).
@@ -112,7 +122,10 @@ std::vector<UncertainInput> uncertain_inputs(const Scenario& sc) {
   }
   // Links a platform file gives were described or fitted for the cluster: their spread is not these.
   const bool default_links = sys.cluster.xml_path.empty() && sc.left_default("cluster.inter_bw_GBps");
-  if (sys.nodes > 1 && default_links)
+  const StepCostOverrides& fitted = sc.execution.step_costs;
+  if (fitted.time_p90 > 0 && sys.ranks() > 1)
+    out.push_back(fitted_exchanges(fitted));
+  else if (sys.nodes > 1 && default_links)
     out.push_back(sc.execution.library == Library::Nccl ? nccl_collectives() : inter_bandwidth());
   const bool measured_interference = c.calibration && c.calibration->interference >= 0;
   if (sys.ranks() > 1 && sc.execution.overlap && sc.execution.library == Library::Nccl && !c.cpu_ranks() &&

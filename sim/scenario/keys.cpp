@@ -248,6 +248,12 @@ std::vector<KeySpec> declare_keys() {
                                                "libraries 0) or the calibration's"),
       real("comm.per_call_us", "", 0, 1e9, "us", "fixed cost of one collective call, us; default: the library's "
                                                  "(nccl 8.4, others 0)"),
+      real("comm.time_p10", "", 0.01, 100, "", "10th percentile of measured / predicted exchange time where the "
+                                               "links were fitted (`ddlsim fit` writes it beside them): the 80 % "
+                                               "interval takes it and comm.time_p90 in place of the default "
+                                               "spread; give both"),
+      real("comm.time_p90", "", 0.01, 100, "", "90th percentile of measured / predicted exchange time where the "
+                                               "links were fitted (see comm.time_p10)"),
       choice("comm.host_staging", "auto", {"auto", "on", "off"},
              "auto, on or off: copy each bucket to host memory and back around the exchange (auto: mpi and gloo "
              "on a GPU)"),

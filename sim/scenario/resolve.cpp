@@ -137,6 +137,14 @@ StepCostOverrides resolve_step_costs(const Reader& r) {
   StepCostOverrides o;
   if (r.given("comm.interference")) o.interference = r.real("comm.interference");
   if (r.given("comm.per_call_us")) o.per_call_s = r.real("comm.per_call_us") * 1e-6;
+  if (r.given("comm.time_p10") != r.given("comm.time_p90"))
+    r.fail(r.given("comm.time_p10") ? "comm.time_p10" : "comm.time_p90",
+           "comm.time_p10 and comm.time_p90 together (the two ends of a fitted spread)");
+  if (r.given("comm.time_p10")) {
+    o.time_p10 = r.real("comm.time_p10");
+    o.time_p90 = r.real("comm.time_p90");
+    if (o.time_p10 > o.time_p90) r.fail("comm.time_p10", "at most comm.time_p90");
+  }
   o.staging = r.choice<HostStaging>("comm.host_staging", {{"auto", HostStaging::Auto},
                                                             {"on", HostStaging::On},
                                                             {"off", HostStaging::Off}});

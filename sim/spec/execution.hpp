@@ -30,6 +30,8 @@ struct StepCostOverrides {
   double interference = -1;  // comm.interference: compute slow-down while an exchange overlaps it
   Seconds per_call_s = -1;   // comm.per_call_us: fixed cost of one collective call
   HostStaging staging = HostStaging::Auto;  // comm.host_staging
+  double time_p10 = 0, time_p90 = 0;  // comm.time_p10 and comm.time_p90: a fitted spread of the
+                                      // exchanges' time (predict/uncertainty.hpp); 0: none
   double exchange_time_factor = 1;  // every exchange's rounds and library time times this: what an
                                     // uncertainty range sets (predict/uncertainty.hpp); no key
 };
