@@ -112,3 +112,23 @@ TEST(Map, AnAxisWithOneDistinctIntegerIsAnError) {
   EXPECT_EQ(r.code, 2) << r.out;
   EXPECT_NE(r.out.find("training.sync_period"), std::string::npos) << r.out;
 }
+
+// --z an end of the 80 % interval: each point is that end of the interval `simulate` gives it.
+TEST(Map, AnIntervalsEndIsEachPointsOwn) {
+  MapAxis x = parse_map_axis("cluster.inter_bw_GBps=0.1..100", "--x");
+  MapAxis y = parse_map_axis("training.batch_per_gpu=16..128", "--y");
+  x.points = 3, x.log = true, y.points = 2;
+  const Evaluator ev = poti_evaluator();
+  const MapGrid g = compute_map(ev, x, y, find_metric("efficiency_p10", "--z"));
+  EXPECT_EQ(g.failed, 0u);
+  const Prediction p = ev.predict_at({{"cluster.inter_bw_GBps", format_number(g.xs[1])},
+                                      {"training.batch_per_gpu", std::to_string(std::lround(g.ys[1]))}},
+                                     true);
+  ASSERT_TRUE(p.uncertainty);
+  EXPECT_DOUBLE_EQ(g.at(1, 1), p.uncertainty->efficiency.p10);
+  EXPECT_LT(g.at(1, 1), p.efficiency);
+  // advise targets the figure and gives each end's value itself.
+  const auto r = run_ddlsim("advise " + kPoti + " --vary cluster.inter_bw_GBps --target efficiency_p10=0.5");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.out.find("an end of the 80 % interval"), std::string::npos) << r.out;
+}

@@ -4,6 +4,9 @@
 
 #include <fstream>
 
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
 #include <sys/stat.h>
 
 #include "core/text.hpp"
@@ -295,4 +298,33 @@ TEST(Report, InlineSvgGetsUniqueIds) {
   const std::string s = ddlsim::inline_svg(svg, "f1_", "Epoch <time>");
   EXPECT_EQ(s, "<svg><title>Epoch &lt;time&gt;</title><g id=\"f1_gnuplot_canvas\"><path id='f1_gpPt0'/>"
                "<use xlink:href='#f1_gpPt0'/></g></svg>");
+}
+
+// `sweep --intervals`: each row carries the 80 % interval `simulate` gives the same configuration,
+// and the report shades it under each line (speed-up's from efficiency's ends times the ranks).
+TEST_F(Study, IntervalSweepRowsAreSimulatesAndTheReportShadesThem) {
+  const auto s = run_shell("cd " + dir.dir() + " && " + std::string(DDLSIM_BINARY) +
+                           " sweep study.ini --jobs 1 --intervals -o iv.csv --report iv.html 2>&1");
+  ASSERT_EQ(s.code, 0) << s.out;
+  const ddlsim::CsvTable t = ddlsim::read_csv_file(dir.dir() + "/iv.csv");
+  ASSERT_EQ(t.rows.size(), 6u);
+  const ddlsim::CsvRow& last = t.rows.back();  // tf_custom_accum on 3 nodes
+  const auto sim = run_shell(std::string(DDLSIM_BINARY) + " simulate " + dir.dir() + "/study.ini --format json "
+                             "--training.framework=tf_custom_accum --cluster.nodes=3 2>/dev/null");  // no [sweep] note
+  ASSERT_EQ(sim.code, 0) << sim.out;
+  const auto j = nlohmann::json::parse(sim.out);
+  for (const char* c : {"epoch_time_p10_s", "epoch_time_p90_s", "efficiency_p10", "efficiency_p90", "step_time_p90_s"}) {
+    ASSERT_GE(t.column(c), 0) << c;
+    EXPECT_DOUBLE_EQ(std::stod(last.cells[t.column(c)]), j[c].get<double>()) << c;
+  }
+  const std::string script = slurp(dir.dir() + "/iv_files/epoch_time.gp");
+  EXPECT_EQ(count(script, "with filledcurves"), 2) << script;  // one band a line
+  EXPECT_EQ(count(script, "80 % interval (shaded)"), 1) << script;
+  const std::string data = slurp(dir.dir() + "/iv_files/speedup.dat");
+  const double eff_p10 = j["efficiency_p10"].get<double>(), eff_p90 = j["efficiency_p90"].get<double>();
+  EXPECT_NE(data.find(fmt::format("{:.9g} {:.9g}", 3 * eff_p10, 3 * eff_p90)), std::string::npos) << data;
+  EXPECT_NE(slurp(dir.dir() + "/iv.html").find("each with its 80 % interval shaded"), std::string::npos);
+  // Without --intervals (the fixture's sweep): no band.
+  ASSERT_EQ(report("sweep.csv -o plain.html").code, 0);
+  EXPECT_EQ(slurp(dir.dir() + "/report_files/epoch_time.gp").find("filledcurves"), std::string::npos);
 }

@@ -55,7 +55,8 @@ std::string state_text(const std::string& fingerprint, std::size_t size) {
 }
 
 // --resume: the rows FILE already holds (a partly written last line is cut off).
-std::size_t resumable_rows(const std::string& path, const std::string& expected_state, std::size_t expected_rows) {
+std::size_t resumable_rows(const std::string& path, const std::string& expected_state, std::size_t expected_rows,
+                           bool intervals) {
   const std::string state_path = path + ".sweep-state";
   std::ifstream state(state_path);
   if (!state) throw InputError(path + ": no interrupted sweep to resume (" + state_path + " is missing)");
@@ -67,11 +68,12 @@ std::size_t resumable_rows(const std::string& path, const std::string& expected_
   // Read in pieces, so a sweep of any size resumes in bounded memory.
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(path + ": cannot read the sweep CSV");
-  const std::string header = sweep_csv_header();
+  const std::string header = sweep_csv_header(intervals);
   std::string head(header.size(), '\0');
   in.read(head.data(), std::streamsize(head.size()));
   if (std::size_t(in.gcount()) != header.size() || head != header)
-    throw InputError(path + ": its header is not this sweep's; run without --resume to start over");
+    throw InputError(path + ": its header is not this sweep's (with --intervals or without, as it began?); run "
+                     "without --resume to start over");
   std::size_t rows = 0, complete = header.size(), offset = header.size();
   std::string piece(1 << 20, '\0');
   while (in.read(piece.data(), std::streamsize(piece.size())) || in.gcount() > 0) {
@@ -100,6 +102,8 @@ int cmd_sweep(const Args& args) {
                     "configurations run in parallel")(
       "output,o", po::value<std::string>()->default_value(""), "write the CSV to FILE")(
       "resume", po::bool_switch(), "finish an interrupted sweep of --output FILE")(
+      "intervals", po::bool_switch(),
+      "each row with its 80 % interval (the p10 and p90 columns `simulate` gives; about 7x the time)")(
       "report", po::value<std::string>()->default_value(""),
       "then write the study report (ddlsim report) of --output FILE.csv to FILE.html");
   const ParsedArgs pa = parse_args(args, own, "sweep");
@@ -128,20 +132,20 @@ int cmd_sweep(const Args& args) {
   const bool with_state = to_file && regular_or_missing(output);
   const std::string state = state_text(sweep_fingerprint(in, dir_of(file)), design.size());
 
-  SweepOptions opts{dir_of(file), jobs, terminal_progress(), 0};
+  SweepOptions opts{dir_of(file), jobs, terminal_progress(), 0, pa.vm["intervals"].as<bool>()};
   int fd = STDOUT_FILENO;
   if (to_file) {
-    if (resume) opts.first = resumable_rows(output, state, design.size());
+    if (resume) opts.first = resumable_rows(output, state, design.size(), opts.intervals);
     fd = ::open(output.c_str(), resume ? (O_WRONLY | O_APPEND) : (O_WRONLY | O_CREAT | O_TRUNC), 0644);
     if (fd < 0) throw InputError(output + ": cannot open for writing");
     if (with_state && !resume) {
       std::ofstream(output + ".sweep-state") << state;
     }
   }
-  if (!resume) write_fd(fd, sweep_csv_header(), output);
+  if (!resume) write_fd(fd, sweep_csv_header(opts.intervals), output);
   std::string first_failure;
   const std::size_t failed = run_sweep(design, opts, [&](std::size_t, const SweepRow& r) {
-    write_fd(fd, sweep_csv_row(r), output);
+    write_fd(fd, sweep_csv_row(r, opts.intervals), output);
     if (!r.record && first_failure.empty()) first_failure = r.error;
   });
   if (to_file) {

@@ -33,6 +33,9 @@ Target parse_target(const std::string& text) {
     throw InputError("--target = '" + clip(text) + "': expected METRIC=VALUE, e.g. efficiency=0.8");
   Target t;
   t.metric = find_metric(trim(text.substr(0, eq)), "--target");
+  if (is_interval_metric(t.metric.name))
+    throw InputError("--target = '" + clip(text) + "': " + t.metric.name + " is an end of the 80 % interval; target " +
+                     "the figure itself, and the answer comes with the values each end needs");
   const auto v = parse_real(trim(text.substr(eq + 1)), -1e300, 1e300);
   if (!v) throw InputError("--target = '" + clip(text) + "': the value of " + t.metric.name + " is not a number");
   t.value = *v;

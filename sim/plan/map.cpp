@@ -84,9 +84,11 @@ MapGrid compute_map(const Evaluator& ev, const MapAxis& x, const MapAxis& y, con
     }
   g.values.assign(g.xs.size() * g.ys.size(), std::numeric_limits<double>::quiet_NaN());
   g.errors.assign(g.values.size(), "");
+  const bool interval = is_interval_metric(z.name);  // --z efficiency_p10: each point with its interval
   for (std::size_t iy = 0; iy < g.ys.size(); ++iy)
     for (std::size_t ix = 0; ix < g.xs.size(); ++ix) {
-      const Outcome o = ev.try_at({{x.key.name, point_text(x.key, g.xs[ix])}, {y.key.name, point_text(y.key, g.ys[iy])}});
+      const Outcome o = ev.try_at({{x.key.name, point_text(x.key, g.xs[ix])}, {y.key.name, point_text(y.key, g.ys[iy])}},
+                                  interval);
       const std::size_t i = iy * g.xs.size() + ix;
       if (o.prediction) g.values[i] = metric_value(*o.prediction, z.name);
       else g.errors[i] = o.error, ++g.failed;

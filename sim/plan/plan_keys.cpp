@@ -69,8 +69,10 @@ bool higher_is_better(const std::string& name) {
 Metric find_metric(const std::string& name, const std::string& origin) {
   const std::string n = to_lower(name);
   if (n == "gpu_hours") return {n, false};
-  // Any numeric field of a prediction's record (its fields do not depend on the values).
+  // Any numeric field of a prediction's record (its fields do not depend on the values), the 80 %
+  // interval's ends included.
   Prediction sample;
+  sample.uncertainty = Uncertainty{};
   const auto rec = prediction_record(sample);
   std::vector<std::string> numeric{"gpu_hours"};
   for (const auto& [k, v] : rec.items())
@@ -84,6 +86,12 @@ Metric find_metric(const std::string& name, const std::string& origin) {
 double metric_value(const Prediction& p, const std::string& name) {
   if (name == "gpu_hours") return gpu_hours(p);
   return prediction_record(p).at(name).get<double>();
+}
+
+bool is_interval_metric(const std::string& name) {
+  Prediction point, with;
+  with.uncertainty = Uncertainty{};
+  return prediction_record(with).contains(name) && !prediction_record(point).contains(name);
 }
 
 std::optional<double> metric_percentile(const Prediction& p, const std::string& name, bool p90) {

@@ -45,8 +45,10 @@ struct Metric {
 };
 // A numeric result field or gpu_hours; throws InputError naming `origin` otherwise.
 Metric find_metric(const std::string& name, const std::string& origin);
-// The metric's value in a prediction.
+// The metric's value in a prediction (an interval's end, `efficiency_p10`, needs the prediction's
+// interval: is_interval_metric).
 double metric_value(const Prediction& p, const std::string& name);
+bool is_interval_metric(const std::string& name);
 // The metric's 10th (`p90` false) or 90th percentile in a prediction that carries its interval;
 // none without one, or for a metric the interval does not cover.
 std::optional<double> metric_percentile(const Prediction& p, const std::string& name, bool p90);

@@ -40,8 +40,12 @@ std::string png_replot(const std::string& name, int width, int height) {
 
 std::string series_data(const CurveSeries& s) {
   std::string out = "# " + plot_text(s.title) + "\n";
-  for (const auto& p : s.points)
-    out += number(p.x) + " " + number(p.y) + (s.style == SeriesStyle::ErrorBars ? " " + number(p.spread) : "") + "\n";
+  for (const auto& p : s.points) {
+    out += number(p.x) + " " + number(p.y);
+    if (s.style == SeriesStyle::ErrorBars) out += " " + number(p.spread);
+    if (s.style == SeriesStyle::Band) out += " " + number(p.lo) + " " + number(p.hi);
+    out += "\n";
+  }
   return out + "\n\n";
 }
 
@@ -57,6 +61,9 @@ std::string series_plot(const CurveSeries& s, std::size_t index) {
                                quoted(s.title));
     case SeriesStyle::Reference:
       return src + fmt::format("using 1:2 with lines lc rgb '#555555' dt 2 lw 1.5 title {}", quoted(s.title));
+    case SeriesStyle::Band:
+      return src + fmt::format("using 1:3:4 with filledcurves lc {} fs transparent solid 0.18 noborder title {}",
+                               1 + (s.color - 1) % 8, quoted(s.title));
   }
   return "";
 }
@@ -91,7 +98,7 @@ FigureSource line_figure_source(const LineFigure& f) {
   }
   s += replace_all(plot, "'NAME.dat'", "'" + f.name + ".dat'") + "\n";
   s += png_replot(f.name, width, height);
-  return {f.name, f.title, s, "# " + plot_text(f.title) + ": one block per line of the plot (x y [spread])\n" + data, ""};
+  return {f.name, f.title, s, "# " + plot_text(f.title) + ": one block per line of the plot (x y [spread | lo hi])\n" + data, ""};
 }
 
 FigureSource bar_figure_source(const StackedBars& f) {

@@ -14,9 +14,11 @@ struct CurvePoint {
   double x = 0;
   double y = 0;
   double spread = 0;  // error bar half-height (ErrorBars only)
+  double lo = 0, hi = 0;  // the band's ends (Band only)
 };
 
-enum class SeriesStyle { Line, ErrorBars, Reference };
+// Band: a shaded 80 % interval under its line (the same colour), drawn first.
+enum class SeriesStyle { Line, ErrorBars, Reference, Band };
 
 struct CurveSeries {
   std::string title;

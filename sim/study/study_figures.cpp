@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 
 #include "core/text.hpp"
 
@@ -39,6 +40,37 @@ struct Quantity {
   double scale = 1;
 };
 
+// The 80 % interval's columns of a quantity (`sweep --intervals`), and whether its ends are those
+// columns times the ranks (speed-up: efficiency x ranks); none for a quantity without one.
+struct IntervalColumns {
+  std::string p10, p90;
+  bool times_ranks = false;
+};
+std::optional<IntervalColumns> interval_columns(const SweepResults& sw, const std::string& column) {
+  static const std::map<std::string, IntervalColumns> of = {
+      {"epoch_time_s", {"epoch_time_p10_s", "epoch_time_p90_s"}},
+      {"step_time_s", {"step_time_p10_s", "step_time_p90_s"}},
+      {"samples_per_s", {"samples_per_s_p10", "samples_per_s_p90"}},
+      {"efficiency", {"efficiency_p10", "efficiency_p90"}},
+      {"speedup", {"efficiency_p10", "efficiency_p90", true}}};
+  const auto it = of.find(column);
+  if (it == of.end() || !sw.has_column(it->second.p10) || !sw.has_column(it->second.p90)) return std::nullopt;
+  return it->second;
+}
+
+// Line k's 80 % interval, shaded in its colour; the legend names the first line's only.
+CurveSeries band(const SweepResults& sw, const Lines& l, std::size_t k, const Quantity& q, const IntervalColumns& c) {
+  CurveSeries s{k == 0 ? "80 % interval (shaded)" : "", SeriesStyle::Band, int(k) + 1, {}};
+  for (auto i : l.rows[k]) {
+    const double ranks = sw.number(i, "ranks"), per = c.times_ranks ? ranks : 1;
+    CurvePoint p{ranks, q.scale * sw.number(i, q.column), 0};
+    p.lo = q.scale * per * sw.number(i, c.p10);
+    p.hi = q.scale * per * sw.number(i, c.p90);
+    s.points.push_back(p);
+  }
+  return s;
+}
+
 const std::string kRanksLabel = "Ranks (GPUs: nodes x GPUs per node)";
 
 CurveSeries predicted(const SweepResults& sw, const Lines& l, std::size_t k, const Quantity& q) {
@@ -75,7 +107,9 @@ FigureSource line_source(const SweepResults& sw, const Lines& l, const Quantity&
                          const CurveSeries* ref) {
   LineFigure f{q.name, q.title, kRanksLabel, q.ylabel, {}};
   const std::size_t shown = std::min(l.labels.size(), kMaxPlottedLines);
+  const std::optional<IntervalColumns> interval = interval_columns(sw, q.column);
   for (std::size_t k = 0; k < shown; ++k) {
+    if (interval) f.series.push_back(band(sw, l, k, q, *interval));
     f.series.push_back(predicted(sw, l, k, q));
     if (m && to_string(m->metric) == q.column) {
       CurveSeries s = measured_on(sw, l, k, *m, q.scale);
@@ -85,6 +119,7 @@ FigureSource line_source(const SweepResults& sw, const Lines& l, const Quantity&
   if (ref) f.series.push_back(*ref);
   FigureSource src = line_figure_source(f);
   src.caption = q.title + ", predicted, one line per combination of the other swept factors" +
+                (interval ? ", each with its 80 % interval shaded" : "") +
                 (m && to_string(m->metric) == q.column ? "; measured runs as their mean with +- one standard deviation." : ".") +
                 cap_note(shown, l.labels.size(), "combinations");
   return src;

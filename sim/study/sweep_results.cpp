@@ -52,6 +52,9 @@ const std::set<std::string>& number_columns() {
     std::set<std::string> c(required_sweep_columns().begin(), required_sweep_columns().end());
     c.erase("error");
     c.insert({"host_wait_s", "samples_per_s"});
+    // `sweep --intervals`: the 80 % interval of the figures drawn.
+    c.insert({"epoch_time_p10_s", "epoch_time_p90_s", "step_time_p10_s", "step_time_p90_s", "samples_per_s_p10",
+              "samples_per_s_p90", "efficiency_p10", "efficiency_p90"});
     return c;
   }();
   return cols;

@@ -96,7 +96,10 @@ bool needs_fork(const Settings& s) {
 SweepRow run_one(Settings s, const SweepOptions& o) {
   SweepRow r{std::move(s), std::nullopt, ""};
   try {
-    r.record = prediction_record(predict(resolve_scenario(r.settings, o.base_dir)));
+    const Scenario sc = resolve_scenario(r.settings, o.base_dir);
+    Prediction p = predict(sc);
+    if (o.intervals) p.uncertainty = prediction_uncertainty(sc, p);
+    r.record = prediction_record(p);
   } catch (const std::exception& e) {
     r.record.reset();
     r.error = e.what();
@@ -219,18 +222,27 @@ std::vector<SweepRow> run_sweep(const std::vector<Settings>& configs, const std:
   return out;
 }
 
-std::string sweep_csv_header() {
+namespace {
+// A prediction of no configuration, for the result columns' names (with or without the interval's).
+Prediction empty_prediction(bool intervals) {
+  Prediction p;
+  if (intervals) p.uncertainty = Uncertainty{};
+  return p;
+}
+}  // namespace
+
+std::string sweep_csv_header(bool intervals) {
   std::string out;
   for (const auto& k : scenario_keys()) out += k.key + ",";
-  const nlohmann::ordered_json columns = prediction_record(Prediction{});  // the keys; values unused
+  const nlohmann::ordered_json columns = prediction_record(empty_prediction(intervals));  // the keys; values unused
   for (const auto& [k, v] : columns.items()) out += k + ",";
   return out + "error\n";
 }
 
-std::string sweep_csv_row(const SweepRow& r) {
+std::string sweep_csv_row(const SweepRow& r, bool intervals) {
   std::string out;
   for (const auto& k : scenario_keys()) out += csv_escape(r.settings.at(k.key).value) + ",";
-  const nlohmann::ordered_json rec = r.record ? *r.record : prediction_record(Prediction{});
+  const nlohmann::ordered_json rec = r.record ? *r.record : prediction_record(empty_prediction(intervals));
   for (const auto& [k, v] : rec.items()) out += (r.record ? csv_cell(v) : std::string()) + ",";
   return out + csv_escape(r.error) + "\n";
 }

@@ -65,6 +65,7 @@ struct SweepOptions {
   int jobs = 1;
   Progress progress;            // may be empty
   std::size_t first = 0;        // start here (a resumed sweep)
+  bool intervals = false;       // each row with its 80 % interval (predict/uncertainty.hpp)
 };
 
 // Runs configurations first..size-1 and hands each row to `sink` in order; returns how many failed.
@@ -79,9 +80,10 @@ std::vector<SweepRow> run_sweep(const std::vector<Settings>& configs, const std:
 // max(256, 16 x jobs) (analytic rows are cheap; a larger window keeps the threads busy).
 std::size_t sweep_window(const SweepDesign& design, std::size_t start, int jobs);
 
-// Tidy CSV: one row per configuration; one column per scenario key, per result, and `error`.
-std::string sweep_csv_header();
-std::string sweep_csv_row(const SweepRow& row);
+// Tidy CSV: one row per configuration; one column per scenario key, per result (with `intervals`,
+// the 10th and 90th percentiles beside each figure that has them), and `error`.
+std::string sweep_csv_header(bool intervals);
+std::string sweep_csv_row(const SweepRow& row, bool intervals);
 
 // A fingerprint of the sweep (its settings and lists, canonical text, and the bytes of every file a
 // value names, relative to base_dir: FNV-1a 64): a resumed sweep must be the same sweep on the same
