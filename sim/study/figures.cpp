@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
+#include <utility>
 
 namespace ddlsim {
 inline namespace study_layer {
@@ -49,9 +51,10 @@ std::string series_data(const CurveSeries& s) {
   return out + "\n\n";
 }
 
-std::string series_plot(const CurveSeries& s, std::size_t index) {
-  const std::string src = (index == 0 ? "'NAME.dat'" : "''") + fmt::format(" index {} ", index);
-  const int dash = 1 + (s.color - 1) / 8;
+// Series `index` of the data file; `first` in its plot command (which names the file).
+std::string series_plot(const CurveSeries& s, std::size_t index, bool first) {
+  const std::string src = (first ? "'NAME.dat'" : "''") + fmt::format(" index {} ", index);
+  const int dash = s.dash > 0 ? s.dash : 1 + (s.color - 1) / 8;
   switch (s.style) {
     case SeriesStyle::Line:
       return src + fmt::format("using 1:2 with linespoints lc {} dt {} pt 7 ps 0.8 lw 2 title {}", 1 + (s.color - 1) % 8,
@@ -70,9 +73,27 @@ std::string series_plot(const CurveSeries& s, std::size_t index) {
 
 double max_x(const LineFigure& f) {
   double m = 1;
-  for (const auto& s : f.series)
-    for (const auto& p : s.points) m = std::max(m, p.x);
+  for (const auto& panel : f.panels)
+    for (const auto& s : panel.series)
+      for (const auto& p : s.points) m = std::max(m, p.x);
   return m;
+}
+
+// The range of the values drawn (references included) where they span more than a factor 10 (all of
+// them positive): a log axis over it; none otherwise.
+std::optional<std::pair<double, double>> log_range(const LineFigure& f) {
+  double lo = HUGE_VAL, hi = 0;
+  for (const auto& panel : f.panels)
+    for (const auto& s : panel.series) {
+      for (const auto& p : s.points) {
+        const double a = s.style == SeriesStyle::Band ? p.lo : p.y - p.spread;
+        const double b = s.style == SeriesStyle::Band ? p.hi : p.y + p.spread;
+        if (!(a > 0)) return std::nullopt;
+        lo = std::min(lo, a), hi = std::max(hi, b);
+      }
+    }
+  if (!(hi > 10 * lo)) return std::nullopt;
+  return std::make_pair(lo / 1.25, hi * 1.25);
 }
 
 std::string replace_all(std::string s, const std::string& from, const std::string& to) {
@@ -83,21 +104,40 @@ std::string replace_all(std::string s, const std::string& from, const std::strin
 }  // namespace
 
 FigureSource line_figure_source(const LineFigure& f) {
-  const int entries = int(f.series.size());
-  const int width = 960, height = 480 + 22 * ((entries + 1) / 2);
-  std::string s = header(f.name, f.title) + outputs(f.name, width, height);
-  s += "set title " + quoted(f.title) + "\nset xlabel " + quoted(f.xlabel) + "\nset ylabel " + quoted(f.ylabel) + "\n";
-  s += "set grid\nset key outside below left Left reverse maxcols 2 width 2\nset yrange [0:*]\n";
-  s += "set autoscale xfix\nset offsets graph 0.04, graph 0.04, graph 0.05, 0\n";
-  if (max_x(f) <= 16) s += "set xtics 1\n";
-  std::string plot = "plot ";
+  const std::size_t n = f.panels.size();
+  const bool multi = n > 1;
+  const int cols = multi ? 2 : 1, rows = int((n + cols - 1) / cols);
+  std::size_t entries = 0;
+  for (const auto& p : f.panels) entries = std::max(entries, p.series.size());
+  // A panel is half the width: its legend one column of smaller type.
+  const int legend = multi ? 18 * int(entries) : 22 * int((entries + 1) / 2);
+  const int width = multi ? 1040 : 960, height = multi ? rows * (330 + legend) + 40 : 480 + legend;
+  std::string setup = "set xlabel " + quoted(f.xlabel) + "\nset ylabel " + quoted(f.ylabel) + "\n";
+  setup += multi ? "set grid\nset key outside below center Left reverse maxcols 1 font ',10'\n"
+                 : "set grid\nset key outside below left Left reverse maxcols 2 width 2\n";
+  const auto log_y = log_range(f);
+  setup += log_y ? fmt::format("set logscale y\nset yrange [{}:{}]\n", number(log_y->first), number(log_y->second))
+                 : "set yrange [0:*]\n";
+  setup += "set autoscale xfix\nset offsets graph 0.04, graph 0.04, graph 0.05, 0\n";
+  if (max_x(f) <= 16) setup += "set xtics 1\n";
+  // The plotting commands, run once for the SVG and once for the PNG (a multiplot cannot replot).
+  std::string draw = multi ? fmt::format("set multiplot layout {},{} title {}\n", rows, cols, quoted(f.title))
+                           : "set title " + quoted(f.title) + "\n";
   std::string data;
-  for (std::size_t i = 0; i < f.series.size(); ++i) {
-    plot += (i ? ", \\\n     " : "") + series_plot(f.series[i], i);
-    data += series_data(f.series[i]);
+  std::size_t index = 0;
+  for (const auto& panel : f.panels) {
+    if (multi) draw += "set title " + quoted(panel.title) + "\n";
+    std::string plot = "plot ";
+    for (std::size_t i = 0; i < panel.series.size(); ++i, ++index) {
+      plot += (i ? ", \\\n     " : "") + series_plot(panel.series[i], index, i == 0);
+      data += series_data(panel.series[i]);
+    }
+    draw += replace_all(plot, "'NAME.dat'", "'" + f.name + ".dat'") + "\n";
   }
-  s += replace_all(plot, "'NAME.dat'", "'" + f.name + ".dat'") + "\n";
-  s += png_replot(f.name, width, height);
+  if (multi) draw += "unset multiplot\n";
+  std::string s = header(f.name, f.title) + setup + outputs(f.name, width, height) + draw;
+  s += fmt::format("set terminal pngcairo size {},{} font 'sans,10' noenhanced background '#ffffff'\n"
+                   "set output '{}.png'\n", width, height, f.name) + draw + "unset output\n";
   return {f.name, f.title, s, "# " + plot_text(f.title) + ": one block per line of the plot (x y [spread | lo hi])\n" + data, ""};
 }
 

@@ -25,13 +25,22 @@ struct CurveSeries {
   SeriesStyle style = SeriesStyle::Line;
   int color = 1;  // gnuplot line type, 1-based; the same for a prediction and its measurements
   std::vector<CurvePoint> points;
+  int dash = 0;   // gnuplot dash type; 0: from the colour (a new dash every 8 colours)
 };
 
-// Lines against a numeric x axis (ranks).
+// One panel of lines: its title ("" for a figure of one panel) and its series.
+struct LinePanel {
+  std::string title;
+  std::vector<CurveSeries> series;
+};
+
+// Lines against a numeric x axis (ranks): one panel, or small multiples (one panel per combination
+// of the slow factors, two a row), each with its own legend. The y axis is logarithmic where the
+// figure's values span more than a factor 10.
 struct LineFigure {
   std::string name;  // file stem: NAME.gp, NAME.dat, NAME.svg, NAME.png
   std::string title, xlabel, ylabel;
-  std::vector<CurveSeries> series;
+  std::vector<LinePanel> panels;
 };
 
 // One stacked bar per configuration.

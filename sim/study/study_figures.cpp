@@ -10,21 +10,65 @@ namespace ddlsim {
 inline namespace study_layer {
 
 namespace {
+// "key=value ..." of row i over `keys` (keys without their section); `none` without keys.
+std::string label_of(const SweepResults& sw, std::size_t i, const std::vector<std::string>& keys, const char* none) {
+  std::string s;
+  for (const auto& k : keys) s += (s.empty() ? "" : " ") + short_key(k) + "=" + trim(sw.cell(i, k));
+  return s.empty() ? none : s;
+}
+}  // namespace
 
-// The rows of each combination of factors, in order of first appearance, each sorted by ranks.
+std::vector<std::string> panel_factors(const SweepResults& sw) {
+  std::vector<std::string> out;
+  for (const char* k : {"model.name", "model.file", "cluster.platform", "compute.device"})
+    if (std::find(sw.factors.begin(), sw.factors.end(), k) != sw.factors.end()) out.push_back(k);
+  return out;
+}
+
+std::string panel_words(const SweepResults& sw) {
+  std::string s;
+  for (const auto& k : panel_factors(sw)) s += (s.empty() ? "" : " x ") + k;
+  return s;
+}
+
+std::string panel_label(const SweepResults& sw, std::size_t row) { return label_of(sw, row, panel_factors(sw), ""); }
+
+namespace {
+
+// The rows of each combination of factors (a line), in order of first appearance, each sorted by
+// ranks; the lines grouped into panels by the slow factors' values. Within a panel, a line's colour
+// follows the value of the series factor with the most values and its dash the next one's.
 struct Lines {
-  std::vector<std::string> labels;
+  std::vector<std::string> panels;        // panel titles, in order of first appearance
+  std::vector<std::string> labels;        // per line: the other factors' values
+  std::vector<std::size_t> panel;         // per line
+  std::vector<int> colour, dash;          // per line
   std::vector<std::vector<std::size_t>> rows;
-  std::map<std::string, int> index;
 };
 
 Lines lines_of(const SweepResults& sw) {
+  const std::vector<std::string> slow = panel_factors(sw);
+  std::vector<std::string> series;
+  for (const auto& f : sw.factors)
+    if (std::find(slow.begin(), slow.end(), f) == slow.end()) series.push_back(f);
+  // Each series factor's values, in order of first appearance; the factor with the most colours.
+  std::map<std::string, std::map<std::string, int>> value_index;
+  for (auto i : sw.ok)
+    for (const auto& f : series) value_index[f].emplace(trim(sw.cell(i, f)), int(value_index[f].size()));
+  std::stable_sort(series.begin(), series.end(),
+                   [&](const auto& a, const auto& b) { return value_index[a].size() > value_index[b].size(); });
   Lines l;
+  std::map<std::string, std::size_t> panel_of, line_of;
   for (auto i : sw.ok) {
-    const std::string label = sw.factor_label(i);
-    auto [it, fresh] = l.index.emplace(label, int(l.labels.size()));
+    const std::string p = label_of(sw, i, slow, ""), label = label_of(sw, i, series, "all configurations");
+    const auto [pit, new_panel] = panel_of.emplace(p, l.panels.size());
+    if (new_panel) l.panels.push_back(p);
+    const auto [it, fresh] = line_of.emplace(p + "\n" + label, l.labels.size());
     if (fresh) {
       l.labels.push_back(label);
+      l.panel.push_back(pit->second);
+      l.colour.push_back(series.empty() ? 1 : 1 + value_index[series[0]].at(trim(sw.cell(i, series[0]))));
+      l.dash.push_back(series.size() < 2 ? 1 : 1 + value_index[series[1]].at(trim(sw.cell(i, series[1]))) % 5);
       l.rows.emplace_back();
     }
     l.rows[it->second].push_back(i);
@@ -59,8 +103,9 @@ std::optional<IntervalColumns> interval_columns(const SweepResults& sw, const st
 }
 
 // Line k's 80 % interval, shaded in its colour; the legend names the first line's only.
-CurveSeries band(const SweepResults& sw, const Lines& l, std::size_t k, const Quantity& q, const IntervalColumns& c) {
-  CurveSeries s{k == 0 ? "80 % interval (shaded)" : "", SeriesStyle::Band, int(k) + 1, {}};
+CurveSeries band(const SweepResults& sw, const Lines& l, std::size_t k, const Quantity& q, const IntervalColumns& c,
+                 bool first) {
+  CurveSeries s{first ? "80 % interval (shaded)" : "", SeriesStyle::Band, l.colour[k], {}, l.dash[k]};
   for (auto i : l.rows[k]) {
     const double ranks = sw.number(i, "ranks"), per = c.times_ranks ? ranks : 1;
     CurvePoint p{ranks, q.scale * sw.number(i, q.column), 0};
@@ -74,16 +119,16 @@ CurveSeries band(const SweepResults& sw, const Lines& l, std::size_t k, const Qu
 const std::string kRanksLabel = "Ranks (GPUs: nodes x GPUs per node)";
 
 CurveSeries predicted(const SweepResults& sw, const Lines& l, std::size_t k, const Quantity& q) {
-  CurveSeries s{l.labels[k], SeriesStyle::Line, int(k) + 1, {}};
+  CurveSeries s{l.labels[k], SeriesStyle::Line, l.colour[k], {}, l.dash[k]};
   for (auto i : l.rows[k]) s.points.push_back({sw.number(i, "ranks"), q.scale * sw.number(i, q.column), 0});
   return s;
 }
 
 // The measured runs on line k, as error bars (mean +- standard deviation).
 CurveSeries measured_on(const SweepResults& sw, const Lines& l, std::size_t k, const MeasuredMatch& m, double scale) {
-  CurveSeries s{l.labels[k] + " (measured, mean +- sd)", SeriesStyle::ErrorBars, int(k) + 1, {}};
+  CurveSeries s{l.labels[k] + " (measured)", SeriesStyle::ErrorBars, l.colour[k], {}, l.dash[k]};
   for (const auto& run : m.runs)
-    if (run.row && sw.factor_label(*run.row) == l.labels[k])
+    if (run.row && std::find(l.rows[k].begin(), l.rows[k].end(), *run.row) != l.rows[k].end())
       s.points.push_back({sw.number(*run.row, "ranks"), scale * run.measured.mean, scale * run.measured.stddev});
   std::sort(s.points.begin(), s.points.end(), [](const auto& a, const auto& b) { return a.x < b.x; });
   return s;
@@ -106,19 +151,25 @@ std::string cap_note(std::size_t shown, std::size_t total, const char* what) {
 FigureSource line_source(const SweepResults& sw, const Lines& l, const Quantity& q, const MeasuredMatch* m,
                          const CurveSeries* ref) {
   LineFigure f{q.name, q.title, kRanksLabel, q.ylabel, {}};
+  for (const auto& title : l.panels) f.panels.push_back({title, {}});
   const std::size_t shown = std::min(l.labels.size(), kMaxPlottedLines);
   const std::optional<IntervalColumns> interval = interval_columns(sw, q.column);
   for (std::size_t k = 0; k < shown; ++k) {
-    if (interval) f.series.push_back(band(sw, l, k, q, *interval));
-    f.series.push_back(predicted(sw, l, k, q));
+    auto& series = f.panels[l.panel[k]].series;
+    if (interval) series.push_back(band(sw, l, k, q, *interval, series.empty()));
+    series.push_back(predicted(sw, l, k, q));
     if (m && to_string(m->metric) == q.column) {
       CurveSeries s = measured_on(sw, l, k, *m, q.scale);
-      if (!s.points.empty()) f.series.push_back(s);
+      if (!s.points.empty()) series.push_back(s);
     }
   }
-  if (ref) f.series.push_back(*ref);
+  f.panels.erase(std::remove_if(f.panels.begin(), f.panels.end(), [](const LinePanel& p) { return p.series.empty(); }),
+                 f.panels.end());
+  if (ref)
+    for (auto& p : f.panels) p.series.push_back(*ref);
   FigureSource src = line_figure_source(f);
-  src.caption = q.title + ", predicted, one line per combination of the other swept factors" +
+  src.caption = q.title + ", predicted" + (f.panels.size() > 1 ? ", one panel per " + panel_words(sw) : "") +
+                ", one line per combination of the other swept factors" +
                 (interval ? ", each with its 80 % interval shaded" : "") +
                 (m && to_string(m->metric) == q.column ? "; measured runs as their mean with +- one standard deviation." : ".") +
                 cap_note(shown, l.labels.size(), "combinations");

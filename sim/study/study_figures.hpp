@@ -4,6 +4,7 @@
 //    prediction of the metric that was measured;
 //  * one stacked bar per configuration of where a step's time goes.
 #pragma once
+#include <string>
 #include <vector>
 
 #include "study/figures.hpp"
@@ -20,6 +21,14 @@ constexpr std::size_t kMaxPlottedBars = 160;  // configurations drawn as bars
 // they add up to step_time_s.
 const std::vector<std::string>& step_parts();
 std::vector<double> step_breakdown(const SweepResults& sweep, std::size_t i);
+
+// The slow factors a line figure draws one panel for (small multiples): model.name, model.file,
+// cluster.platform and compute.device where the sweep varies them, in that order; none otherwise.
+std::vector<std::string> panel_factors(const SweepResults& sweep);
+// "model.name x cluster.platform".
+std::string panel_words(const SweepResults& sweep);
+// Row i's panel, "name=resnet50 platform=poti" ("" where no slow factor varies).
+std::string panel_label(const SweepResults& sweep, std::size_t row);
 
 // measured may be null.
 std::vector<FigureSource> study_figures(const SweepResults& sweep, const MeasuredMatch* measured);
