@@ -162,3 +162,23 @@ TEST(Cli, MistypedNamesGetASuggestion) {
   // Far from every name: no suggestion.
   EXPECT_EQ(run_ddlsim("simulate --compute.device=quantum").out.find("did you mean"), std::string::npos);
 }
+
+// simulate without a scenario file tells a person at a terminal that it predicts the built-in
+// defaults; through a pipe (a script reading the prediction) the output is the prediction alone.
+TEST(Cli, SimulateWithoutAScenarioSaysSoOnATerminal) {
+  const auto tty = testutil::run_shell("script -qec '" + std::string(DDLSIM_BINARY) + " simulate --format json' /dev/null");
+  EXPECT_EQ(tty.code, 0) << tty.out;
+  EXPECT_NE(tty.out.find("no scenario file given: the built-in defaults"), std::string::npos) << tty.out;
+  const auto pipe = testutil::run_ddlsim("simulate --format json");
+  EXPECT_EQ(pipe.out.find("no scenario file given"), std::string::npos) << pipe.out;
+}
+
+// CITATION.cff names the version the program reports.
+TEST(Cli, CitationNamesTheProgramsVersion) {
+  const auto v = testutil::run_ddlsim("--version");
+  ASSERT_EQ(v.code, 0) << v.out;
+  const std::string version = v.out.substr(std::string("ddlsim ").size(), v.out.find(' ', 7) - 7);
+  EXPECT_NE(testutil::slurp(testutil::source_dir() + "/CITATION.cff").find("version: \"" + version + "\""),
+            std::string::npos)
+      << version;
+}

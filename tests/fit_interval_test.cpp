@@ -89,6 +89,20 @@ TEST(FitIntervals, BandwidthAboveTheLineRateIsWarned) {
       << eff.params[0].warning;
 }
 
+// A latency below one smallest Ethernet frame on the wire (84 bytes with preamble and gap: 0.672 us
+// at 1 Gb/s) is warned, and so fails --strict; one above it is not.
+TEST(FitIntervals, LatencyBelowOneFrameOnTheWireIsWarned) {
+  FittedParameters fitted;
+  fitted.params = {FitParameter{"inter_latency", "cluster.inter_latency_us", 30, 0.0025}};
+  const Scenario poti = scenario(2, 64);
+  ASSERT_EQ(poti.system.cluster.inter.name, "1gbe");
+  EffectiveFit eff = effective_of(fitted, poti);
+  EXPECT_NE(eff.params[0].warning.find("below one smallest 1gbe frame's time on the wire (0.672 us)"), std::string::npos)
+      << eff.params[0].warning;
+  fitted.params[0].after = 0.7;
+  EXPECT_EQ(effective_of(fitted, poti).params[0].warning, "");
+}
+
 TEST(FitIntervals, EveryLinkKindsLineRateIsAboveItsEffectiveRate) {
   for (const LinkKind& k : link_kinds()) {
     EXPECT_GT(line_rate_Bps(k.name), 0) << k.name;

@@ -84,6 +84,12 @@ TEST(Map, CommandWritesCsvAndSvg) {
   EXPECT_NE(pic.find("<svg"), std::string::npos);
   EXPECT_NE(pic.find("<path"), std::string::npos);  // contour lines
   EXPECT_NE(pic.find("resnet50"), std::string::npos);
+  // Each contour line carries its level as a label.
+  std::size_t paths = 0, labels = 0;
+  for (auto at = pic.find("<path"); at != std::string::npos; at = pic.find("<path", at + 1)) ++paths;
+  for (auto at = pic.find("class=\"contour-label\""); at != std::string::npos; at = pic.find("class=\"contour-label\"", at + 1)) ++labels;
+  EXPECT_GT(paths, 0u);
+  EXPECT_EQ(labels, paths);
 }
 
 TEST(Map, BadRequestsExitTwoNamingTheKey) {

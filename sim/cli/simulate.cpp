@@ -1,4 +1,6 @@
 #include <fmt/format.h>
+#include <unistd.h>
+
 #include <iostream>
 
 #include "core/args.hpp"
@@ -32,6 +34,10 @@ int cmd_simulate(const Args& args) {
   const std::vector<std::string> overlays =
       pa.vm.count("overlay") ? pa.vm["overlay"].as<std::vector<std::string>>() : std::vector<std::string>{};
   const ScenarioInput in = read_scenario(file, overlays, pa.overrides);
+  // Said to a person at a terminal (a script reads the prediction alone).
+  if (file.empty() && ::isatty(STDERR_FILENO))
+    std::cerr << "ddlsim simulate: note: no scenario file given: the built-in defaults (`ddlsim keys` lists them; "
+                 "scenarios/default.ini is a file to start from)\n";
   if (!in.sweep.empty())
     std::cerr << "ddlsim simulate: note: the [sweep] section is ignored here; run `ddlsim sweep " << file << "`\n";
   const Scenario sc = resolve_scenario(in.settings, dir_of(file));

@@ -345,8 +345,26 @@ const std::vector<std::string>& fit_parameter_names() {
 
 namespace {
 
+// One hop over Ethernet lasts at least one frame's time on the wire: the smallest frame (64 bytes)
+// with its preamble (8) and the inter-frame gap (12), IEEE 802.3 clause 4.4.2, at the line rate.
+constexpr Bytes kMinEthernetWireBytes = 64 + 8 + 12;
+
+// A latency below one smallest Ethernet frame's time on the wire cannot be the link's.
+std::string latency_floor_warning(const FitParameter& p, const Scenario& s) {
+  if (p.name != "inter_latency") return "";
+  const LinkKind& link = s.system.cluster.inter;
+  const double line_Bps = line_rate_Bps(link.name);
+  if (link.name.find("gbe") == std::string::npos || line_Bps <= 0) return "";
+  const double floor_us = kMinEthernetWireBytes / line_Bps * 1e6;
+  if (p.after >= floor_us) return "";
+  return fmt::format("{:.4g} us is below one smallest {} frame's time on the wire ({:.3g} us): no hop is that short; "
+                     "the runs want something else from the model",
+                     p.after, link.name, floor_us);
+}
+
 // A bandwidth above its link's line rate cannot be a property of the link.
 std::string physical_range_warning(const FitParameter& p, const Scenario& s) {
+  if (p.name == "inter_latency") return latency_floor_warning(p, s);
   const bool inter = p.name == "inter_bw", intra = p.name == "intra_bw";
   if (!inter && !intra) return "";
   const LinkKind& link = inter ? s.system.cluster.inter : s.system.cluster.intra;

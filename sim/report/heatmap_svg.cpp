@@ -82,9 +82,11 @@ struct Pt {
   double x, y;
 };
 
-// Marching squares at one level over the grid points' pixel positions.
+// Marching squares at one level over the grid points' pixel positions; the level written on the
+// line at the middle one of its segments (in the grid's order), on a white halo.
 void contour(std::string& out, const HeatMap& m, const Scale& x, const Scale& y, double level) {
   std::string path;
+  std::vector<Pt> mids;
   const std::size_t nx = m.xs.size();
   auto val = [&](std::size_t ix, std::size_t iy) { return m.values[iy * nx + ix]; };
   auto pos = [&](std::size_t ix, std::size_t iy) { return Pt{x.at(m.xs[ix]), y.at(m.ys[iy])}; };
@@ -103,12 +105,18 @@ void contour(std::string& out, const HeatMap& m, const Scale& x, const Scale& y,
         const Pt a = pos(cx[k], cy[k]), b = pos(cx[l], cy[l]);
         hits.push_back({a.x + (b.x - a.x) * f, a.y + (b.y - a.y) * f});
       }
-      for (std::size_t h = 0; h + 1 < hits.size(); h += 2)
+      for (std::size_t h = 0; h + 1 < hits.size(); h += 2) {
         path += fmt::format("M{:.1f},{:.1f}L{:.1f},{:.1f}", hits[h].x, hits[h].y, hits[h + 1].x, hits[h + 1].y);
+        mids.push_back({(hits[h].x + hits[h + 1].x) / 2, (hits[h].y + hits[h + 1].y) / 2});
+      }
     }
-  if (!path.empty())
-    out += fmt::format(R"(<path d="{}" fill="none" stroke="black" stroke-width="1"><title>{:g}</title></path>)", path,
-                       level) + "\n";
+  if (path.empty()) return;
+  out += fmt::format(R"(<path d="{}" fill="none" stroke="black" stroke-width="1"><title>{:g}</title></path>)", path,
+                     level) + "\n";
+  const Pt at = mids[mids.size() / 2];
+  out += fmt::format(R"(<text class="contour-label" x="{:.1f}" y="{:.1f}" text-anchor="middle" font-size="11" )"
+                     R"(stroke="white" stroke-width="3" paint-order="stroke">{:.3g}</text>)",
+                     at.x, at.y + 4, level) + "\n";
 }
 
 std::vector<double> levels(double lo, double hi) {
