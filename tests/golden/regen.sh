@@ -8,3 +8,5 @@ grep -v '^#' tests/golden/commands.txt | while IFS='|' read -r name args; do
   # shellcheck disable=SC2086
   ./build/ddlsim $args > "tests/golden/$name"
 done
+# The illustrative runs docs/compare.md walks through are ddlsim's own prediction too.
+scenarios/compare_example/make_illustrative.sh build/ddlsim > scenarios/compare_example/poti_illustrative.csv
