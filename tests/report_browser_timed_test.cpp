@@ -5,6 +5,9 @@
 // absent. A timed test because it starts a browser (seconds); CTest runs it alone.
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <sstream>
+
 #include "test_util.hpp"
 
 using testutil::run_shell;
@@ -77,4 +80,27 @@ TEST(ReportBrowser, PotiFactorialWithMeasuredRunsRendersEveryFigure) {
   // A blank 1200x3000 page compresses to a few kB; the figures and tables make it far larger.
   EXPECT_GT(file_size(d + "/shot.png"), 10 * file_size(d + "/blank.png"))
       << file_size(d + "/shot.png") << " vs blank " << file_size(d + "/blank.png");
+
+  // What a reader sees on the first screen (1400 x 900): the answer and the whole first figure, its
+  // text at least 11 px (font size as drawn: the SVG's own times its scale on the page). A copy of
+  // the page with a probe script (the page itself has none) writes the layout into the DOM.
+  const std::string probe =
+      "<script>const s=document.querySelector('figure svg'),r=s.getBoundingClientRect(),"
+      "a=document.getElementById('answer').getBoundingClientRect(),k=r.width/s.viewBox.baseVal.width;let h=1e9;"
+      "for(const t of s.querySelectorAll('text'))if(t.textContent.trim())"
+      "h=Math.min(h,parseFloat(getComputedStyle(t).fontSize)*k);"
+      "document.body.setAttribute('data-layout',[a.top,r.top,r.bottom,h].join(' '));</script></body>";
+  std::string copy = page;
+  copy.replace(copy.rfind("</body>"), 7, probe);
+  std::ofstream(d + "/probe.html") << copy;
+  const auto laid = run_shell("cd " + d + " && timeout 120 chromium --headless --no-sandbox --disable-gpu --user-data-dir=" +
+                              d + "/profile --window-size=1400,900 --dump-dom file://" + d + "/probe.html 2>/dev/null");
+  const auto at = laid.out.find("data-layout=\"");
+  ASSERT_NE(at, std::string::npos) << laid.out.substr(0, 2000);
+  std::istringstream layout(laid.out.substr(at + 13));
+  double answer_top = 0, figure_top = 0, figure_bottom = 0, text_px = 0;
+  layout >> answer_top >> figure_top >> figure_bottom >> text_px;
+  EXPECT_LT(answer_top, figure_top);
+  EXPECT_LE(figure_bottom, 900) << "the first figure ends below the first screen";
+  EXPECT_GE(text_px, 11) << "the first figure's smallest text";
 }

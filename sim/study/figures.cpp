@@ -110,10 +110,10 @@ FigureSource line_figure_source(const LineFigure& f) {
   std::size_t entries = 0;
   for (const auto& p : f.panels) entries = std::max(entries, p.series.size());
   // A panel is half the width: its legend one column of smaller type.
-  const int legend = multi ? 18 * int(entries) : 22 * int((entries + 1) / 2);
-  const int width = multi ? 1040 : 960, height = multi ? rows * (330 + legend) + 40 : 480 + legend;
+  const int legend = multi ? 16 * int(entries) : 22 * int((entries + 1) / 2);
+  const int width = multi ? 1040 : 960, height = multi ? rows * (300 + legend) + 40 : 480 + legend;
   std::string setup = "set xlabel " + quoted(f.xlabel) + "\nset ylabel " + quoted(f.ylabel) + "\n";
-  setup += multi ? "set grid\nset key outside below center Left reverse maxcols 1 font ',10'\n"
+  setup += multi ? "set grid\nset key outside below center Left reverse maxcols 1 font ',11'\n"
                  : "set grid\nset key outside below left Left reverse maxcols 2 width 2\n";
   const auto log_y = log_range(f);
   setup += log_y ? fmt::format("set logscale y\nset yrange [{}:{}]\n", number(log_y->first), number(log_y->second))
