@@ -172,6 +172,19 @@ TEST(Report, NodesAndGpusPerNodeBothVaryingGiveALinePerGpusPerNode) {
   EXPECT_EQ(sw.factor_label(sw.ok.front()), "gpus_per_node=1 framework=tf_mirrored");
 }
 
+// Mixed clusters keep their composition: cluster.nodes = tupi:1+poti:1 and poti:2 (both 2 ranks) are
+// two series, not one line.
+TEST(Report, MixedClustersAreSeriesOfTheirOwn) {
+  TempFile ini("m.ini", "[model]\nname = resnet50\ninput_size = 64\nclasses = 200\n[training]\n"
+                        "framework = tf_mirrored\nsamples = 20000\n[cluster]\nplatform = poti\n"
+                        "[sweep]\ncluster.nodes = poti:1, poti:2, tupi:1+poti:1\n");
+  ASSERT_EQ(run_ddlsim("sweep " + ini.path() + " --jobs 1 -o " + ini.dir() + "/m.csv").code, 0);
+  const auto sw = ddlsim::read_sweep_results(ini.dir() + "/m.csv");
+  EXPECT_TRUE(sw.rank_keys.empty());
+  EXPECT_EQ(sw.factors, std::vector<std::string>{"cluster.nodes"});
+  EXPECT_EQ(sw.factor_label(sw.ok.back()), "nodes=tupi:1+poti:1");
+}
+
 // A negative or zero result (an edited CSV) is refused naming its line and column, not drawn.
 TEST(Report, NegativeOrZeroResultsAreRefused) {
   TempFile ini("g.ini", std::string(kStudyIni));

@@ -100,6 +100,7 @@ double checked_number(const CsvTable& t, const CsvRow& row, const std::string& c
 struct KeyValues {
   std::string first;
   bool varies = false, seen = false;
+  bool mixed = false;  // cluster.nodes names a mixed cluster (tupi:2+poti:1) somewhere
 };
 
 }  // namespace
@@ -149,6 +150,7 @@ SweepResults read_sweep_results(const std::string& path) {
       const std::string& x = row.cells[t.column(key)];
       if (!v.seen) v.first = x, v.seen = true;
       else if (x != v.first) v.varies = true;
+      if (x.find(':') != std::string::npos) v.mixed = true;
     }
   });
   if (ran == 0)
@@ -157,7 +159,8 @@ SweepResults read_sweep_results(const std::string& path) {
     const auto v = keys.find(k.key);
     if (v == keys.end()) continue;
     if (v->second.varies) {
-      (is_rank_key(k.key) ? r.rank_keys : r.factors).push_back(k.key);
+      // A mixed cluster's composition is a series of its own, not only a rank count.
+      (is_rank_key(k.key) && !v->second.mixed ? r.rank_keys : r.factors).push_back(k.key);
       r.text_[k.key];
     } else {
       r.single_[k.key] = v->second.first;

@@ -31,7 +31,8 @@ class SweepResults {
   std::vector<std::size_t> failed;  // rows whose configuration failed
   // Scenario-key columns with more than one value among the rows that ran, in column order,
   // except cluster.nodes and cluster.gpus_per_node (they make the ranks, the x axis); when both
-  // vary, cluster.gpus_per_node is the first factor (one line per GPUs per node).
+  // vary, cluster.gpus_per_node is the first factor (one line per GPUs per node). A cluster.nodes
+  // that names mixed clusters (tupi:2+poti:1) is a factor: each composition its own series.
   std::vector<std::string> factors;
   std::vector<std::string> rank_keys;      // cluster.nodes / cluster.gpus_per_node when they vary
   std::vector<std::string> constant_keys;  // scenario keys with one non-empty value in every row
