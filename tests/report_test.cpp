@@ -5,6 +5,7 @@
 #include <cmath>
 #include <fstream>
 #include <map>
+#include <sstream>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -371,7 +372,7 @@ TEST_F(Study, AnswerFirstAndOnePanelAModel) {
       epoch[ddlsim::trim(sw.cell(i, "training.framework")) + "/" + ddlsim::trim(sw.cell(i, "ranks"))] = sw.number(i, "epoch_time_s");
   const double by_hand = std::sqrt(epoch.at("tf_mirrored/2") / epoch.at("tf_custom_accum/2") *
                                    epoch.at("tf_mirrored/3") / epoch.at("tf_custom_accum/3"));
-  const auto answers = ddlsim::study_answer(sw);
+  const auto answers = ddlsim::study_answer(sw, ddlsim::report_layout(sw, {}));
   ASSERT_EQ(answers.size(), 2u);
   EXPECT_EQ(answers[0].panel, "name=resnet50");
   ASSERT_EQ(answers[0].effects.size(), 1u);
@@ -383,4 +384,44 @@ TEST_F(Study, AnswerFirstAndOnePanelAModel) {
             std::string::npos);
   EXPECT_EQ(answers[0].min_ranks, 2);
   EXPECT_EQ(answers[0].max_ranks, 3);
+}
+
+// --facets, --colour and --log choose what the defaults choose otherwise; a key the sweep does not
+// vary, or another scale, is refused naming the option.
+TEST_F(Study, LayoutOptionsChooseFacetsColoursAndTheAxis) {
+  std::ofstream(dir.dir() + "/two.ini") << std::string(kStudyIni) << "model.name = resnet50, efficientnet_b0\n"
+                                        << "training.batch_per_gpu = 32, 64\n";
+  ASSERT_EQ(run_ddlsim("sweep " + dir.dir() + "/two.ini --jobs 1 -o " + dir.dir() + "/two.csv").code, 0);
+  auto r = report("two.csv -o a.html --facets none --log none");
+  ASSERT_EQ(r.code, 0) << r.out;
+  std::string gp = slurp(dir.dir() + "/a_files/epoch_time.gp");
+  EXPECT_EQ(gp.find("multiplot"), std::string::npos);
+  EXPECT_EQ(gp.find("set logscale y"), std::string::npos);
+  EXPECT_NE(slurp(dir.dir() + "/a.html").find("<tr><td>all</td>"), std::string::npos);
+  r = report("two.csv -o b.html --facets training.framework --colour model.name --log y");
+  ASSERT_EQ(r.code, 0) << r.out;
+  gp = slurp(dir.dir() + "/b_files/epoch_time.gp");
+  EXPECT_NE(gp.find("set multiplot layout 1,2"), std::string::npos);
+  EXPECT_NE(gp.find("set title 'framework=tf_mirrored'"), std::string::npos);
+  EXPECT_NE(gp.find("set logscale y"), std::string::npos);
+  // Colour follows the model: every ResNet-50 line has the first colour, every EfficientNet-B0 line the second.
+  std::istringstream lines(gp);
+  int checked = 0;
+  for (std::string l; std::getline(lines, l);) {
+    if (l.find("with linespoints") == std::string::npos) continue;
+    const bool resnet = l.find("name=resnet50") != std::string::npos;
+    EXPECT_NE(l.find(resnet ? "lc 1 " : "lc 2 "), std::string::npos) << l;
+    ++checked;
+  }
+  EXPECT_EQ(checked, 2 * 2 * 2 * 2);  // 2 panels x 4 lines, drawn for the SVG and the PNG
+  for (const auto& [args, says] : std::vector<std::pair<std::string, std::string>>{
+           {"--facets model.precision", "--facets model.precision: not a key this sweep varies"},
+           {"--colour cluster.platform", "--colour cluster.platform: not a key this sweep varies"},
+           {"--facets model.name --colour model.name", "it is drawn as panels"},
+           {"--log x", "--log"}}) {
+    r = report("two.csv -o c.html " + args);
+    EXPECT_EQ(r.code, 2) << args << "\n" << r.out;
+    EXPECT_NE(r.out.find(says), std::string::npos) << args << "\n" << r.out;
+    EXPECT_FALSE(exists(dir.dir() + "/c.html"));
+  }
 }

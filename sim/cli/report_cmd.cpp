@@ -4,6 +4,7 @@
 #include "cli/commands.hpp"
 #include "core/args.hpp"
 #include "core/error.hpp"
+#include "core/text.hpp"
 #include "study/study_report.hpp"
 
 namespace po = boost::program_options;
@@ -28,7 +29,14 @@ po::options_description study_report_options() {
       "value", po::value<std::vector<std::string>>()->composing(),
       "column:cell=value: a measured cell's text stands for this scenario value (strategy:fit=tf_mirrored)")(
       "metric", po::value<std::string>()->default_value(""),
-      "measured metric: epoch_time_s, step_time_s or samples_per_s; COLUMN=NAME for a column named otherwise");
+      "measured metric: epoch_time_s, step_time_s or samples_per_s; COLUMN=NAME for a column named otherwise")(
+      "facets", po::value<std::string>(),
+      "swept keys drawn as panels, comma-separated, or none (default: model.name, model.file, cluster.platform, "
+      "compute.device where swept)")(
+      "colour", po::value<std::string>()->default_value(""),
+      "the swept key whose values take the colours (default: the one with the most values)")(
+      "log", po::value<std::string>()->default_value("auto"),
+      "y axis: auto (logarithmic where values span more than 10x), y or none");
   return own;
 }
 
@@ -40,6 +48,14 @@ StudyOptions study_options(const ParsedArgs& pa, const std::string& sweep_csv, c
   o.values = list_option(pa, "value");
   o.metric = pa.vm["metric"].as<std::string>();
   o.output = output;
+  if (pa.vm.count("facets")) {
+    const std::string f = pa.vm["facets"].as<std::string>();
+    o.layout.facets = std::vector<std::string>{};
+    if (trim(f) != "none")
+      for (const auto& k : split(f, ',')) o.layout.facets->push_back(trim(k));
+  }
+  o.layout.colour = pa.vm["colour"].as<std::string>();
+  o.layout.log = pa.vm["log"].as<std::string>();
   return o;
 }
 

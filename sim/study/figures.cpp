@@ -79,21 +79,27 @@ double max_x(const LineFigure& f) {
   return m;
 }
 
-// The range of the values drawn (references included) where they span more than a factor 10 (all of
-// them positive): a log axis over it; none otherwise.
-std::optional<std::pair<double, double>> log_range(const LineFigure& f) {
+// The range of the values drawn (references included) where all of them are positive, a little
+// wider; none otherwise (a log axis cannot show them).
+std::optional<std::pair<double, double>> positive_range(const LineFigure& f) {
   double lo = HUGE_VAL, hi = 0;
   for (const auto& panel : f.panels)
-    for (const auto& s : panel.series) {
+    for (const auto& s : panel.series)
       for (const auto& p : s.points) {
         const double a = s.style == SeriesStyle::Band ? p.lo : p.y - p.spread;
         const double b = s.style == SeriesStyle::Band ? p.hi : p.y + p.spread;
         if (!(a > 0)) return std::nullopt;
         lo = std::min(lo, a), hi = std::max(hi, b);
       }
-    }
-  if (!(hi > 10 * lo)) return std::nullopt;
+  if (!(hi > 0)) return std::nullopt;
   return std::make_pair(lo / 1.25, hi * 1.25);
+}
+
+// The same where they span more than a factor 10: a log axis over it; none otherwise.
+std::optional<std::pair<double, double>> log_range(const LineFigure& f) {
+  const auto r = positive_range(f);
+  if (!r || !(r->second / 1.25 > 10 * (r->first * 1.25))) return std::nullopt;  // the values' own span
+  return r;
 }
 
 std::string replace_all(std::string s, const std::string& from, const std::string& to) {
@@ -115,7 +121,8 @@ FigureSource line_figure_source(const LineFigure& f) {
   std::string setup = "set xlabel " + quoted(f.xlabel) + "\nset ylabel " + quoted(f.ylabel) + "\n";
   setup += multi ? "set grid\nset key outside below center Left reverse maxcols 1 font ',11'\n"
                  : "set grid\nset key outside below left Left reverse maxcols 2 width 2\n";
-  const auto log_y = log_range(f);
+  auto log_y = f.log == LogAxis::Linear ? std::nullopt : log_range(f);
+  if (f.log == LogAxis::Log && !log_y) log_y = positive_range(f);
   setup += log_y ? fmt::format("set logscale y\nset yrange [{}:{}]\n", number(log_y->first), number(log_y->second))
                  : "set yrange [0:*]\n";
   setup += "set autoscale xfix\nset offsets graph 0.04, graph 0.04, graph 0.05, 0\n";

@@ -28,6 +28,9 @@ struct CurveSeries {
   int dash = 0;   // gnuplot dash type; 0: from the colour (a new dash every 8 colours)
 };
 
+// The y axis of a line figure: logarithmic where the values span more than a factor 10 (Auto).
+enum class LogAxis { Auto, Log, Linear };
+
 // One panel of lines: its title ("" for a figure of one panel) and its series.
 struct LinePanel {
   std::string title;
@@ -41,6 +44,7 @@ struct LineFigure {
   std::string name;  // file stem: NAME.gp, NAME.dat, NAME.svg, NAME.png
   std::string title, xlabel, ylabel;
   std::vector<LinePanel> panels;
+  LogAxis log = LogAxis::Auto;
 };
 
 // One stacked bar per configuration.

@@ -94,9 +94,9 @@ std::string num(double v) { return fmt::format("{:.4g}", v); }
 std::string pct(double v) { return fmt::format("{:.1f} %", 100 * v); }
 
 // Per panel: ddlsim's MAPE and bias against the measured runs, beside linear scaling's.
-std::string scores_table(const SweepResults& sw, const MeasuredMatch& m) {
+std::string scores_table(const SweepResults& sw, const MeasuredMatch& m, const ReportLayout& l) {
   std::string rows;
-  for (const MeasuredScore& s : measured_scores(sw, m))
+  for (const MeasuredScore& s : measured_scores(sw, m, l))
     rows += "<tr><td>" + markup_escape(s.panel.empty() ? "all" : s.panel) + "</td><td>" + std::to_string(s.n) + "</td><td>" +
             pct(s.mape) + "</td><td>" + fmt::format("{:+.1f} %", 100 * s.bias) + "</td><td>" + std::to_string(s.linear_n) +
             "</td><td>" + (s.linear_n ? pct(s.linear_mape) : "-") + "</td><td>" +
@@ -109,7 +109,7 @@ std::string scores_table(const SweepResults& sw, const MeasuredMatch& m) {
                rows);
 }
 
-std::string measured_section(const SweepResults& sw, const MeasuredMatch& m) {
+std::string measured_section(const SweepResults& sw, const MeasuredMatch& m, const ReportLayout& l) {
   std::string rows;
   int unmatched = 0;
   for (const auto& r : m.runs) {
@@ -129,15 +129,15 @@ std::string measured_section(const SweepResults& sw, const MeasuredMatch& m) {
   return "<h2>Measured against predicted</h2>\n<p>Measured runs from <code>" + markup_escape(m.file) +
          "</code>, metric <code>" + metric + "</code>; replications of one configuration are grouped (mean, sample " +
          "standard deviation, count)" + (unmatched ? fmt::format("; {} configuration(s) are not in the sweep", unmatched) : "") +
-         ".</p>\n" + scores_table(sw, m) +
+         ".</p>\n" + scores_table(sw, m, l) +
          table("measured", "<tr><th>configuration</th><th>measured mean</th><th>sd</th><th>n</th><th>predicted</th>"
                            "<th>error (predicted - measured) / measured</th></tr>",
                rows);
 }
 
 // Row i's swept keys but its panel's, "framework=tf_mirrored batch_per_gpu=32", and its ranks.
-std::string configuration(const SweepResults& sw, std::size_t i) {
-  const std::vector<std::string> slow = panel_factors(sw);
+std::string configuration(const SweepResults& sw, std::size_t i, const ReportLayout& l) {
+  const std::vector<std::string>& slow = l.facets;
   std::string s;
   for (const auto& f : sw.factors)
     if (std::find(slow.begin(), slow.end(), f) == slow.end()) s += short_key(f) + "=" + trim(sw.cell(i, f)) + " ";
@@ -154,7 +154,7 @@ std::string effect_text(const FactorEffect& e) {
 
 // The study in one sentence, and per panel its fastest and slowest configuration and what each swept
 // factor does (study_answer.hpp).
-std::string answer_section(const SweepResults& sw) {
+std::string answer_section(const SweepResults& sw, const ReportLayout& l) {
   std::string swept;
   for (const auto& f : sw.factors) swept += (swept.empty() ? "" : "; ") + f + " (" + joined(distinct(sw, f), 8) + ")";
   std::string ranks;
@@ -163,14 +163,14 @@ std::string answer_section(const SweepResults& sw) {
                     (ranks.empty() ? "" : "; on " + markup_escape(ranks)) +
                     ". Every other setting is held as listed under Settings at the end.</p>\n";
   std::string rows, over;
-  for (const PanelAnswer& a : study_answer(sw)) {
+  for (const PanelAnswer& a : study_answer(sw, l)) {
     std::string effects;
     for (const FactorEffect& e : a.effects) effects += (effects.empty() ? "" : "<br>") + markup_escape(effect_text(e));
     if (!a.effects.empty())
       over = a.min_ranks == a.max_ranks ? num(a.min_ranks) : num(a.min_ranks) + "-" + num(a.max_ranks);
     rows += "<tr><td>" + markup_escape(a.panel.empty() ? "all" : a.panel) + "</td><td>" +
-            markup_escape(configuration(sw, a.fastest)) + ": " + num(sw.number(a.fastest, "epoch_time_s")) + " s</td><td>" +
-            markup_escape(configuration(sw, a.slowest)) + ": " + num(sw.number(a.slowest, "epoch_time_s")) + " s</td><td>" +
+            markup_escape(configuration(sw, a.fastest, l)) + ": " + num(sw.number(a.fastest, "epoch_time_s")) + " s</td><td>" +
+            markup_escape(configuration(sw, a.slowest, l)) + ": " + num(sw.number(a.slowest, "epoch_time_s")) + " s</td><td>" +
             (effects.empty() ? "-" : effects) + "</td></tr>\n";
   }
   return out +
@@ -251,9 +251,9 @@ std::string render_study_page(const PageInputs& in) {
                      (sw.failed.empty() ? "" : fmt::format(" ({} more failed, listed at the end)", sw.failed.size())) +
                      ". Ranks are nodes x GPUs per node; speed-up is over the same scenario on one GPU with the same "
                      "batch per GPU.</p>\n";
-  body += answer_section(sw);
+  body += answer_section(sw, *in.layout);
   for (std::size_t k = 0; k < in.figures->size(); ++k) body += figure_block((*in.figures)[k], k, in.files_dir);
-  if (in.measured) body += measured_section(sw, *in.measured);
+  if (in.measured) body += measured_section(sw, *in.measured, *in.layout);
   body += numbers_section(sw);
   body += failed_section(sw);
   body += "<h2>Settings</h2>\n" + factors_section(sw) + scenario_section(sw) + assumptions_section(sw);

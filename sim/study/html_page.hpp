@@ -7,6 +7,7 @@
 
 #include "study/gnuplot_runner.hpp"
 #include "study/measured_match.hpp"
+#include "study/study_figures.hpp"
 #include "study/sweep_results.hpp"
 
 namespace ddlsim {
@@ -16,6 +17,7 @@ struct PageInputs {
   const SweepResults* sweep = nullptr;
   const MeasuredMatch* measured = nullptr;  // may be null
   const std::vector<DrawnFigure>* figures = nullptr;
+  const ReportLayout* layout = nullptr;  // the facets the answer is given per
   std::string files_dir;  // the folder beside the page, relative to it ("report_files")
 };
 

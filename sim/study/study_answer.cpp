@@ -70,15 +70,15 @@ std::vector<FactorEffect> effects_of(const SweepResults& sw, const std::vector<s
 
 }  // namespace
 
-std::vector<PanelAnswer> study_answer(const SweepResults& sw) {
+std::vector<PanelAnswer> study_answer(const SweepResults& sw, const ReportLayout& layout) {
   std::vector<std::string> panels;
   std::map<std::string, std::vector<std::size_t>> rows_of;
   for (auto i : sw.ok) {
-    const std::string p = panel_label(sw, i);
+    const std::string p = panel_label(sw, i, layout);
     if (!rows_of.count(p)) panels.push_back(p);
     rows_of[p].push_back(i);
   }
-  const std::vector<std::string> slow = panel_factors(sw);
+  const std::vector<std::string>& slow = layout.facets;
   std::vector<PanelAnswer> out;
   for (const auto& p : panels) {
     const std::vector<std::size_t>& rows = rows_of[p];
@@ -107,7 +107,7 @@ std::vector<PanelAnswer> study_answer(const SweepResults& sw) {
   return out;
 }
 
-std::vector<MeasuredScore> measured_scores(const SweepResults& sw, const MeasuredMatch& m) {
+std::vector<MeasuredScore> measured_scores(const SweepResults& sw, const MeasuredMatch& m, const ReportLayout& layout) {
   // Each line's (factors but ranks) smallest measured rank count and its mean.
   std::map<std::string, std::pair<double, double>> smallest;  // line -> (ranks, measured mean)
   for (const auto& run : m.runs) {
@@ -120,7 +120,7 @@ std::vector<MeasuredScore> measured_scores(const SweepResults& sw, const Measure
   std::map<std::string, std::size_t> index;
   for (const auto& run : m.runs) {
     if (!run.row) continue;
-    const std::string p = panel_label(sw, *run.row);
+    const std::string p = panel_label(sw, *run.row, layout);
     const auto [it, fresh] = index.emplace(p, out.size());
     if (fresh) out.push_back({p});
     MeasuredScore& s = out[it->second];

@@ -1,5 +1,5 @@
-// What a study's sweep answers, stated first on its page: per panel (one combination of the slow
-// factors, study_figures.hpp panel_factors) its fastest and slowest configuration by epoch time,
+// What a study's sweep answers, stated first on its page: per panel (one combination of the
+// layout's facets, study_figures.hpp ReportLayout) its fastest and slowest configuration by epoch time,
 // and each other swept factor's effect: the epoch time of each of its values against the best
 // value's, over the configurations that differ only in that factor (same other factors, same
 // ranks), on more than one rank where the sweep has such rows (the scaling question). Measured runs
@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "study/measured_match.hpp"
+#include "study/study_figures.hpp"
 #include "study/sweep_results.hpp"
 
 namespace ddlsim {
@@ -31,7 +32,7 @@ struct PanelAnswer {
   std::vector<FactorEffect> effects;     // per swept key and value other than its best
 };
 
-std::vector<PanelAnswer> study_answer(const SweepResults& sweep);
+std::vector<PanelAnswer> study_answer(const SweepResults& sweep, const ReportLayout& layout);
 
 // The measured runs matched to the sweep, per panel: ddlsim's MAPE and bias (predicted - measured)
 // / measured, and linear scaling's from the smallest rank count measured on the same line (epoch
@@ -43,7 +44,8 @@ struct MeasuredScore {
   int linear_n = 0;
   double linear_mape = 0, linear_bias = 0;
 };
-std::vector<MeasuredScore> measured_scores(const SweepResults& sweep, const MeasuredMatch& measured);
+std::vector<MeasuredScore> measured_scores(const SweepResults& sweep, const MeasuredMatch& measured,
+                                           const ReportLayout& layout);
 
 }  // namespace study_layer
 }  // namespace ddlsim

@@ -4,6 +4,8 @@
 #include <map>
 #include <optional>
 
+#include "core/error.hpp"
+#include "core/parse.hpp"
 #include "core/text.hpp"
 
 namespace ddlsim {
@@ -18,20 +20,43 @@ std::string label_of(const SweepResults& sw, std::size_t i, const std::vector<st
 }
 }  // namespace
 
-std::vector<std::string> panel_factors(const SweepResults& sw) {
-  std::vector<std::string> out;
-  for (const char* k : {"model.name", "model.file", "cluster.platform", "compute.device"})
-    if (std::find(sw.factors.begin(), sw.factors.end(), k) != sw.factors.end()) out.push_back(k);
-  return out;
+ReportLayout report_layout(const SweepResults& sw, const LayoutRequest& req) {
+  const auto swept = [&](const std::string& k) { return std::find(sw.factors.begin(), sw.factors.end(), k) != sw.factors.end(); };
+  const auto refuse = [&](const std::string& option, const std::string& k) {
+    std::string varied;
+    for (const auto& f : sw.factors) varied += (varied.empty() ? "" : ", ") + f;
+    throw InputError(option + " " + clip(k) + ": not a key this sweep varies (it varies: " +
+                     (varied.empty() ? "none but the ranks" : varied) + ")");
+  };
+  ReportLayout l;
+  if (req.facets) {
+    for (const auto& k : *req.facets) {
+      if (!swept(k)) refuse("--facets", k);
+      if (std::find(l.facets.begin(), l.facets.end(), k) == l.facets.end()) l.facets.push_back(k);
+    }
+  } else {
+    for (const char* k : {"model.name", "model.file", "cluster.platform", "compute.device"})
+      if (swept(k)) l.facets.push_back(k);
+  }
+  if (!req.colour.empty()) {
+    if (!swept(req.colour)) refuse("--colour", req.colour);
+    if (std::find(l.facets.begin(), l.facets.end(), req.colour) != l.facets.end())
+      throw InputError("--colour " + req.colour + ": it is drawn as panels (--facets); colour another key");
+    l.colour = req.colour;
+  }
+  l.log = lookup<LogAxis>({{"auto", LogAxis::Auto}, {"y", LogAxis::Log}, {"none", LogAxis::Linear}}, req.log, "--log");
+  return l;
 }
 
-std::string panel_words(const SweepResults& sw) {
+std::string panel_words(const ReportLayout& l) {
   std::string s;
-  for (const auto& k : panel_factors(sw)) s += (s.empty() ? "" : " x ") + k;
+  for (const auto& k : l.facets) s += (s.empty() ? "" : " x ") + k;
   return s;
 }
 
-std::string panel_label(const SweepResults& sw, std::size_t row) { return label_of(sw, row, panel_factors(sw), ""); }
+std::string panel_label(const SweepResults& sw, std::size_t row, const ReportLayout& l) {
+  return label_of(sw, row, l.facets, "");
+}
 
 namespace {
 
@@ -44,10 +69,12 @@ struct Lines {
   std::vector<std::size_t> panel;         // per line
   std::vector<int> colour, dash;          // per line
   std::vector<std::vector<std::size_t>> rows;
+  std::string panel_words;                // "model.name x cluster.platform"
+  LogAxis log = LogAxis::Auto;
 };
 
-Lines lines_of(const SweepResults& sw) {
-  const std::vector<std::string> slow = panel_factors(sw);
+Lines lines_of(const SweepResults& sw, const ReportLayout& layout) {
+  const std::vector<std::string>& slow = layout.facets;
   std::vector<std::string> series;
   for (const auto& f : sw.factors)
     if (std::find(slow.begin(), slow.end(), f) == slow.end()) series.push_back(f);
@@ -55,9 +82,13 @@ Lines lines_of(const SweepResults& sw) {
   std::map<std::string, std::map<std::string, int>> value_index;
   for (auto i : sw.ok)
     for (const auto& f : series) value_index[f].emplace(trim(sw.cell(i, f)), int(value_index[f].size()));
-  std::stable_sort(series.begin(), series.end(),
-                   [&](const auto& a, const auto& b) { return value_index[a].size() > value_index[b].size(); });
+  std::stable_sort(series.begin(), series.end(), [&](const auto& a, const auto& b) {
+    if ((a == layout.colour) != (b == layout.colour)) return a == layout.colour;
+    return value_index[a].size() > value_index[b].size();
+  });
   Lines l;
+  l.panel_words = panel_words(layout);
+  l.log = layout.log;
   std::map<std::string, std::size_t> panel_of, line_of;
   for (auto i : sw.ok) {
     const std::string p = label_of(sw, i, slow, ""), label = label_of(sw, i, series, "all configurations");
@@ -150,7 +181,7 @@ std::string cap_note(std::size_t shown, std::size_t total, const char* what) {
 
 FigureSource line_source(const SweepResults& sw, const Lines& l, const Quantity& q, const MeasuredMatch* m,
                          const CurveSeries* ref) {
-  LineFigure f{q.name, q.title, kRanksLabel, q.ylabel, {}};
+  LineFigure f{q.name, q.title, kRanksLabel, q.ylabel, {}, l.log};
   for (const auto& title : l.panels) f.panels.push_back({title, {}});
   const std::size_t shown = std::min(l.labels.size(), kMaxPlottedLines);
   const std::optional<IntervalColumns> interval = interval_columns(sw, q.column);
@@ -168,7 +199,7 @@ FigureSource line_source(const SweepResults& sw, const Lines& l, const Quantity&
   if (ref)
     for (auto& p : f.panels) p.series.push_back(*ref);
   FigureSource src = line_figure_source(f);
-  src.caption = q.title + ", predicted" + (f.panels.size() > 1 ? ", one panel per " + panel_words(sw) : "") +
+  src.caption = q.title + ", predicted" + (f.panels.size() > 1 ? ", one panel per " + l.panel_words : "") +
                 ", one line per combination of the other swept factors" +
                 (interval ? ", each with its 80 % interval shaded" : "") +
                 (m && to_string(m->metric) == q.column ? "; measured runs as their mean with +- one standard deviation." : ".") +
@@ -225,8 +256,8 @@ std::vector<double> step_breakdown(const SweepResults& sw, std::size_t i) {
           sw.number(i, "straggler_wait_s")};
 }
 
-std::vector<FigureSource> study_figures(const SweepResults& sw, const MeasuredMatch* m) {
-  const Lines l = lines_of(sw);
+std::vector<FigureSource> study_figures(const SweepResults& sw, const MeasuredMatch* m, const ReportLayout& layout) {
+  const Lines l = lines_of(sw, layout);
   const CurveSeries ideal = reference(sw, "ideal (linear)", true, 1);
   const CurveSeries full = reference(sw, "ideal (100 %)", false, 100);
   std::vector<FigureSource> figs = {

@@ -56,7 +56,9 @@ StudyReport build_study_report(const StudyOptions& o) {
     measured = match_measured(read_measured(read_csv_file(o.measured_csv), o.maps, o.metric, o.values), sweep);
   else if (!o.maps.empty() || !o.values.empty() || !o.metric.empty())
     throw InputError("ddlsim report: --map, --value and --metric describe --measured FILE.csv, which is missing");
-  const std::vector<DrawnFigure> figures = draw_figures(study_figures(sweep, measured ? &*measured : nullptr), o.gnuplot);
+  const ReportLayout layout = report_layout(sweep, o.layout);
+  const std::vector<DrawnFigure> figures =
+      draw_figures(study_figures(sweep, measured ? &*measured : nullptr, layout), o.gnuplot);
   StudyReport r;
   r.files_dir = files_dir_for(o.output);
   for (const auto& f : figures) {
@@ -68,7 +70,8 @@ StudyReport build_study_report(const StudyOptions& o) {
   }
   if (measured)
     for (const auto& run : measured->runs) r.measured_unmatched += !run.row;
-  r.files.push_back({o.output, render_study_page({&sweep, measured ? &*measured : nullptr, &figures, base_name(r.files_dir)})});
+  r.files.push_back(
+      {o.output, render_study_page({&sweep, measured ? &*measured : nullptr, &figures, &layout, base_name(r.files_dir)})});
   return r;
 }
 

@@ -5,6 +5,8 @@
 #include <utility>
 #include <vector>
 
+#include "study/study_figures.hpp"
+
 namespace ddlsim {
 inline namespace study_layer {
 
@@ -16,6 +18,7 @@ struct StudyOptions {
   std::string metric;               // --metric, as compare reads it
   std::string output;               // the page, e.g. out/report.html
   std::string gnuplot = "gnuplot";  // looked up on PATH
+  LayoutRequest layout;             // --facets, --colour, --log
 };
 
 struct StudyReport {
