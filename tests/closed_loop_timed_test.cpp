@@ -5,13 +5,13 @@
 // machine). Per configuration the kit (calibration/torch/ddp_runner.py) measures the step with
 // 1 rank (the compute calibration: compute.throughput = batch / step) and with 2; the network is
 // calibrated with `ddlsim netbench --library gloo` + `ddlsim netfit`; `ddlsim compare` predicts the
-// 2-rank step with both backends. It must be within 10 % MAPE and better than linear scaling
-// (issue 13). Configurations: mobilenet_v2 (torchvision, 10 classes, 8.9 MB of gradients) at
-// 32x32 batch 16 (communication-bound) and 64x64 batch 32 (compute closer to the exchange), DDP
-// buckets of 1 MiB (bucket_cap_mb = 1 = comm.bucket_mb): DDP's first bucket is 1 MiB whatever the
-// cap (torch.distributed's _DEFAULT_FIRST_BUCKET_BYTES), which ddlsim does not model yet, so with
-// 1 MiB every bucket is the size ddlsim assumes. Skipped, with the reason, where namespaces, tbf,
-// mpirun or torch are not available.
+// 2-rank step with both backends. It must be within 10 % MAPE and better than linear scaling.
+// Configurations: mobilenet_v2 (torchvision, 10 classes, 8.9 MB of gradients) at 32x32 batch 16
+// (communication-bound) and 64x64 batch 32 (compute closer to the exchange), DDP buckets of 1 MiB
+// (bucket_cap_mb = 1 = comm.bucket_mb): DDP's first bucket is 1 MiB whatever the cap
+// (torch.distributed's _DEFAULT_FIRST_BUCKET_BYTES; comm.first_bucket_mb), so with 1 MiB every
+// bucket is the same size. Skipped, with the reason, where namespaces, tbf, mpirun or torch are
+// not available.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <unistd.h>

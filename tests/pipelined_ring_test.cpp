@@ -142,10 +142,10 @@ TEST(PipelinedRing, SimGridSimulatesTheClosedForm) {
     testutil::expect_simgrid_equals_closed_form(3, c, Algorithm::Ring);
 }
 
-// comm.ring_steps = lockstep switches the mechanism off: every step lasts its slowest hop, the
-// earlier rule (2 DGX A100, 8 B: 8.4 + 30 x 14.0 = 428.4 us), in every backend; a wrong value is an
-// input error naming the key.
-TEST(PipelinedRing, LockstepKeyGivesTheEarlierRule) {
+// comm.ring_steps = lockstep switches the mechanism off: every step lasts its slowest hop (2 DGX
+// A100, 8 B: 8.4 + 30 x 14.0 = 428.4 us), in every backend; a wrong value is an input error naming
+// the key.
+TEST(PipelinedRing, LockstepKeyMakesEveryStepItsSlowestHop) {
   for (const char* backend : {"--simulation.backend=analytic", "--simulation.backend=simgrid --simulation.fidelity=fast",
                               "--simulation.backend=simgrid --simulation.fidelity=full"}) {
     const auto r = testutil::run_ddlsim(std::string("collective --comm.nccl_protocol=simple --cluster.platform=dgx-a100 --cluster.nodes=2 "

@@ -103,9 +103,9 @@ TEST(PipelinedTree, SimGridComposesTheSameHops) {
 // comm.ring_steps = lockstep also runs the tree's phases one after the other, chunk round by chunk
 // round: 16 DGX A100, 8 B: 8.4 + 2 x 8 x 4.0 (chain, two chunks through 7 hops) + 2 x 2 x 4 x 14
 // (tree, two edge colours, 4 levels) = 296.4 us, plus the 4-byte chunks' 0.6 ns, on all three
-// backends (SimGrid full ends each lockstep round for every rank with its slowest hop; it used to
-// let a rank with nothing to send go on, and landed one network round sooner, 206.8 us).
-TEST(PipelinedTree, LockstepKeyGivesTheEarlierRule) {
+// backends (SimGrid full ends each lockstep round for every rank with its slowest hop, a rank with
+// nothing to send included).
+TEST(PipelinedTree, LockstepKeyRunsThePhasesOneAfterTheOther) {
   const double us = 8.4 + 2 * 8 * (4.0 + 4 / 230e3) + 2 * 2 * 4 * (14 + 4 / 192e3);
   for (const char* backend : kBackends)
     EXPECT_NEAR(collective_us(std::string("--cluster.platform=dgx-a100 --cluster.nodes=16 --comm.algorithm=dbtree "

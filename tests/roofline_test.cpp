@@ -210,10 +210,10 @@ TEST(Roofline, NoGradientBeforeTheFirstLayerWithWeights) {
   EXPECT_NEAR(p.layers[3].bwd_s, 3 * kPass / kV100 + kLaunch, 1e-12);
 }
 
-// compute.op_traffic = uniform is the rule before per-kind kernels: one kernel reading the input
-// and writing the output, two in backward for layers with weights, 1.5 passes of both else; and
-// every layer computes its input's gradient.
-TEST(Roofline, UniformTrafficIsTheEarlierRule) {
+// compute.op_traffic = uniform: one kernel reading the input and writing the output, two in
+// backward for layers with weights, 1.5 passes of both else; and every layer computes its input's
+// gradient.
+TEST(Roofline, UniformTrafficIsOneKernelAPass) {
   const Device& v100 = find_device("v100", "");
   ComputeTuning t;
   t.per_kind_traffic = false;
