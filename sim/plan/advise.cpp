@@ -273,9 +273,7 @@ std::optional<std::string> boundary_at(const Evaluator& ev, const AdviseRequest&
 // The answer's 80 % interval: the boundary where the metric's optimistic and its pessimistic
 // percentile reach the target (for a metric the interval covers).
 void answer_interval(const Evaluator& ev, const AdviseRequest& req, Advice& a, std::size_t points) {
-  Prediction probe;
-  probe.uncertainty = Uncertainty{};
-  if (!a.boundary || !metric_percentile(probe, a.target->metric.name, false)) return;
+  if (!a.boundary || !has_percentiles(a.target->metric.name)) return;
   const bool higher = a.target->metric.higher_is_better;
   const std::optional<std::string> optimistic = boundary_at(ev, req, a, higher, points),
                                    pessimistic = boundary_at(ev, req, a, !higher, points);

@@ -88,6 +88,10 @@ double metric_value(const Prediction& p, const std::string& name) {
   return prediction_record(p).at(name).get<double>();
 }
 
+bool has_percentiles(const std::string& name) {
+  return interval_of(Uncertainty{}, name) || name == "speedup" || name == "gpu_hours";
+}
+
 bool is_interval_metric(const std::string& name) {
   Prediction point, with;
   with.uncertainty = Uncertainty{};
@@ -100,11 +104,7 @@ std::optional<double> metric_percentile(const Prediction& p, const std::string& 
   const auto end = [&](const Band& b) { return p90 ? b.p90 : b.p10; };
   // Speed-up and GPU hours are efficiency and epoch time times the ranks: their bands in proportion.
   const auto scaled = [&](double point, const Band& b, double of) { return of > 0 ? point * end(b) / of : point; };
-  if (name == "step_time_s") return end(u.step_time_s);
-  if (name == "epoch_time_s") return end(u.epoch_time_s);
-  if (name == "samples_per_s") return end(u.samples_per_s);
-  if (name == "efficiency") return end(u.efficiency);
-  if (name == "exposed_comm_s") return end(u.exposed_comm_s);
+  if (const Band* b = interval_of(u, name)) return end(*b);
   if (name == "speedup") return scaled(p.speedup, u.efficiency, p.efficiency);
   if (name == "gpu_hours") return scaled(gpu_hours(p), u.epoch_time_s, p.epoch_time_s);
   return std::nullopt;

@@ -52,6 +52,8 @@ bool is_interval_metric(const std::string& name);
 // The metric's 10th (`p90` false) or 90th percentile in a prediction that carries its interval;
 // none without one, or for a metric the interval does not cover.
 std::optional<double> metric_percentile(const Prediction& p, const std::string& name, bool p90);
+// Whether metric_percentile covers the metric.
+bool has_percentiles(const std::string& name);
 double gpu_hours(const Prediction& p);
 
 }  // namespace plan_layer

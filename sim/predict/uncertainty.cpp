@@ -111,6 +111,21 @@ double log_ratio(double y, double y0) { return y0 > 0 && y > 0 ? std::log(y / y0
 
 }  // namespace
 
+const Band* interval_of(const Uncertainty& u, const std::string& field) {
+  if (field == "step_time_s") return &u.step_time_s;
+  if (field == "epoch_time_s") return &u.epoch_time_s;
+  if (field == "samples_per_s") return &u.samples_per_s;
+  if (field == "efficiency") return &u.efficiency;
+  if (field == "exposed_comm_s") return &u.exposed_comm_s;
+  return nullptr;
+}
+
+std::string percentile_field(const std::string& field, bool p90) {
+  const std::string end = p90 ? "_p90" : "_p10";
+  const bool seconds = field.size() > 2 && field.compare(field.size() - 2, 2, "_s") == 0 && field != "samples_per_s";
+  return seconds ? field.substr(0, field.size() - 2) + end + "_s" : field + end;
+}
+
 std::vector<UncertainInput> uncertain_inputs(const Scenario& sc) {
   const System& sys = sc.system;
   const ComputeTuning& c = sys.compute;

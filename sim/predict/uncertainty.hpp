@@ -57,6 +57,12 @@ struct Uncertainty {
   std::vector<UncertaintyShare> inputs;  // largest share first
 };
 
+// The band of a figure by its result field (step_time_s, epoch_time_s, samples_per_s, efficiency,
+// exposed_comm_s); null for a field the interval does not cover.
+const Band* interval_of(const Uncertainty& u, const std::string& field);
+// The result field of a figure's end: step_time_s -> step_time_p10_s, efficiency -> efficiency_p90.
+std::string percentile_field(const std::string& field, bool p90);
+
 // The 80 % interval of `point`, the prediction of `sc` (9 or fewer analytic predictions).
 Uncertainty prediction_uncertainty(const Scenario& sc, const Prediction& point);
 

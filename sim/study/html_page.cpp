@@ -223,7 +223,7 @@ std::string failed_section(const SweepResults& sw) {
 const char* kStyle =
     "body{font-family:sans-serif;max-width:1200px;margin:0.5em auto;padding:0 1em;color:#222}"
     "h1{margin:0.2em 0;font-size:1.6em}h2{margin:0.5em 0 0.3em;font-size:1.3em}p{margin:0.4em 0}"
-    ".note{font-size:0.85em;color:#444}figure svg{width:auto;max-width:100%}"
+    ".note{font-size:0.85em;color:#444}"
     "#answer{font-size:0.85em;width:100%}#answer td{padding:0.1em 0.4em}#answer td:last-child{width:45%}"
     "table{border-collapse:collapse;margin:0.5em 0 1em}td,th{border:1px solid #bbb;padding:0.2em 0.5em;"
     "text-align:left;vertical-align:top}th{background:#eee}figure{margin:1em 0}figure svg{width:100%;height:auto}"

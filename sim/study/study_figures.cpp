@@ -7,6 +7,7 @@
 #include "core/error.hpp"
 #include "core/parse.hpp"
 #include "core/text.hpp"
+#include "predict/uncertainty.hpp"
 
 namespace ddlsim {
 inline namespace study_layer {
@@ -122,15 +123,12 @@ struct IntervalColumns {
   bool times_ranks = false;
 };
 std::optional<IntervalColumns> interval_columns(const SweepResults& sw, const std::string& column) {
-  static const std::map<std::string, IntervalColumns> of = {
-      {"epoch_time_s", {"epoch_time_p10_s", "epoch_time_p90_s"}},
-      {"step_time_s", {"step_time_p10_s", "step_time_p90_s"}},
-      {"samples_per_s", {"samples_per_s_p10", "samples_per_s_p90"}},
-      {"efficiency", {"efficiency_p10", "efficiency_p90"}},
-      {"speedup", {"efficiency_p10", "efficiency_p90", true}}};
-  const auto it = of.find(column);
-  if (it == of.end() || !sw.has_column(it->second.p10) || !sw.has_column(it->second.p90)) return std::nullopt;
-  return it->second;
+  const bool speedup = column == "speedup";
+  const std::string of = speedup ? "efficiency" : column;
+  if (!interval_of(Uncertainty{}, of)) return std::nullopt;
+  IntervalColumns c{percentile_field(of, false), percentile_field(of, true), speedup};
+  if (!sw.has_column(c.p10) || !sw.has_column(c.p90)) return std::nullopt;
+  return c;
 }
 
 // Line k's 80 % interval, shaded in its colour; the legend names the first line's only.
