@@ -38,7 +38,14 @@ SweepDesign::SweepDesign(const ScenarioInput& in) : base_(in.settings), size_(1)
 
 SweepDesign::SweepDesign(std::vector<Settings> configs) : list_(std::move(configs)), size_(list_.size()) {}
 
+SweepDesign SweepDesign::sharded(const Shard& s) const {
+  SweepDesign d = *this;
+  d.shard_ = s;
+  return d;
+}
+
 Settings SweepDesign::config(std::size_t i) const {
+  if (shard_.count > 1) i = shard_config(i, shard_);
   if (!list_.empty()) return list_.at(i);
   Settings s = base_;
   for (std::size_t f = factors_.size(); f-- > 0;) {  // the last key varies fastest

@@ -17,6 +17,7 @@
 
 #include "scenario/resolve.hpp"
 #include "scenario/settings.hpp"
+#include "sweep/shard.hpp"
 
 namespace ddlsim {
 inline namespace sweep_layer {
@@ -32,8 +33,13 @@ class SweepDesign {
   // A fixed list (tests, `compare`-like uses).
   explicit SweepDesign(std::vector<Settings> configs);
 
-  std::size_t size() const { return size_; }
+  // With a shard (sharded()), its rows: size() of them, config(k) its k-th.
+  std::size_t size() const { return shard_.count > 1 ? shard_rows(size_, shard_) : size_; }
   Settings config(std::size_t i) const;
+  // The whole sweep's size, whatever the shard.
+  std::size_t full_size() const { return size_; }
+  // The same sweep restricted to one shard's configurations, in the sweep's order.
+  SweepDesign sharded(const Shard& s) const;
 
  private:
   Settings base_;
@@ -41,6 +47,7 @@ class SweepDesign {
   std::vector<std::string> origins_;
   std::vector<Settings> list_;  // used instead of factors_ when given
   std::size_t size_ = 0;
+  Shard shard_;
 };
 
 // Refuses, before anything runs, a [sweep] list none of whose values resolves when set alone into
