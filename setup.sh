@@ -5,7 +5,8 @@
 #                     (ctest label `quick`: every test but those that time real work; minutes)
 #   ./setup.sh check  the long checks: build everything (the GPU harness where nvcc is found, the
 #                     benchmarks), run the tests that time real work (label `long`: Open MPI and the
-#                     DDP closed loop on network namespaces, the report in chromium), then every test
+#                     DDP closed loop on network namespaces, the report in chromium), the Slurm array
+#                     sweep on a one-node Slurm (tests/slurm/check.sh), then every test
 #                     again under AddressSanitizer + UBSan (clang, build-check/) and each fuzz harness
 #                     for FUZZ_SECONDS (default 60). CI (.ci/run) runs `test`, then `check`.
 #   ./setup.sh build  install and build only
@@ -20,9 +21,12 @@ PACKAGES=(build-essential cmake ninja-build pkg-config
           python3-torch python3-torchvision     # the PyTorch DDP measurement kit and netbench --library gloo
           clang libclang-rt-14-dev)             # the sanitizer and fuzzing checks of `setup.sh check`
 
+# Only for `setup.sh check`: a one-node Slurm on which scripts/slurm_sweep.sh is checked (tests/slurm).
+CHECK_PACKAGES=(slurmctld slurmd slurm-client munge)
+
 install_missing() {
   local missing=()
-  for p in "${PACKAGES[@]}"; do
+  for p in "${PACKAGES[@]}" "$@"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
   done
   [ ${#missing[@]} -eq 0 ] && return
@@ -58,6 +62,7 @@ quick_tests() {
 long_checks() {
   build
   ctest --test-dir build --output-on-failure -L '^long$'
+  tests/slurm/check.sh build
   cmake -S . -B build-check -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=clang \
         -DCMAKE_CXX_COMPILER=clang++ -DDDLSIM_SANITIZE=ON -DDDLSIM_FUZZ=ON -DDDLSIM_CUDA=OFF
   cmake --build build-check -j "$(nproc)"
@@ -71,7 +76,7 @@ long_checks() {
 case "${1:-run}" in
   run)   install_missing; build; ./build/ddlsim simulate scenarios/default.ini ;;
   test)  install_missing; quick_tests ;;
-  check) install_missing; long_checks ;;
+  check) install_missing "${CHECK_PACKAGES[@]}"; long_checks ;;
   build) install_missing; build ;;
   *)     echo "usage: $0 run|test|check|build" >&2; exit 2 ;;
 esac
