@@ -3,6 +3,7 @@
 #
 #   scripts/slurm_sweep.sh SCENARIO.ini OUTPUT.csv [--tasks N] [--jobs J] [--ddlsim PATH] [--wait]
 #                          [-- SBATCH_OPTION...]
+# (installed by `cmake --install` as PREFIX/bin/ddlsim-slurm-sweep)
 #
 # Array task I of N runs `ddlsim sweep SCENARIO.ini --shard auto` (shard I of N) into
 # OUTPUT.shard-I.csv with J configurations at once (--cpus-per-task=J); a task that is requeued or
@@ -15,11 +16,15 @@
 # until the merge has ended and exits with its status.
 set -euo pipefail
 
-usage() { sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 [ $# -ge 2 ] || usage
 scenario=$(realpath "$1"); output=$(realpath -m "$2"); shift 2
 tasks=8; jobs=1; wait=""; extra=()
-ddlsim=$(realpath -m "$(dirname "$0")/../build/ddlsim")
+# ddlsim: --ddlsim, else beside this script (installed: PREFIX/bin), else the build tree's, else PATH's.
+here=$(dirname "$(realpath "$0")")
+ddlsim=$here/ddlsim
+[ -x "$ddlsim" ] || ddlsim=$(realpath -m "$here/../build/ddlsim")
+[ -x "$ddlsim" ] || ddlsim=$(command -v ddlsim || echo "$ddlsim")
 while [ $# -gt 0 ]; do
   case "$1" in
     --tasks) tasks=$2; shift 2 ;;

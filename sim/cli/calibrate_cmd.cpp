@@ -7,24 +7,17 @@
 #include "calibration/calibrate.hpp"
 #include "cli/commands.hpp"
 #include "core/error.hpp"
+#include "core/files.hpp"
 
 namespace ddlsim {
 inline namespace cli_layer {
 
 namespace {
 
-std::string self_dir() {
-  char buf[4096] = {};
-  const ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
-  if (n <= 0) return ".";
-  std::string p(buf, std::size_t(n));
-  return p.substr(0, p.find_last_of('/'));
-}
-
 // The GPU harness lives in a separate executable, built only where nvcc was found, so that
 // ddlsim itself never needs CUDA. `ddlsim calibrate --device cuda:N` hands over to it.
 [[noreturn]] void exec_cuda_harness(const Args& args) {
-  const std::string exe = self_dir() + "/ddlsim_cuda";
+  const std::string exe = executable_dir() + "/ddlsim_cuda";
   if (::access(exe.c_str(), X_OK) != 0)
     throw InputError("--device cuda: this ddlsim was built without CUDA (nvcc was not found when it was "
                      "configured, so " + exe + " does not exist); build it on a machine with the CUDA toolkit "

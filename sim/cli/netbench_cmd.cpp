@@ -36,19 +36,12 @@ std::string quote(const std::string& s) {
   return out + "'";
 }
 
-std::string exe_dir() {
-  char buf[4096] = {};
-  const ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
-  const std::string p = n > 0 ? std::string(buf, std::size_t(n)) : "./ddlsim";
-  return p.substr(0, p.find_last_of('/'));
-}
-
 constexpr long kMaxBytes = 1L << 30;        // one message: at most 1 GiB (MPI counts are ints)
 constexpr long kMaxBufferBytes = 4L << 30;  // window x largest size: the send and receive buffers
 constexpr int kMaxIters = 10000, kMaxWindow = 1024, kMaxReps = 1000000;
 const char* const kTests[] = {"pingpong", "bw", "bibw", "exchange", "shift", "ring", "allreduce", "nccl"};
-// The gloo script: beside the sources this ddlsim was built from (DDLSIM_SOURCE_DIR, CMakeLists.txt).
-const std::string kGlooScript = std::string(DDLSIM_SOURCE_DIR) + "/calibration/torch/gloo_netbench.py";
+// The gloo script: in ddlsim's data (core/files.hpp data_dir: installed, or the sources).
+std::string gloo_script() { return data_dir() + "/calibration/torch/gloo_netbench.py"; }
 
 // "64K" -> 65536: a positive integer with an optional K, M or G suffix (powers of 1024), at most
 // 1G; 0 when it is not one.
@@ -133,13 +126,14 @@ std::string rank_program(const po::variables_map& vm, const std::string& library
     const std::string python = vm["python"].as<std::string>();
     if (::access(python.c_str(), X_OK) != 0)
       throw InputError("--python " + python + ": not an executable (Debian: python3-torch installs /usr/bin/python3)");
-    if (::access(kGlooScript.c_str(), R_OK) != 0)
-      throw InputError("--library gloo: " + kGlooScript + " is missing (the sources this ddlsim was built from)");
-    return quote(python) + " " + quote(kGlooScript) + " --master-addr " + quote(addr) + " --master-port " +
+    const std::string script = gloo_script();
+    if (::access(script.c_str(), R_OK) != 0)
+      throw InputError("--library gloo: " + script + " is missing (ddlsim's data: installed, or its sources)");
+    return quote(python) + " " + quote(script) + " --master-addr " + quote(addr) + " --master-port " +
            std::to_string(bounded(vm, "master-port", 65535));
   }
   if (library != "mpi") throw InputError("--library '" + clip(library) + "': expected mpi or gloo");
-  const std::string exe = exe_dir() + (nccl ? "/ddlsim_netbench_nccl" : "/ddlsim_netbench");
+  const std::string exe = executable_dir() + (nccl ? "/ddlsim_netbench_nccl" : "/ddlsim_netbench");
   if (::access(exe.c_str(), X_OK) != 0)
     throw InputError("ddlsim netbench: " + exe + " does not exist: this ddlsim was built without " +
                      (nccl ? std::string("CUDA and NCCL (nvcc and nccl.h were not found when it was configured)")

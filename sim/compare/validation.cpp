@@ -6,6 +6,7 @@
 
 
 #include "core/error.hpp"
+#include "core/files.hpp"
 #include "core/parse.hpp"
 #include "scenario/resolve.hpp"
 
@@ -60,7 +61,7 @@ const ValidationSet& find_validation_set(const std::string& name, const std::str
                 names_of(validation_sets(), [](const ValidationSet& s) { return s.name; }) + ", " + kAllValidationSets);
 }
 
-std::string default_validation_folder() { return std::string(DDLSIM_SOURCE_DIR) + "/scenarios/validation"; }
+std::string default_validation_folder() { return data_dir() + "/scenarios/validation"; }
 
 namespace {
 

@@ -96,5 +96,21 @@ std::string display_path(const std::string& path) {
   return text.rfind("..", 0) == 0 ? path : text;
 }
 
+std::string executable_dir() {
+  char buf[4096] = {};
+  const ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
+  if (n <= 0) return ".";
+  const std::string p(buf, std::size_t(n));
+  return p.substr(0, p.find_last_of('/'));
+}
+
+std::string data_dir() {
+  const std::string installed =
+      std::filesystem::path(executable_dir() + "/../share/ddlsim").lexically_normal().string();
+  std::error_code ec;
+  if (std::filesystem::is_directory(installed + "/scenarios", ec)) return installed;
+  return DDLSIM_SOURCE_DIR;
+}
+
 }  // namespace core_layer
 }  // namespace ddlsim

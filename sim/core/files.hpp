@@ -25,5 +25,13 @@ std::string read_binary_file(const std::string& path, const std::string& what);
 // The same checks without reading, for files another parser opens itself (SimGrid's platform XML).
 void check_input_file(const std::string& path, const std::string& what);
 
+// The folder of the running executable (/proc/self/exe), "." where it cannot be read.
+std::string executable_dir();
+
+// Where ddlsim's data lies (scenarios/, platforms/, calibration/): PREFIX/share/ddlsim beside an
+// installed ddlsim (`cmake --install build --prefix PREFIX`: the binary in PREFIX/bin), else the
+// source tree it was built from.
+std::string data_dir();
+
 }  // namespace core_layer
 }  // namespace ddlsim
