@@ -304,8 +304,13 @@ TEST(CollectiveCmd, CompareTakesMpirunTaggedLogsAndTheLibrarysChoice) {
     for (std::size_t i = 0; i < 3; ++i) EXPECT_EQ(j["rows"][i]["algorithm"], rows[i]["algorithm"]) << a.out;
   }
   EXPECT_EQ(plain[1]["algorithm"], "dbtree") << "NCCL's choice for 1 MiB on 64 GPUs, not Horovod's ring";
+  // A log on another count: its "#  Rank" lines give the scenario its nodes and GPUs; counts given on
+  // the command line must agree with them.
   testutil::TempFile eight("all_reduce_perf.log", log_of(plain, 8));
-  const auto e = run_ddlsim("compare " + eight.path() + " --scenario " + scenario.path());
+  const auto own = run_ddlsim("compare " + eight.path() + " --scenario " + scenario.path());
+  EXPECT_EQ(own.code, 0) << own.out;
+  EXPECT_NE(own.out.find(", 8 ranks,"), std::string::npos) << own.out;
+  const auto e = run_ddlsim("compare " + eight.path() + " --scenario " + scenario.path() + " --cluster.nodes=8");
   EXPECT_EQ(e.code, 2);
   EXPECT_NE(e.out.find("nccl-tests measured 8 ranks; the scenario has 64 (8 nodes x 8 GPUs)"), std::string::npos)
       << e.out;

@@ -7,6 +7,7 @@
 #include "cli/compare_options.hpp"
 #include "core/output.hpp"
 #include "compare/collective_comparison.hpp"
+#include "compare/collective_fit.hpp"
 #include "compare/compare_report.hpp"
 #include "core/files.hpp"
 #include "core/error.hpp"
@@ -58,7 +59,16 @@ int compare_bench_output(const ParsedArgs& pa, const std::string& text, Format f
   if (!op) throw InputError(file + ": neither the text nor the file name says which collective it measured; give --op");
   const std::string scenario_file = pa.vm["scenario"].as<std::string>();
   const auto overlays = pa.vm.count("overlay") ? pa.vm["overlay"].as<std::vector<std::string>>() : std::vector<std::string>{};
-  const ScenarioInput in = read_scenario(scenario_file, overlays, pa.overrides);
+  ScenarioInput in = read_scenario(scenario_file, overlays, pa.overrides);
+  // nccl-tests' "#  Rank" lines say the nodes and GPUs a node it ran on: the scenario takes them
+  // unless the command line gives its own (then they must agree, below).
+  const auto given = [&](const char* key) { return in.settings.at(key).origin == "command line"; };
+  if (measured.tool == "nccl-tests" && measured.ranks > 0 && !given("cluster.nodes") && !given("cluster.gpus_per_node")) {
+    const CollectiveLog log = read_collective_log(text, file, op);
+    const std::string origin = file + " (its #  Rank lines)";
+    in.settings["cluster.nodes"] = Setting{std::to_string(log.nodes), origin, false};
+    in.settings["cluster.gpus_per_node"] = Setting{std::to_string(log.gpus_per_node), origin, false};
+  }
   Scenario sc = resolve_scenario(in.settings, dir_of(scenario_file));
   // The library's own choice per size, as the benchmark measured it.
   sc.execution.algorithm = benchmark_algorithm(sc, !in.settings.at("comm.algorithm").value.empty(), *op);
