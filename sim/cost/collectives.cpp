@@ -117,16 +117,35 @@ RingHop ring_hop(const Route& r, Bytes bytes, Seconds extra_overhead_s) {
   return {r.step_latency_s() + extra_overhead_s, bytes / r.bw_Bps};
 }
 
+namespace {
+// The longest path through a window of w hops: both roundings of its inter-node hops.
+Seconds ring_window_s(int steps, int g, const RingHop& intra, const RingHop& inter, int w) {
+  Seconds t = 0;
+  for (int e : {w / g, (w + g - 1) / g}) {
+    const int i = w - e;
+    Seconds slowest = 0, path = 0;  // the hops' terms only where the window has such hops
+    if (e > 0) slowest = inter.serial_s, path += e * inter.total_s();
+    if (i > 0) slowest = std::max(slowest, intra.serial_s), path += i * intra.total_s();
+    t = std::max(t, path + (steps - w) * slowest);
+  }
+  return t;
+}
+}  // namespace
+
+// The maximum over every w of ring_window_s, found in O(g) windows: from w = max(g, 2) on, each
+// window visits both kinds of hop (one kind where g = 1), so the slowest serial is fixed, and along
+// the windows of one residue w mod g the inter-node hops grow by one per g hops: the time is linear
+// in w there, largest at the first or last such window. The windows below that are tried one by one.
 Seconds pipelined_ring_s(int steps, int g, RingHop intra, RingHop inter) {
   Seconds t = 0;
-  for (int w = 1; w <= steps; ++w)
-    for (int e : {w / g, (w + g - 1) / g}) {
-      const int i = w - e;
-      Seconds slowest = 0, path = 0;  // the hops' terms only where the window has such hops
-      if (e > 0) slowest = inter.serial_s, path += e * inter.total_s();
-      if (i > 0) slowest = std::max(slowest, intra.serial_s), path += i * intra.total_s();
-      t = std::max(t, path + (steps - w) * slowest);
-    }
+  const int small = std::min(steps, std::max(g, 2) - 1);
+  for (int w = 1; w <= small; ++w) t = std::max(t, ring_window_s(steps, g, intra, inter, w));
+  for (int r = 0; r < g && small < steps; ++r) {
+    const int first = small + 1 + ((r - (small + 1)) % g + g) % g;  // the first w > small with w % g == r
+    if (first > steps) continue;
+    const int last = first + (steps - first) / g * g;
+    t = std::max({t, ring_window_s(steps, g, intra, inter, first), ring_window_s(steps, g, intra, inter, last)});
+  }
   return t;
 }
 
