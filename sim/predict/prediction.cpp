@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <stdexcept>
 
 #include "core/error.hpp"
 #include "core/text.hpp"
@@ -42,18 +43,13 @@ struct Run {
 Seconds compute_of(const ComputeProfile& p) { return p.forward_s() + p.backward_s(); }
 
 // The compute profile of every kind of rank: its device's, times its host's slowdown.
-std::vector<ComputeProfile> kind_profiles(const Scenario& sc, const RankKinds& kinds) {
-  const Execution& e = sc.execution;
-  std::map<std::string, ComputeProfile> by_device;
-  std::vector<ComputeProfile> out;
-  for (const RankKind& k : kinds.kinds) {
-    auto it = by_device.find(k.device.name);
-    if (it == by_device.end())
-      it = by_device.emplace(k.device.name, compute_profile(sc.model, k.device, e.precision, e.batch_per_gpu,
-                                                            sc.system.compute, e.optimizer, e.fw)).first;
-    out.push_back(it->second);
-    const double f = k.slowdown * sc.system.compute.time_factor;
-    if (f != 1) out.back().scale_by(f);
+std::vector<ComputeProfile> kind_profiles(const Scenario& sc, const RankKinds& kinds, const ComputeProfiles& base) {
+  if (base.by_kind.size() != kinds.kinds.size())
+    throw std::logic_error("predict: compute profiles of another scenario (kinds of rank differ)");
+  std::vector<ComputeProfile> out = base.by_kind;
+  for (std::size_t k = 0; k < out.size(); ++k) {
+    const double f = kinds.kinds[k].slowdown * sc.system.compute.time_factor;
+    if (f != 1) out[k].scale_by(f);
   }
   return out;
 }
@@ -164,11 +160,27 @@ ComputeProfile device_compute_profile(const Scenario& sc) {
   return compute_profile(sc.model, sc.system.device, e.precision, e.batch_per_gpu, sc.system.compute, e.optimizer, e.fw);
 }
 
-Prediction predict(const Scenario& sc) {
+ComputeProfiles compute_profiles(const Scenario& sc) {
+  const Execution& e = sc.execution;
+  const RankKinds kinds = rank_kinds(sc.system);
+  std::map<std::string, std::size_t> by_device;  // kinds on one device share its profile
+  ComputeProfiles out;
+  for (const RankKind& k : kinds.kinds) {
+    const auto [it, fresh] = by_device.emplace(k.device.name, out.by_kind.size());
+    out.by_kind.push_back(fresh ? compute_profile(sc.model, k.device, e.precision, e.batch_per_gpu, sc.system.compute,
+                                                  e.optimizer, e.fw)
+                                : out.by_kind[it->second]);
+  }
+  return out;
+}
+
+Prediction predict(const Scenario& sc) { return predict(sc, compute_profiles(sc)); }
+
+Prediction predict(const Scenario& sc, const ComputeProfiles& profiles) {
   const Execution& e = sc.execution;
   const System& sys = sc.system;
   const RankKinds kinds = rank_kinds(sys);
-  const std::vector<ComputeProfile> profs = kind_profiles(sc, kinds);
+  const std::vector<ComputeProfile> profs = kind_profiles(sc, kinds, profiles);
   const Run r = run(sc, kinds, profs, sys.nodes, sys.cluster.gpus_per_node);
   // The speed-up reference: one GPU of the fastest kind.
   const std::size_t fastest = extreme_kind(profs, false);

@@ -77,6 +77,16 @@ EpochShape epoch_shape(long long samples, int batch, int ranks, int sync_period,
 // The prediction with the scenario's backend (the one-GPU reference for speed-up uses it too).
 Prediction predict(const Scenario& sc);
 
+// The compute profile of each kind of rank (system.hpp rank_kinds) as its device runs it, before
+// the kind's host slow-down and compute.time_factor: predict's first and largest part. Scenarios
+// that differ only in what it does not read (links, library, the step's cost factors, time_factor,
+// interference) can share one: predict(sc, compute_profiles(base)) equals predict(sc).
+struct ComputeProfiles {
+  std::vector<ComputeProfile> by_kind;
+};
+ComputeProfiles compute_profiles(const Scenario& sc);
+Prediction predict(const Scenario& sc, const ComputeProfiles& profiles);
+
 // The compute profile of one micro-batch on the scenario's device (a mixed cluster: its first
 // group's), before contention and stragglers: what `simulate` composes its step from
 // (`ddlsim profile` prints it layer by layer).

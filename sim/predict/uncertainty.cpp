@@ -158,7 +158,10 @@ Uncertainty prediction_uncertainty(const Scenario& sc, const Prediction& point) 
   Uncertainty u;
   // One working copy: an input sets the system or the execution only, so each try resets those two
   // from the base and leaves the model, the larger part, as it was copied.
+  // The inputs leave what the compute profile reads alone (compute.time_factor scales it after):
+  // one profile serves every try.
   Scenario s = base;
+  const ComputeProfiles profiles = compute_profiles(base);
   for (const UncertainInput& in : uncertain_inputs(sc)) {
     Figures at[2];
     const double values[2] = {in.lo, in.hi};
@@ -166,7 +169,7 @@ Uncertainty prediction_uncertainty(const Scenario& sc, const Prediction& point) 
       s.system = base.system;
       s.execution = base.execution;
       in.apply(s, values[k]);
-      at[k] = figures(predict(s));
+      at[k] = figures(predict(s, profiles));
     }
     step.add(log_ratio(at[0].step, y0.step), log_ratio(at[1].step, y0.step));
     epoch.add(log_ratio(at[0].epoch, y0.epoch), log_ratio(at[1].epoch, y0.epoch));
