@@ -3,24 +3,34 @@
 // One evaluation = compute profile + schedule + both steps + epoch, at p ranks and at 1 rank.
 #include <benchmark/benchmark.h>
 
+#include <string>
+#include <vector>
+
 #include "predict/prediction.hpp"
 #include "scenario/resolve.hpp"
 
 using namespace ddlsim;
 
-static Scenario resnet50_on(int nodes, const char* algorithm) {
-  const ScenarioInput in = read_scenario("", {"--cluster.platform=dgx1", "--cluster.nodes=" + std::to_string(nodes),
-                                              std::string("--comm.algorithm=") + algorithm});
+static Scenario resnet50_on(int nodes, const char* algorithm, const char* extra = "") {
+  std::vector<std::string> args = {"--cluster.platform=dgx1", "--cluster.nodes=" + std::to_string(nodes),
+                                   std::string("--comm.algorithm=") + algorithm};
+  if (*extra) args.push_back(extra);
+  const ScenarioInput in = read_scenario("", args);
   return resolve_scenario(in.settings, ".");
 }
 
-static void BM_AnalyticResNet50(benchmark::State& state, const char* algorithm) {
-  const Scenario sc = resnet50_on(int(state.range(0)), algorithm);
+static void BM_AnalyticResNet50(benchmark::State& state, const char* algorithm, const char* extra) {
+  const Scenario sc = resnet50_on(int(state.range(0)), algorithm, extra);
   for (auto _ : state) benchmark::DoNotOptimize(predict(sc));
   state.counters["evals_per_s"] = benchmark::Counter(double(state.iterations()), benchmark::Counter::kIsRate);
 }
-BENCHMARK_CAPTURE(BM_AnalyticResNet50, ring, "ring")->Arg(128)->Arg(1);
-BENCHMARK_CAPTURE(BM_AnalyticResNet50, hierarchical, "hierarchical")->Arg(128);
+// One per algorithm family: NCCL's pipelined ring, the hierarchical ring, the double binary tree,
+// NCCL's own choice with its protocols, and Open MPI's ring.
+BENCHMARK_CAPTURE(BM_AnalyticResNet50, ring, "ring", "")->Arg(128)->Arg(1);
+BENCHMARK_CAPTURE(BM_AnalyticResNet50, hierarchical, "hierarchical", "")->Arg(128);
+BENCHMARK_CAPTURE(BM_AnalyticResNet50, dbtree, "dbtree", "")->Arg(128);
+BENCHMARK_CAPTURE(BM_AnalyticResNet50, nccl_auto, "auto", "--comm.nccl_protocol=auto")->Arg(128);
+BENCHMARK_CAPTURE(BM_AnalyticResNet50, mpi, "ring", "--comm.library=mpi")->Arg(128);
 
 // The point prediction with its 80 % interval (predict/uncertainty.hpp: two analytic predictions
 // an uncertain input; three inputs on many nodes). Goal: at most 10x BM_AnalyticResNet50 at the
