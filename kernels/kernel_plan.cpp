@@ -46,7 +46,7 @@ constexpr auto B = KernelPhase::Backward;
 // A product of a convolution or dense layer (implicit GEMMs; a grouped convolution as one GEMM a
 // group, batched) or of attention (one a head, sample and window).
 KernelSpec product_kernel(const Op& op, KernelPhase ph, const Layer& l, I64 batch, Precision p) {
-  const char* name = op.name.c_str();
+  const char* name = op.name;
   if (l.kind == LayerKind::Attention) {
     const I64 t = l.window > 0 ? l.window : l.in.h, heads = std::max(l.heads, 1), d = l.out.c / heads;
     const I64 count = batch * heads * (l.in.h / std::max<I64>(t, 1));
@@ -84,17 +84,17 @@ KernelSpec memory_kernel(const Op& op, KernelPhase ph, const Layer& l, I64 batch
                            ? int(std::max(1.0, l.fwd_flops / double(std::max<I64>(l.out.elems(), 1))))
                            : l.geom.kernel_h * l.geom.kernel_w;
       const bool data_grad = ph == B && !op.weight_grad;
-      return mem(op.name.c_str(), ph, MemOp::Window, data_grad ? in : o, data_grad ? o : in, taps, p);
+      return mem(op.name, ph, MemOp::Window, data_grad ? in : o, data_grad ? o : in, taps, p);
     }
     case OpShape::Reduce: {
       const I64 out = op.reduce_to == ReduceTo::Params ? l.params_trainable
                       : op.reduce_to == ReduceTo::SampleChannels ? batch * (l.in_elems - l.in.elems())
                                                                  : I64(l.out.c);
-      return mem(op.name.c_str(), ph, MemOp::Reduce, out, std::max<I64>(moved - out, out), 1, p);
+      return mem(op.name, ph, MemOp::Reduce, out, std::max<I64>(moved - out, out), 1, p);
     }
     default: {
       const I64 n = std::max<I64>(moved / 2, 1);
-      return mem(op.name.c_str(), ph, MemOp::Stream, n, n, 1, p);
+      return mem(op.name, ph, MemOp::Stream, n, n, 1, p);
     }
   }
 }

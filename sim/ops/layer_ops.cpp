@@ -7,9 +7,9 @@ inline namespace ops_layer {
 
 namespace {
 
-Op stream(std::string name, double in, double out, double work = 0) {
+Op stream(const char* name, double in, double out, double work = 0) {
   Op o;
-  o.name = std::move(name);
+  o.name = name;
   o.in = in, o.out = out, o.work = work;
   return o;
 }
@@ -39,8 +39,8 @@ Op beside_cudnn(Op o) {
 }
 
 // A kernel of attention: passes over its input (packed q, k, v), output and scores, and its work.
-Op attn(std::string name, double in, double out, double inner, double work, double mask = 0) {
-  Op o = stream(std::move(name), in, out, work);
+Op attn(const char* name, double in, double out, double inner, double work, double mask = 0) {
+  Op o = stream(name, in, out, work);
   o.inner = inner, o.mask = mask;
   return o;
 }
@@ -146,7 +146,7 @@ LayerOps attention_ops(const Layer& l, bool fused, bool mixed) {
   // q scaled (PyTorch, Keras), or the scores (timm, Hugging Face); Hugging Face's BERT adds its mask.
   const Op scale = l.scale_scores ? attn("attn_scale_scores", 0, 0, 2, 0) : attn("attn_scale_q", 2.0 / 3, 0, 0, 0);
   Op scale_bwd = scale;
-  scale_bwd.name += "_bwd";
+  scale_bwd.name = l.scale_scores ? "attn_scale_scores_bwd" : "attn_scale_q_bwd";
   LayerOps ks;
   ks.fwd = {split};
   if (!l.scale_scores) ks.fwd.push_back(scale);
@@ -197,17 +197,22 @@ LayerOps gelu_new_ops(bool autocast_half_input) {
   struct P {
     double in, out, work;
   };
-  const auto named = [](const char* phase, std::initializer_list<P> ps) {
+  static const char* const fwd[] = {"gelu_fwd1", "gelu_fwd2", "gelu_fwd3", "gelu_fwd4", "gelu_fwd5",
+                                    "gelu_fwd6", "gelu_fwd7", "gelu_fwd8", "gelu_fwd9"};
+  static const char* const bwd[] = {"gelu_bwd1",  "gelu_bwd2",  "gelu_bwd3",  "gelu_bwd4",  "gelu_bwd5",
+                                    "gelu_bwd6",  "gelu_bwd7",  "gelu_bwd8",  "gelu_bwd9",  "gelu_bwd10",
+                                    "gelu_bwd11", "gelu_bwd12", "gelu_bwd13", "gelu_bwd14"};
+  const auto named = [](const char* const* names, std::initializer_list<P> ps) {
     std::vector<Op> ops;
-    for (const P& p : ps) ops.push_back(stream("gelu_" + std::string(phase) + std::to_string(ops.size() + 1), p.in, p.out, p.work));
+    for (const P& p : ps) ops.push_back(stream(names[ops.size()], p.in, p.out, p.work));
     return ops;
   };
   if (autocast_half_input)
-    return {named("fwd", {{2, 0, w}, {1, 1, 0}, {0, 2, w}, {0, 2, w}, {1, 2, w}, {0, 2, w}, {0, 2, w}, {0, 2, w}, {1, 2, w}}),
-            named("bwd", {{0, 3, 0}, {1, 1, 0}, {1, 2, 0}, {0, 3, 0}, {0, 2, 0}, {1, 1, 0}, {0, 2, 0}, {0, 2, 0},
+    return {named(fwd, {{2, 0, w}, {1, 1, 0}, {0, 2, w}, {0, 2, w}, {1, 2, w}, {0, 2, w}, {0, 2, w}, {0, 2, w}, {1, 2, w}}),
+            named(bwd, {{0, 3, 0}, {1, 1, 0}, {1, 2, 0}, {0, 3, 0}, {0, 2, 0}, {1, 1, 0}, {0, 2, 0}, {0, 2, 0},
                           {0, 2, 0}, {0, 3, 0}, {1, 1, 0}, {2, 0, 0}, {3, 0, 0}, {3, 0, 0}})};
-  return {named("fwd", {{1, 1, w}, {1, 1, w}, {1, 1, w}, {2, 1, w}, {1, 1, w}, {1, 1, w}, {1, 1, w}, {2, 1, w}}),
-          named("bwd", {{2, 1, 0}, {2, 1, 0}, {2, 1, 0}, {1, 1, 0}, {1, 1, 0}, {1, 1, 0}, {1, 1, 0}, {2, 1, 0},
+  return {named(fwd, {{1, 1, w}, {1, 1, w}, {1, 1, w}, {2, 1, w}, {1, 1, w}, {1, 1, w}, {1, 1, w}, {2, 1, w}}),
+          named(bwd, {{2, 1, 0}, {2, 1, 0}, {2, 1, 0}, {1, 1, 0}, {1, 1, 0}, {1, 1, 0}, {1, 1, 0}, {2, 1, 0},
                         {1, 1, 0}, {2, 1, 0}, {2, 1, 0}})};
 }
 // Whether a layer's kernels read an FP16 input and write an FP32 output under autocast (gelu_new's

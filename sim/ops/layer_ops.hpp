@@ -36,7 +36,8 @@ enum class ReduceTo { Channels, Params, SampleChannels };
 enum class OpCast { None, Input, Weights };
 
 struct Op {
-  std::string name;          // e.g. fwd_gemm, bn_stats, attn_softmax (the names calibration files use)
+  const char* name = "";     // e.g. fwd_gemm, bn_stats, attn_softmax (the names calibration files use;
+                             // string literals: a kernel list is built for every prediction)
   double in = 0, out = 0;    // passes over the input and the output
   double work = 0;           // share of the layer's forward operations
   bool weights = false;      // reads (or, computing their gradient, writes) the layer's weights
