@@ -107,7 +107,7 @@ int cmd_sweep(const Args& args) {
       "output,o", po::value<std::string>()->default_value(""), "write the CSV to FILE")(
       "resume", po::bool_switch(), "finish an interrupted sweep of --output FILE")(
       "intervals", po::bool_switch(),
-      "each row with its 80 % interval (the p10 and p90 columns `simulate` gives; about 7x the time)")(
+      "each row with its 80 % interval (the p10 and p90 columns `simulate` gives; about twice the time)")(
       "shard", po::value<std::string>()->default_value(""),
       "I/N: run only shard I (0 to N-1) of N, to --output FILE (FILE.shard records it when done); auto: a Slurm "
       "array task's")(
