@@ -74,33 +74,56 @@ TEST(Uncertainty, RooflineSpreadIsTheH100StepsOwn) {
   EXPECT_NEAR(quantile(ratio, 0.9), ddlsim::kRooflineTimeP90, 5e-4);
 }
 
-// kNcclTimeP10/P90: measured / predicted time of the allreduces of 1 MiB and more that the
-// development systems of scenarios/validation/nccl logged (index.csv, role dev), each log scored by
-// `ddlsim compare` on its system's scenario at its node count (the file name's "<N>n_").
-TEST(Uncertainty, NcclSpreadIsTheDevelopmentLogsOwn) {
+// Measured / predicted time of the allreduces of 1 MiB and more that the development systems of
+// scenarios/validation/nccl logged (index.csv, role dev), each log scored by `ddlsim compare` on its
+// system's scenario at its node and GPU counts (the file name's "<N>n_<G>g_"): the logs on one node
+// (`one_node`) or those across nodes.
+struct DevRatios {
+  std::vector<double> ratio;
+  int systems = 0;
+};
+DevRatios dev_nccl_ratios(bool one_node) {
   const std::string dir = testutil::source_dir() + "/scenarios/validation/nccl/";
   std::istringstream index(testutil::slurp(dir + "index.csv"));
   std::string line;
   std::getline(index, line);
-  std::vector<double> ratio;
-  int systems = 0;
+  DevRatios out;
   while (std::getline(index, line)) {
     std::vector<std::string> cells;
     for (std::stringstream c(line); std::getline(c, line, ',');) cells.push_back(line);
     if (cells.size() < 4 || cells[3] != "dev") continue;
-    ++systems;
+    bool counted = false;
     for (const auto& e : std::filesystem::directory_iterator(dir + cells[0])) {
       const std::string name = e.path().filename().string();
       const std::string nodes = name.substr(0, name.find("n_"));
+      const std::size_t g = name.find("n_") + 2;
+      const std::string gpus = name.substr(g, name.find("g_") - g);
+      if ((nodes == "1") != one_node) continue;
       const auto r = compare_ratios(e.path().string() + " --op allreduce --scenario " + dir + cells[1] +
-                                    " --cluster.nodes=" + nodes, 1 << 20);
-      ratio.insert(ratio.end(), r.begin(), r.end());
+                                    " --cluster.nodes=" + nodes + " --cluster.gpus_per_node=" + gpus, 1 << 20);
+      out.ratio.insert(out.ratio.end(), r.begin(), r.end());
+      if (!counted) ++out.systems, counted = true;
     }
   }
-  EXPECT_EQ(systems, 6);
-  ASSERT_EQ(ratio.size(), 127u);
-  EXPECT_NEAR(quantile(ratio, 0.1), ddlsim::kNcclTimeP10, 5e-4);
-  EXPECT_NEAR(quantile(ratio, 0.9), ddlsim::kNcclTimeP90, 5e-4);
+  return out;
+}
+
+// kNcclTimeP10/P90: across nodes.
+TEST(Uncertainty, NcclSpreadIsTheDevelopmentLogsOwn) {
+  const DevRatios d = dev_nccl_ratios(false);
+  EXPECT_EQ(d.systems, 6);
+  ASSERT_EQ(d.ratio.size(), 127u);
+  EXPECT_NEAR(quantile(d.ratio, 0.1), ddlsim::kNcclTimeP10, 5e-4);
+  EXPECT_NEAR(quantile(d.ratio, 0.9), ddlsim::kNcclTimeP90, 5e-4);
+}
+
+// kNcclNodeTimeP10/P90: inside one node.
+TEST(Uncertainty, NcclNodeSpreadIsTheOneNodeDevelopmentLogsOwn) {
+  const DevRatios d = dev_nccl_ratios(true);
+  EXPECT_EQ(d.systems, 5);
+  ASSERT_EQ(d.ratio.size(), 56u);
+  EXPECT_NEAR(quantile(d.ratio, 0.1), ddlsim::kNcclNodeTimeP10, 5e-4) << d.ratio.size() << " sizes";
+  EXPECT_NEAR(quantile(d.ratio, 0.9), ddlsim::kNcclNodeTimeP90, 5e-4);
 }
 
 // One GPU on the roofline: compute is the one input, so the interval's ends are the predictions
@@ -187,6 +210,13 @@ TEST(Uncertainty, ValuesTheScenarioSetsCarryNoDefaultSpread) {
   EXPECT_EQ(names(testutil::scenario_default({"--cluster.nodes=2", "--compute.throughput=300",
                                               "--compute.throughput_batch=32"}))[0],
             "compute (measured)");
+  // One node of several GPUs under NCCL: the one-node logs' spread, unless the node's links are set.
+  const std::vector<std::string> one_node =
+      names(testutil::scenario_default({"--cluster.platform=dgx-a100", "--cluster.nodes=1"}));
+  EXPECT_EQ(one_node, (std::vector<std::string>{"compute (roofline)", "NCCL inside a node", "interference"}));
+  EXPECT_EQ(names(testutil::scenario_default({"--cluster.platform=dgx-a100", "--cluster.nodes=1",
+                                              "--cluster.intra_bw_GBps=200", "--comm.interference=0.1"})),
+            (std::vector<std::string>{"compute (roofline)"}));
 }
 
 // SimGrid runs the point; its interval is the analytic backend's, relative to that point.

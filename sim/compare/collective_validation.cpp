@@ -69,18 +69,29 @@ CollectiveValidation run_collective_validation(const std::string& folder, const 
   const CsvTable index = read_csv_file(folder + "/index.csv");
   for (const char* c : {"system", "scenario", "train_max_nodes", "role", "source"})
     if (index.column(c) < 0) throw InputError(index.file + ":1: missing column '" + std::string(c) + "'");
-  std::vector<std::vector<BandScore>> dev_prior, dev_out, held_prior, held_out;
+  std::vector<std::vector<BandScore>> dev_prior, dev_out, held_prior, held_out, dev_node, held_node;
   for (const CsvRow& row : index.rows) {
     v.systems.push_back(run_system(folder, index, row, overrides));
     const CollectiveSystemResult& r = v.systems.back();
-    (r.role == "dev" ? dev_prior : held_prior).push_back(r.a_priori);
-    if (!r.fit.scale_out.empty()) (r.role == "dev" ? dev_out : held_out).push_back(r.fit.scale_out);
+    const bool dev = r.role == "dev";
+    if (one_node(r)) {
+      (dev ? dev_node : held_node).push_back(r.a_priori);
+      continue;
+    }
+    (dev ? dev_prior : held_prior).push_back(r.a_priori);
+    if (!r.fit.scale_out.empty()) (dev ? dev_out : held_out).push_back(r.fit.scale_out);
   }
   v.dev_a_priori = pool_bands(dev_prior);
   v.dev_scale_out = pool_bands(dev_out);
   v.held_out_a_priori = pool_bands(held_prior);
   v.held_out_scale_out = pool_bands(held_out);
+  v.dev_one_node = pool_bands(dev_node);
+  v.held_out_one_node = pool_bands(held_node);
   return v;
+}
+
+bool one_node(const CollectiveSystemResult& r) {
+  return std::all_of(r.logs.begin(), r.logs.end(), [](const CollectiveLog& l) { return l.nodes == 1; });
 }
 
 namespace {
@@ -139,6 +150,8 @@ std::string render_collective_validation(const CollectiveValidation& v, Format f
                               {"scale_out", bands(s.fit.scale_out)}});
     j["dev"] = {{"a_priori", bands(v.dev_a_priori)}, {"scale_out", bands(v.dev_scale_out)}};
     j["held_out"] = {{"a_priori", bands(v.held_out_a_priori)}, {"scale_out", bands(v.held_out_scale_out)}};
+    j["dev_one_node"] = {{"a_priori", bands(v.dev_one_node)}};
+    j["held_out_one_node"] = {{"a_priori", bands(v.held_out_one_node)}};
     return j.dump(2) + "\n";
   }
   // Markdown tables: the table format, and docs/validation-collectives.md.
@@ -154,11 +167,16 @@ std::string render_collective_validation(const CollectiveValidation& v, Format f
                            int largest) {
     out += fmt::format("\n## {}\n\n", title) + bands_md(prior, so, largest);
   };
-  section("Development systems, pooled", v.dev_a_priori, v.dev_scale_out, 0);
-  section("Held-out systems, pooled (set aside before their numbers were looked at)", v.held_out_a_priori,
-          v.held_out_scale_out, 0);
+  section("Development systems across nodes, pooled", v.dev_a_priori, v.dev_scale_out, 0);
+  section("Held-out systems across nodes, pooled (set aside before their numbers were looked at)",
+          v.held_out_a_priori, v.held_out_scale_out, 0);
   out += "\nThe held-out table above has since been seen twice, by variants that charged a network plugin's reported\n"
          "latency to the time as it runs (both were dropped for what NCCL does): docs/design.md, \"NCCL's network plugin\".\n";
+  if (!v.dev_one_node.empty() && v.dev_one_node.back().a_priori.n > 0)
+    section("Development systems inside one node, pooled", v.dev_one_node, {}, 0);
+  if (!v.held_out_one_node.empty() && v.held_out_one_node.back().a_priori.n > 0)
+    section("Held-out systems inside one node, pooled (set aside before their numbers were looked at)",
+            v.held_out_one_node, {}, 0);
   for (const auto& s : v.systems) {
     out += fmt::format("\n## {} ({})\n\n{} log(s) on {} node(s); scenario `{}`; source: {}\n\n", s.system,
                        s.role == "dev" ? "development" : "held out", s.logs.size(), nodes_of(s.logs),

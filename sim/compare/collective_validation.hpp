@@ -23,11 +23,16 @@ struct CollectiveSystemResult {
   CollectiveFit fit;                // scale_out empty when no log is larger than train_max_nodes
 };
 
+// The pooled tables: systems across nodes (some log on more than one node), and those measured
+// inside one node apart (no network: NVLink, NVSwitch or PCIe alone).
 struct CollectiveValidation {
   std::string folder;
   std::vector<CollectiveSystemResult> systems;
   std::vector<BandScore> dev_a_priori, dev_scale_out, held_out_a_priori, held_out_scale_out;
+  std::vector<BandScore> dev_one_node, held_out_one_node;  // a priori
 };
+// Every log of the system on one node.
+bool one_node(const CollectiveSystemResult& r);
 
 // `overrides` (--section.key=value) apply to every system's scenario. Throws InputError naming the
 // index's line for a missing folder, scenario or log.

@@ -64,6 +64,20 @@ UncertainInput nccl_collectives() {
           [](Scenario& s, double f) { s.execution.step_costs.exchange_time_factor = f; }};
 }
 
+// NCCL inside one node, a priori: the 56 allreduce sizes of 1 MiB and more that the five one-node
+// development systems of scenarios/validation/nccl measured with nccl-tests (8 V100 on NVLink 2, 4
+// A100 on NVLink 3, 4 V100 on PCIe 3, 8 RTX 4090 and 4 RTX 5090 on PCIe without peer access;
+// index.csv, role dev, logs named "1n_"), each against `ddlsim compare` on the system's scenario:
+// measured / predicted time has its 10th percentile at kNcclNodeTimeP10 and its 90th at
+// kNcclNodeTimeP90 (tests/uncertainty_test.cpp recomputes them). As for nccl_collectives, the
+// exchange's whole time is scaled.
+UncertainInput nccl_inside_node() {
+  return {"NCCL inside a node", "x exchange time", kNcclNodeTimeP10, kNcclNodeTimeP90,
+          "nccl-tests of 5 one-node servers (NVLink and PCIe), 1 MiB and more, measured / ddlsim a priori (scenarios/validation/nccl)",
+          "ddlsim fit on the node's own nccl-tests log (docs/your-cluster.md), then its overlay",
+          [](Scenario& s, double f) { s.execution.step_costs.exchange_time_factor = f; }};
+}
+
 // Links fitted to the cluster's own collectives (`ddlsim fit LOG...` writes comm.time_p10 and
 // comm.time_p90 beside them): what is left of the measured time after the fit, measured / fitted
 // time over the sizes fitted, takes the place of a default spread.
@@ -138,10 +152,14 @@ std::vector<UncertainInput> uncertain_inputs(const Scenario& sc) {
   // Links a platform file gives were described or fitted for the cluster: their spread is not these.
   const bool default_links = sys.cluster.xml_path.empty() && sc.left_default("cluster.inter_bw_GBps");
   const StepCostOverrides& fitted = sc.execution.step_costs;
+  const bool nccl = sc.execution.library == Library::Nccl;
   if (fitted.time_p90 > 0 && sys.ranks() > 1)
     out.push_back(fitted_exchanges(fitted));
   else if (sys.nodes > 1 && default_links)
-    out.push_back(sc.execution.library == Library::Nccl ? nccl_collectives() : inter_bandwidth());
+    out.push_back(nccl ? nccl_collectives() : inter_bandwidth());
+  else if (sys.nodes == 1 && sys.ranks() > 1 && nccl && sys.cluster.xml_path.empty() &&
+           sc.left_default("cluster.intra_bw_GBps"))
+    out.push_back(nccl_inside_node());
   const bool measured_interference = c.calibration && c.calibration->interference >= 0;
   if (sys.ranks() > 1 && sc.execution.overlap && sc.execution.library == Library::Nccl && !c.cpu_ranks() &&
       !measured_interference && sc.left_default("comm.interference"))

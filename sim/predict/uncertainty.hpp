@@ -74,6 +74,9 @@ inline constexpr double kRooflineTimeP90 = 1.471;
 // over the development logs of scenarios/validation/nccl (the held-out systems left out).
 inline constexpr double kNcclTimeP10 = 0.920;
 inline constexpr double kNcclTimeP90 = 1.793;
+// ... of an NCCL allreduce of 1 MiB or more inside one node, over the one-node development logs.
+inline constexpr double kNcclNodeTimeP10 = 0.854;
+inline constexpr double kNcclNodeTimeP90 = 1.643;
 
 }  // namespace predict_layer
 }  // namespace ddlsim
