@@ -51,12 +51,12 @@ TEST(CollectiveValidation, FiguresHoldWhereTheyStand) {
   // The held-out systems are scored apart, a priori (each has one node count).
   EXPECT_GT(j["held_out"]["a_priori"][3]["a_priori"]["n"].get<int>(), 0);
   // Inside one node (five development servers on NVLink or PCIe, one held out), pooled apart. Held
-  // where they stand: small messages are far off both ways (PCIe servers too slow, NVLink ones too
-  // fast), 1 MiB and more within about a fifth.
+  // where they stand: small messages are still off both ways (PCIe servers too slow, NVLink ones
+  // too fast; a PCIe link's latency is half NCCL's 1 us LL step), 1 MiB and more within about a fifth.
   const auto& node = j["dev_one_node"]["a_priori"];
   EXPECT_EQ(node[3]["a_priori"]["n"].get<int>(), 175);
   EXPECT_LE(mape(node, ">= 64 MiB", "a_priori"), 0.13);
   EXPECT_LE(mape(node, "1-64 MiB", "a_priori"), 0.20);
-  EXPECT_LE(mape(node, "< 1 MiB", "a_priori"), 0.78);
+  EXPECT_LE(mape(node, "< 1 MiB", "a_priori"), 0.30);
   EXPECT_GT(j["held_out_one_node"]["a_priori"][3]["a_priori"]["n"].get<int>(), 0);
 }

@@ -30,6 +30,13 @@ const T& find_by_name(const std::vector<T>& items, const std::string& name, cons
 // of it each. (1 us each before, uncited: an LL step then took 2 us, four times NCCL's own figure.)
 constexpr Seconds kNvlinkLatency_s = 0.47e-6 / 2;
 
+// A PCIe link: half of the shortest step NCCL times on PCIe, its ring LL step of 1.0 us
+// (src/graph/tuning.cc hwLatencies[PCI]), since a GPU-to-GPU route crosses two links (as NVLink's,
+// above); every other protocol's step is longer, and NCCL's own floors (comm.round_latency =
+// library) give those. (2 us a link before, uncited: a small allreduce on a PCIe server then took
+// about twice its nccl-tests time, docs/validation-collectives.md.)
+constexpr Seconds kPcieLatency_s = 1.0e-6 / 2;
+
 // Effective one-direction bandwidths: what a bulk transfer achieves (TCP goodput on Ethernet,
 // NCCL bus bandwidth for NVLink), and one-hop latencies including the software stack's share.
 const std::vector<LinkKind>& link_kinds() {
@@ -40,8 +47,8 @@ const std::vector<LinkKind>& link_kinds() {
       {"100gbe", 11.5e9, 3 * us, "100 Gb/s Ethernet (RoCE)"},
       {"ib-fdr", 6.0e9, 1 * us, "InfiniBand FDR 56 Gb/s"},
       {"ib-edr", 12.0e9, 1 * us, "InfiniBand EDR 100 Gb/s"},
-      {"pcie3", 12.0e9, 2 * us, "PCIe 3.0 x16, about 12 GB/s achieved"},
-      {"pcie4", 24.0e9, 2 * us, "PCIe 4.0 x16, about 24 GB/s achieved"},
+      {"pcie3", 12.0e9, kPcieLatency_s, "PCIe 3.0 x16, about 12 GB/s achieved"},
+      {"pcie4", 24.0e9, kPcieLatency_s, "PCIe 4.0 x16, about 24 GB/s achieved"},
       {"nvlink1", 36.0e9, kNvlinkLatency_s, "NVLink 1 (P100 DGX-1), ring bus bandwidth"},
       {"nvlink2", 130.0e9, kNvlinkLatency_s, "NVLink 2 (V100 DGX-1/DGX-2), NCCL bus bandwidth"},
       {"nvlink3", 230.0e9, kNvlinkLatency_s, "NVLink 3 (A100), NCCL bus bandwidth"},
@@ -56,7 +63,7 @@ const std::vector<LinkKind>& link_kinds() {
       {"400gbe", 46.0e9, 3 * us, "400 Gb/s Ethernet (RoCE): the 100gbe kind's 92 % of line rate"},
       {"ib-hdr", 24.0e9, 1 * us, "InfiniBand HDR 200 Gb/s (4x 50G PAM4, 25 GB/s of data): EDR's 96 % of the data rate"},
       {"ib-ndr", 48.0e9, 1 * us, "InfiniBand NDR 400 Gb/s (4x 100G PAM4, 50 GB/s of data): EDR's 96 % of the data rate"},
-      {"pcie5", 48.0e9, 2 * us, "PCIe 5.0 x16 (32 GT/s x 16, 128b/130b: 63 GB/s raw): pcie4's 76 % of raw"},
+      {"pcie5", 48.0e9, kPcieLatency_s, "PCIe 5.0 x16 (32 GT/s x 16, 128b/130b: 63 GB/s raw): pcie4's 76 % of raw"},
       {"nvlink4", 345.0e9, kNvlinkLatency_s,
        "NVLink 4 (H100 SXM: 18 links, 450 GB/s per direction): NVLink 3's 77 % of line rate; its NVSwitch "
        "reduces (NVLink SHARP: comm.algorithm = nvls, or NCCL's auto, on one node)"},
