@@ -11,9 +11,9 @@
 
 #include <cstdio>
 #include <cstdlib>
-#include <optional>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <sstream>
 #include <thread>
 
@@ -22,8 +22,8 @@
 #include "core/error.hpp"
 #include "core/files.hpp"
 #include "scenario/resolve.hpp"
-#include "study/study_report.hpp"
 #include "cli/sweep_files.hpp"
+#include "study/study_report.hpp"
 #include "sweep/sweep.hpp"
 
 namespace po = boost::program_options;
@@ -56,9 +56,6 @@ bool regular_or_missing(const std::string& path) {
   struct stat st {};
   return ::stat(path.c_str(), &st) != 0 || S_ISREG(st.st_mode);
 }
-}  // namespace
-
-namespace {
 
 std::size_t shard_number(const std::string& text, const std::string& what) {
   if (text.empty() || text.size() > 9 || text.find_first_not_of("0123456789") != std::string::npos)
