@@ -90,7 +90,13 @@ comm.bucket_mb = 1, 8, 25
 cluster.inter_bw_GBps = 0.1, 1, 10
 INI
 "$build/ddlsim" sweep "$work/sweep.ini" --jobs "$cpus" --output "$work/local.csv"
-scripts/slurm_sweep.sh "$work/sweep.ini" "$work/slurm.csv" --tasks 8 --ddlsim "$build/ddlsim" --wait
+# Bounded: jobs that never start (a node that did not register its CPUs) fail the check, not hang it.
+if ! timeout 600 scripts/slurm_sweep.sh "$work/sweep.ini" "$work/slurm.csv" --tasks 8 --ddlsim "$build/ddlsim" --wait; then
+  echo "slurm check: the array job or its merge failed or did not end within 600 s"
+  squeue 2> /dev/null || true
+  cat "$work"/slurm.csv.*.log "$work"/slurmctld.log 2> /dev/null | tail -40
+  exit 1
+fi
 if ! cmp "$work/local.csv" "$work/slurm.csv"; then
   echo "slurm check: the merged file differs from the local run"; cat "$work/slurm.csv.merge.log"; exit 1
 fi
