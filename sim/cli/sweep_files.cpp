@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -11,6 +12,7 @@
 
 #include "cli/commands.hpp"
 #include "core/error.hpp"
+#include "core/files.hpp"
 
 namespace ddlsim {
 inline namespace cli_layer {
@@ -22,14 +24,6 @@ std::string shard_line(const Shard& s) { return "shard " + std::to_string(s.inde
 std::string identity_lines(const SweepIdentity& id) {
   return "fingerprint " + id.fingerprint + "\nconfigurations " + std::to_string(id.configurations) + "\n" +
          (id.shard ? shard_line(*id.shard) : "");
-}
-
-std::string slurp_small(const std::string& path) {
-  std::ifstream f(path);
-  if (!f) return "";
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str().substr(0, 1 << 16);
 }
 
 // The value after `key ` on its line of `text`, or "".
@@ -98,13 +92,14 @@ std::string shard_name(const Shard& s, const std::string& path) {
 // The shard FILE is, checked against the sweep: its record, then its header and its rows.
 ShardFile open_shard(const SweepIdentity& sweep, const std::string& path, std::string& header) {
   const std::string record_path = path + ".shard";
-  const std::string record = slurp_small(record_path);
-  if (record.empty()) {
-    const bool running = !slurp_small(path + ".sweep-state").empty();
+  std::error_code ec;
+  if (!std::filesystem::exists(record_path, ec)) {
+    const bool running = std::filesystem::exists(path + ".sweep-state", ec);
     throw InputError(path + ": not a finished shard (" + record_path + " is missing" +
                      (running ? "; its .sweep-state says it is unfinished: finish it with --shard I/N --resume" : "") +
                      ")");
   }
+  const std::string record = read_text_file(record_path, "shard record (ddlsim sweep --shard)");
   ShardFile f{path, {}, nullptr};
   unsigned long long i = 0, n = 0;
   if (std::sscanf(field(record, "shard").c_str(), "%llu/%llu", &i, &n) != 2 || n < 1 || i >= n)

@@ -61,6 +61,11 @@ CollectiveSystemResult run_system(const std::string& folder, const CsvTable& ind
   return r;
 }
 
+// Every log of the system on one node: no network in any of them.
+bool one_node(const CollectiveSystemResult& r) {
+  return std::all_of(r.logs.begin(), r.logs.end(), [](const CollectiveLog& l) { return l.nodes == 1; });
+}
+
 }  // namespace
 
 CollectiveValidation run_collective_validation(const std::string& folder, const std::vector<std::string>& overrides) {
@@ -88,10 +93,6 @@ CollectiveValidation run_collective_validation(const std::string& folder, const 
   v.dev_one_node = pool_bands(dev_node);
   v.held_out_one_node = pool_bands(held_node);
   return v;
-}
-
-bool one_node(const CollectiveSystemResult& r) {
-  return std::all_of(r.logs.begin(), r.logs.end(), [](const CollectiveLog& l) { return l.nodes == 1; });
 }
 
 namespace {

@@ -31,8 +31,6 @@ struct CollectiveValidation {
   std::vector<BandScore> dev_a_priori, dev_scale_out, held_out_a_priori, held_out_scale_out;
   std::vector<BandScore> dev_one_node, held_out_one_node;  // a priori
 };
-// Every log of the system on one node.
-bool one_node(const CollectiveSystemResult& r);
 
 // `overrides` (--section.key=value) apply to every system's scenario. Throws InputError naming the
 // index's line for a missing folder, scenario or log.

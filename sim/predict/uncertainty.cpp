@@ -161,7 +161,7 @@ std::vector<UncertainInput> uncertain_inputs(const Scenario& sc) {
            sc.left_default("cluster.intra_bw_GBps"))
     out.push_back(nccl_inside_node());
   const bool measured_interference = c.calibration && c.calibration->interference >= 0;
-  if (sys.ranks() > 1 && sc.execution.overlap && sc.execution.library == Library::Nccl && !c.cpu_ranks() &&
+  if (sys.ranks() > 1 && sc.execution.overlap && nccl && !c.cpu_ranks() &&
       !measured_interference && sc.left_default("comm.interference"))
     out.push_back(interference());
   return out;
