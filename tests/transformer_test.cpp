@@ -252,6 +252,13 @@ TEST(Transformers, ModelFileLines) {
 TEST(Transformers, LanguageModelsParameterTotals) {
   EXPECT_EQ(text("gpt2").params_trainable(), 124'439'808);
   EXPECT_EQ(text("gpt2_medium").params_trainable(), 354'823'168);
+  // 12 h^2 + 13 h a block (q, k, v and output projections, the MLP's two layers, two layer norms),
+  // vocabulary x h + positions x h + the final norm's 2 h: GPT-2 large 36 blocks of h = 1280,
+  // 774,030,080 and XL 48 of 1600, 1,557,611,200 (as Hugging Face lists them); GPT-3 6.7B 32 of
+  // 4096 and 2,048 positions: 6,444,154,880 + 205,852,672 + 8,388,608 + 8,192.
+  EXPECT_EQ(text("gpt2_large").params_trainable(), 774'030'080);
+  EXPECT_EQ(text("gpt2_xl").params_trainable(), 1'557'611'200);
+  EXPECT_EQ(text("gpt3_6_7b").params_trainable(), 6'658'404'352LL);
   EXPECT_EQ(text("bert_base").params_trainable(), 110'106'428);
   EXPECT_EQ(text("bert_large").params_trainable(), 336'226'108);
   // GPT2LMHeadModel's parameter tensors: 2 tables, 12 blocks of 12, the final norm's 2: 148.

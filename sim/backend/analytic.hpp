@@ -10,6 +10,10 @@
 namespace ddlsim {
 inline namespace backend_layer {
 
+// The ranks a bucket's exchange runs among (Bucket::group) as a topology: a node's GPUs alone, or
+// one GPU a node on its share of the node's NICs (the rail route), every group at once.
+CommTopology group_topology(const CommTopology& topo, RankGroup g);
+
 // One closed-form duration per bucket (the library's choice of algorithm for its size with `auto`);
 // none for a single rank.
 std::vector<Seconds> analytic_exchange_s(const StepSchedule& s, const CommTopology& topo, const CommMethod& m);

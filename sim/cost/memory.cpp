@@ -57,10 +57,45 @@ std::int64_t recomputed_saved_elems_per_sample(const Model& m, bool scores_saved
 }
 
 Bytes MemoryEstimate::total() const {
-  return weights + gradients + optimizer_state + accumulator + activations + comm_buffers + reserved;
+  return weights + gradients + optimizer_state + accumulator + activations + comm_buffers + gathered + reserved;
 }
 
-MemoryEstimate memory_per_gpu(const Model& m, const Execution& e, bool scores_saved) {
+double largest_unit_params(const Model& m, Bytes unit_bytes, double elem_bytes) {
+  double largest = 0, open = 0;
+  for (std::size_t i = m.layers.size(); i-- > 0;) {
+    open += double(m.layers[i].params_trainable);
+    if (unit_bytes > 0 && open * elem_bytes >= unit_bytes) {
+      largest = std::max(largest, open);
+      open = 0;
+    }
+  }
+  return std::max(largest, open);
+}
+
+namespace {
+
+// The replicated estimate's state spread over the shards (header: "Sharded").
+void shard_state(MemoryEstimate& est, const Model& m, const Execution& e, int shards) {
+  const Sharding s = e.sharding;
+  if (!shards_optimizer(s) || shards <= 1) return;
+  const bool mixed = e.precision == Precision::Mixed;
+  const double trainable = double(m.params_trainable()), n = shards;
+  est.optimizer_state /= n;
+  const Bytes master = mixed ? trainable * 4 : 0;  // FP32 master weights: the optimizer's state
+  est.weights -= master - master / n;
+  if (!shards_gradients(s)) return;
+  const double unit = largest_unit_params(m, e.bucket_bytes, e.gradient_elem_bytes());
+  est.gradients /= n;
+  est.gathered = unit * e.gradient_elem_bytes();
+  if (!gathers_in_backward(s)) return;
+  const Bytes working = est.weights - master / n;  // the parameters computed with, whole
+  est.weights = master / n + working / n;
+  est.gathered += 2 * unit * e.working_param_bytes();
+}
+
+}  // namespace
+
+MemoryEstimate memory_per_gpu(const Model& m, const Execution& e, bool scores_saved, int shard_ranks) {
   const bool mixed = e.precision == Precision::Mixed;
   const double trainable = double(m.params_trainable());
   MemoryEstimate est;
@@ -72,6 +107,7 @@ MemoryEstimate memory_per_gpu(const Model& m, const Execution& e, bool scores_sa
       e.fw.recompute ? recomputed_saved_elems_per_sample(m, scores_saved) : saved_elems_per_sample(m, scores_saved);
   est.activations = double(saved) * e.batch_per_gpu * (mixed ? 2 : 4);
   est.comm_buffers = e.bucket_bytes > 0 ? std::min(e.bucket_bytes, est.gradients) : est.gradients;
+  shard_state(est, m, e, shard_ranks);
   return est;
 }
 

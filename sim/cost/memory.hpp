@@ -10,6 +10,14 @@
 //   comm buffers = one fusion buffer / bucket (bucket bytes, at most the gradients), or a packed
 //                  copy of all gradients when they are exchanged in one piece
 //   reserved     = 1 GiB: CUDA context, cuDNN/cuBLAS workspaces, allocator slack
+// Sharded (training.sharding over `shard_ranks` ranks; ZeRO, SC 2020, Figure 1 and section 5):
+//   zero1 and up   optimizer state and, with mixed precision, the FP32 master weights / shard_ranks
+//   zero2 and up   + gradients / shard_ranks, and one unit's full gradients before its reduce-scatter
+//   zero3, fsdp_full and fsdp_hybrid  + the remaining weights / shard_ranks, and two units gathered
+//                  at once (the one computing and the one prefetched: FSDP's limit_all_gathers)
+//   fsdp_grad_op   weights whole at the peak (gathered for the forward pass, kept through backward)
+// A unit is the largest group of consecutive layers of at most comm.bucket_mb of gradients (or the
+// largest layer).
 #pragma once
 #include <cstdint>
 
@@ -42,12 +50,20 @@ struct MemoryEstimate {
   Bytes accumulator = 0;
   Bytes activations = 0;
   Bytes comm_buffers = 0;
+  Bytes gathered = 0;  // sharded parameters' unit buffers in flight (and a unit's full gradients)
   Bytes reserved = kReservedDeviceBytes;
 
   Bytes total() const;
 };
 
-MemoryEstimate memory_per_gpu(const Model& m, const Execution& e, bool scores_saved = false);
+// `shard_ranks`: the ranks one copy of the state is sharded over under e.sharding (all the ranks,
+// or a node's GPUs for fsdp_hybrid); ignored without sharding.
+MemoryEstimate memory_per_gpu(const Model& m, const Execution& e, bool scores_saved = false, int shard_ranks = 1);
+
+// The parameters of the largest unit a sharded mode gathers at once: consecutive layers from the
+// last, closed once they hold at least `unit_bytes` of gradients (`elem_bytes` each) as the
+// step's buckets are; all of them when unit_bytes is 0.
+double largest_unit_params(const Model& m, Bytes unit_bytes, double elem_bytes);
 
 }  // namespace cost_layer
 }  // namespace ddlsim

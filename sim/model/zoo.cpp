@@ -108,10 +108,14 @@ constexpr ZooEntry kZoo[] = {
     // SqueezeNet's stem and three ceil-mode poolings need 3 x 3 at the last fire module.
     {"squeezenet1_0", build_squeezenet1_0, 224, 1000, 48, false},
     {"squeezenet1_1", build_squeezenet1_1, 224, 1000, 48, false},
-    // Language models: sequence lengths of GPT-2's training (1024) and BERT's first phase (128);
+    // Language models: sequence lengths of GPT-2's training (1024), GPT-3's (2048) and BERT's first
+    // phase (128);
     // vocabularies of GPT-2's byte-pair encoding (50,257) and BERT's uncased WordPiece (30,522).
     {"gpt2", build_gpt2_small, 1024, 50257, 1, false, true},
     {"gpt2_medium", build_gpt2_medium, 1024, 50257, 1, false, true},
+    {"gpt2_large", build_gpt2_large, 1024, 50257, 1, false, true},
+    {"gpt2_xl", build_gpt2_xl, 1024, 50257, 1, false, true},
+    {"gpt3_6_7b", build_gpt3_6_7b, 2048, 50257, 1, false, true},
     {"bert_base", build_bert_base, 128, 30522, 1, false, true},
     {"bert_large", build_bert_large, 128, 30522, 1, false, true},
     {"alexnet", build_alexnet, 227, 1000, 67},

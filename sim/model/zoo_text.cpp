@@ -70,6 +70,12 @@ Model build_bert(const TextConfig& c, const ModelOptions& o) {
 
 Model build_gpt2_small(const ModelOptions& o) { return build_gpt2({"gpt2", 12, 12, 768, 3072, 1024}, o); }
 Model build_gpt2_medium(const ModelOptions& o) { return build_gpt2({"gpt2_medium", 24, 16, 1024, 4096, 1024}, o); }
+Model build_gpt2_large(const ModelOptions& o) { return build_gpt2({"gpt2_large", 36, 20, 1280, 5120, 1024}, o); }
+Model build_gpt2_xl(const ModelOptions& o) { return build_gpt2({"gpt2_xl", 48, 25, 1600, 6400, 1024}, o); }
+// GPT-3 6.7B (Brown et al., "Language Models are Few-Shot Learners", 2020, Table 2.1: 32 layers,
+// d_model 4096, 32 heads of 128, a context of 2048) on GPT-2's layout and vocabulary; its layers'
+// alternating locally banded sparse attention is costed as dense attention.
+Model build_gpt3_6_7b(const ModelOptions& o) { return build_gpt2({"gpt3_6_7b", 32, 32, 4096, 16384, 2048}, o); }
 Model build_bert_base(const ModelOptions& o) { return build_bert({"bert_base", 12, 12, 768, 3072, 512}, o); }
 Model build_bert_large(const ModelOptions& o) { return build_bert({"bert_large", 24, 16, 1024, 4096, 512}, o); }
 

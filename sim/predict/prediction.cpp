@@ -8,6 +8,7 @@
 #include "core/error.hpp"
 #include "core/text.hpp"
 
+#include "backend/analytic.hpp"
 #include "backend/backend.hpp"
 #include "cost/compute.hpp"
 #include "cost/decision.hpp"
@@ -75,7 +76,7 @@ RankSchedules kind_schedules(const Scenario& sc, const RankKinds& kinds, std::ve
     own.device = d;
     const CommTopology topo = comm_topology(sys, nodes, gpus_per_node, sc.execution.ps_servers);
     rs.kinds.push_back(build_schedule(profs[k], sc.execution, input_s, topo.ranks(), library_costs(sc.execution, own, &topo),
-                                      framework_costs(sc.execution, own, nodes, gpus_per_node)));
+                                      framework_costs(sc.execution, own, nodes, gpus_per_node), gpus_per_node));
   }
   return rs;
 }
@@ -145,7 +146,9 @@ std::string algorithms_run(const Scenario& sc, const std::vector<Bucket>& bucket
   std::vector<std::string> names;
   for (const Bucket& b : buckets) {
     if (b.blocking) continue;  // a synchronised layer's statistics: not the gradients' algorithm
-    const std::string a = to_string(concrete_algorithm(e.comm(), Collective::Allreduce, topo, b.bytes));
+    const CommTopology t = group_topology(topo, b.group);
+    if (t.ranks() <= 1) continue;
+    const std::string a = to_string(concrete_algorithm(e.comm(), b.collective, t, b.bytes));
     if (std::find(names.begin(), names.end(), a) == names.end()) names.push_back(a);
   }
   std::string out;
@@ -235,8 +238,10 @@ Prediction predict(const Scenario& sc, const ComputeProfiles& profiles) {
   p.framework_s = per_step(r, [](const StepTiming& t) { return t.framework_s; });
   p.framework_mode = e.fw.mode == FrameworkMode::Eager ? "eager" : "graph";
   p.negotiation_s = r.schedule.framework.negotiation_s;
-  const MemoryEstimate mem = memory_per_gpu(sc.model, e, !sys.compute.fused_attention);
+  const int shards = e.sharding == Sharding::FsdpHybrid ? sys.cluster.gpus_per_node : sys.ranks();
+  const MemoryEstimate mem = memory_per_gpu(sc.model, e, !sys.compute.fused_attention, shards);
   p.optimizer = to_string(e.optimizer);
+  p.sharding = to_string(e.sharding);
   p.activation_memory_bytes = mem.activations;
   p.memory_per_gpu_bytes = mem.total();
   p.device_memory_bytes = sys.groups.empty() ? sys.device.memory_bytes : smallest_memory(kinds);

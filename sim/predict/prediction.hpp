@@ -39,6 +39,7 @@ struct Prediction {
   double efficiency = 1;         // speedup / ranks
   double comm_overhead = 0;      // exposed_comm_s / step_time_s
   std::string optimizer;
+  std::string sharding = "none";      // training.sharding: how the model state is spread (memory, exchanges)
   Bytes activation_memory_bytes = 0;  // per GPU: forward tensors kept for the backward pass
   Bytes memory_per_gpu_bytes = 0;     // per GPU, all of cost/memory.hpp's terms
   Bytes device_memory_bytes = 0;      // capacity of the scenario's device

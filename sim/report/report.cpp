@@ -80,6 +80,7 @@ ordered_json prediction_record(const Prediction& p) {
   add_interval(r, p, "efficiency");
   r["comm_overhead"] = p.comm_overhead;
   r["optimizer"] = p.optimizer;
+  r["sharding"] = p.sharding;
   r["activation_memory_bytes"] = p.activation_memory_bytes;
   r["memory_per_gpu_bytes"] = p.memory_per_gpu_bytes;
   r["device_memory_bytes"] = p.device_memory_bytes;

@@ -158,6 +158,14 @@ std::vector<KeySpec> declare_keys() {
                   "none or full: activations recomputed in the backward pass (torch.utils.checkpoint on every "
                   "block, Megatron-LM's full recomputation): each layer's forward kernels run again before its "
                   "backward ones, and only the blocks' inputs are kept (the memory estimate)")),
+      vary(choice("training.sharding", "none",
+                  {"none", "zero1", "zero2", "zero3", "fsdp_full", "fsdp_grad_op", "fsdp_hybrid"},
+                  "model state sharded over the data-parallel ranks: none (replicated, DDP/Horovod), zero1 "
+                  "(optimizer state and FP32 master weights), zero2 (+ gradients: reduce-scattered), zero3 and "
+                  "fsdp_full (+ parameters: all-gathered unit by unit before the forward and the backward pass), "
+                  "fsdp_grad_op (parameters gathered for the forward pass and kept through the backward), "
+                  "fsdp_hybrid (fsdp_full inside a node, replicas across nodes all-reduce their shards); a unit "
+                  "is comm.bucket_mb of parameters (FSDP's size-based wrap policy); analytic backend")),
       vary(integer("training.samples", "1281167", 1, 1000000000000LL, "training samples per epoch"), 1000, 1e9,
            kLog),
       vary(integer("training.epochs", "1", 1, 1000000, "epochs"), 1, 1000, kLog),

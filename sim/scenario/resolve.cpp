@@ -213,6 +213,18 @@ Execution resolve_execution(const Reader& r, int nodes) {
   if (e.sync_batchnorm && e.algorithm == Algorithm::ParameterServer)
     throw InputError(r.where("model.sync_bn") + ": synchronised batch norms all-gather and all-reduce among the "
                      "workers, which need a collective library's algorithm (comm.algorithm is ps)");
+  e.sharding = r.choice<Sharding>("training.sharding",
+                                  {{"none", Sharding::None}, {"zero1", Sharding::Zero1}, {"zero2", Sharding::Zero2},
+                                   {"zero3", Sharding::Zero3}, {"fsdp_full", Sharding::FsdpFull},
+                                   {"fsdp_grad_op", Sharding::FsdpGradOp}, {"fsdp_hybrid", Sharding::FsdpHybrid}});
+  if (e.sharding != Sharding::None) {
+    if (e.algorithm == Algorithm::ParameterServer)
+      r.fail("training.sharding", "a collective library's algorithm (sharded state is reduce-scattered and "
+                                  "all-gathered among the ranks; comm.algorithm is ps)");
+    if (e.sync_batchnorm) r.fail("training.sharding", "model.sync_bn = false (the two are not modelled together)");
+    if (e.sync_period > 1)
+      r.fail("training.sharding", "training.sync_period = 1 (accumulation under sharding is not modelled)");
+  }
   e.cycle_time_s = (r.given("comm.cycle_time_ms") ? r.real("comm.cycle_time_ms") : preset.cycle_time_ms) * 1e-3;
   e.ps_servers = r.given("comm.ps_servers") ? r.small_int("comm.ps_servers") : nodes;
   e.format = r.choice<DataFormat>("input.format", {{"synthetic", DataFormat::Synthetic},
@@ -563,6 +575,9 @@ Scenario resolve_scenario(const Settings& given, const std::string& base_dir) {
   for (const NodeGroup& g : sc.system.groups) device_p2p = device_p2p && g.device.pcie_peer_to_peer;
   sc.system.cluster.peer_to_peer = p2p < 0 ? device_p2p : p2p == 1;
   sc.execution = resolve_execution(r, sc.system.nodes);
+  if (sc.backend == BackendKind::SimGrid && sc.execution.sharding != Sharding::None)
+    r.fail("training.sharding", "none with simulation.backend = simgrid (sharded modes are modelled by the analytic "
+                                "backend only)");
   if (sc.execution.drop_last && sc.execution.samples < (long long)sc.execution.batch_per_gpu * sc.system.ranks())
     r.fail("training.drop_last", "false, or training.samples of at least one global batch (" +
                                      std::to_string((long long)sc.execution.batch_per_gpu * sc.system.ranks()) +

@@ -18,7 +18,8 @@ namespace {
 // The exchanges on the one communication stream, in launch order: exchange i starts when every
 // kind of rank has it ready and the previous one has ended; it takes the longest kind's own cost
 // (per call, host staging, buffer copies) plus the exchange itself. A blocking exchange holds its
-// pass up on every kind until it ends, which delays what that kind reaches after it.
+// pass up on every kind until it ends (from where the pass needs it), which delays what that kind
+// reaches after it.
 struct Exchanges {
   std::vector<Phase> phases;
   std::vector<Interval> overlapping;  // the buckets' exchanges (those the backward pass runs beside)
@@ -55,8 +56,12 @@ Exchanges place_exchanges(const std::vector<StepSchedule>& kinds, const std::vec
       x.overlapping.push_back({start, stream_free});
       continue;
     }
-    for (std::size_t k = 0; k < kinds.size(); ++k)
-      (b.in_forward ? x.forward_wait_s : x.backward_wait_s)[k] += stream_free - ready_of(k, i);
+    // The pass waits where it needs the exchange (a prefetched gather: later than it was issued).
+    for (std::size_t k = 0; k < kinds.size(); ++k) {
+      const Seconds needed = std::max(ready_of(k, i), (b.in_forward ? 0 : kinds[k].forward_s) + b.needed_at() +
+                                                          x.forward_wait_s[k] + x.backward_wait_s[k]);
+      (b.in_forward ? x.forward_wait_s : x.backward_wait_s)[k] += std::max(0.0, stream_free - needed);
+    }
   }
   return x;
 }

@@ -10,6 +10,9 @@ Seconds exchange_start_s(const StepSchedule& s, std::size_t i, Seconds ready_at)
 }
 
 std::string exchange_name(const Bucket& b, int buckets_before, const std::string& label) {
+  if (b.parameters)
+    return std::string("allgather ") + (b.in_forward ? "forward" : "backward") + " layers " +
+           std::to_string(b.first_layer) + "-" + std::to_string(b.last_layer);
   if (b.blocking)
     return std::string("sync_bn ") + (b.collective == Collective::Allgather ? "allgather" : "allreduce") + " layer " +
            std::to_string(b.first_layer);

@@ -19,7 +19,8 @@ using Interval = std::pair<Seconds, Seconds>;  // [start, end]; end may be infin
 Seconds exchange_start_s(const StepSchedule& s, std::size_t i, Seconds ready_at);
 
 // What the timeline calls exchange `b`: "<label> bucket N" for the N-th gradient bucket (`buckets_before`:
-// the gradient buckets ahead of it in launch order), or a synchronised layer's "sync_bn allgather|allreduce layer L".
+// the gradient buckets ahead of it in launch order), a synchronised layer's "sync_bn allgather|allreduce layer L",
+// or a sharded unit's parameters, "allgather forward|backward layers F-L".
 std::string exchange_name(const Bucket& b, int buckets_before, const std::string& label);
 
 // First order: the backward pass [from, to] runs longer by the library's interference times the

@@ -75,22 +75,93 @@ std::vector<Bucket> launch_order(const std::vector<Bucket>& sync, const std::vec
 
 }  // namespace
 
+std::vector<Bucket> sharded_exchanges(const ComputeProfile& prof, const Execution& exec, int ranks, int gpus_per_node) {
+  const Sharding mode = exec.sharding;
+  const double grad_bytes = exec.gradient_elem_bytes(), param_bytes = exec.working_param_bytes();
+  const std::vector<Bucket> units = make_buckets(prof, exec.bucket_bytes, 0, grad_bytes);  // from the last layer
+  const bool hybrid = mode == Sharding::FsdpHybrid;
+  const RankGroup shard_group = hybrid ? RankGroup::Node : RankGroup::All;
+  const bool replicas = hybrid && ranks > gpus_per_node;
+  // Where each layer's forward starts, and its backward (from the start of the backward pass).
+  std::vector<Seconds> fwd_start(prof.layers.size() + 1, 0), bwd_start(prof.layers.size(), 0);
+  for (std::size_t i = 0; i < prof.layers.size(); ++i) fwd_start[i + 1] = fwd_start[i] + prof.layers[i].fwd_s;
+  Seconds t = 0;
+  for (std::size_t i = prof.layers.size(); i-- > 0;) {
+    bwd_start[i] = t;
+    t += prof.layers[i].bwd_s;
+  }
+  const auto gather = [&](const Bucket& u, bool forward, Seconds ready, Seconds needed) {
+    Bucket g = u;
+    g.bytes = u.bytes / grad_bytes * param_bytes;
+    g.collective = Collective::Allgather;
+    g.blocking = true;
+    g.parameters = true;
+    g.in_forward = forward;
+    g.ready_s = ready;
+    g.needed_s = needed;
+    g.group = shard_group;
+    g.tensors = 0;
+    return g;
+  };
+  std::vector<Bucket> out;
+  const std::size_t n = units.size();
+  // Forward, units from the first layer on: unit f's gather issued when unit f-1 starts.
+  for (std::size_t f = 0; f < n; ++f) {
+    const Bucket& u = units[n - 1 - f];
+    if (!shards_parameters(mode)) {
+      out.push_back(gather(u, true, 0, 0));  // zero1/zero2: after the last step, before this forward
+      continue;
+    }
+    const Seconds ready = f == 0 ? 0 : fwd_start[std::size_t(units[n - f].first_layer)];
+    out.push_back(gather(u, true, ready, fwd_start[std::size_t(u.first_layer)]));
+  }
+  // Backward, units from the last layer on.
+  const auto reduce = [&](const Bucket& u) {
+    Bucket r = u;
+    r.collective = Collective::ReduceScatter;
+    r.group = shard_group;
+    out.push_back(r);
+    if (!replicas) return;
+    Bucket a = u;
+    a.bytes = u.bytes / gpus_per_node;
+    a.group = RankGroup::AcrossNodes;
+    a.tensors = 0;
+    out.push_back(a);
+  };
+  for (std::size_t k = 0; k < n; ++k) {
+    if (gathers_in_backward(mode)) {
+      if (k == 0) out.push_back(gather(units[0], false, 0, 0));
+      if (k + 1 < n)
+        out.push_back(gather(units[k + 1], false, bwd_start[std::size_t(units[k].last_layer)],
+                             bwd_start[std::size_t(units[k + 1].last_layer)]));
+    }
+    reduce(units[k]);
+  }
+  return out;
+}
+
 int StepSchedule::gradient_buckets() const {
   return int(std::count_if(buckets.begin(), buckets.end(), [](const Bucket& b) { return !b.blocking; }));
 }
 
 StepSchedule build_schedule(const ComputeProfile& prof, const Execution& exec, Seconds input_s, int ranks,
-                            const LibraryCosts& library, const FrameworkCosts& framework) {
+                            const LibraryCosts& library, const FrameworkCosts& framework, int gpus_per_node) {
   StepSchedule s;
   s.input_s = input_s;
   s.forward_s = prof.forward_s();
   s.backward_s = prof.backward_s();
-  s.buckets = launch_order(exec.sync_batchnorm && ranks > 1 ? sync_norm_exchanges(prof, ranks) : std::vector<Bucket>{},
-                           make_buckets(prof, exec.bucket_bytes, exec.first_bucket_bytes, exec.gradient_elem_bytes()),
-                           exec.overlap);
+  const bool sharded = exec.sharding != Sharding::None && ranks > 1;
+  if (sharded)
+    s.buckets = sharded_exchanges(prof, exec, ranks, gpus_per_node);
+  else
+    s.buckets = launch_order(exec.sync_batchnorm && ranks > 1 ? sync_norm_exchanges(prof, ranks) : std::vector<Bucket>{},
+                             make_buckets(prof, exec.bucket_bytes, exec.first_bucket_bytes, exec.gradient_elem_bytes()),
+                             exec.overlap);
   s.overlap = exec.overlap;
   s.cycle_s = exec.cycle_time_s;
-  s.optimizer_s = prof.optimizer_s;
+  // The optimizer updates one shard: its kernels' work divides by the ranks sharing the state.
+  const int shards = exec.sharding == Sharding::FsdpHybrid ? std::min(ranks, gpus_per_node) : ranks;
+  s.optimizer_s = sharded ? prof.optimizer_s / shards : prof.optimizer_s;
   s.accumulate_s = prof.accumulate_s;
   s.sync_period = exec.sync_period;
   s.library = library;

@@ -16,8 +16,14 @@
 namespace ddlsim {
 inline namespace schedule_layer {
 
+// The ranks an exchange runs among: all of them, the GPUs of each node (one group a node, at once),
+// or one GPU of each node (one group per local rank, at once, the node's NICs shared: fsdp_hybrid's
+// replicas).
+enum class RankGroup { All, Node, AcrossNodes };
+
 // One exchange on the communication stream: a bucket of gradients, or a synchronised layer's
-// statistics (`blocking`: it starts as soon as its pass reaches it, and the pass waits for its end).
+// statistics (`blocking`: it starts as soon as its pass reaches it, and the pass waits for its end),
+// or a sharded mode's parameter all-gather (blocking, issued ahead of where its pass needs it).
 struct Bucket {
   Bytes bytes = 0;       // the collective's size as nccl-tests counts it (an allgather: its output)
   Seconds ready_s = 0;   // after the start of the backward pass (in_forward: of the forward pass)
@@ -27,6 +33,11 @@ struct Bucket {
   Collective collective = Collective::Allreduce;
   bool blocking = false;
   bool in_forward = false;
+  Seconds needed_s = -1;   // a blocking one: where its pass waits for it (as ready_s); -1: at ready_s
+  bool parameters = false; // a sharded unit's parameters (all-gathered), not gradients or statistics
+  RankGroup group = RankGroup::All;
+
+  Seconds needed_at() const { return needed_s < 0 ? ready_s : needed_s; }
 };
 
 struct StepSchedule {
@@ -85,9 +96,25 @@ std::vector<Bucket> make_buckets(const ComputeProfile& prof, Bytes bucket_bytes,
 // bucket). Forward ones from the start of the forward pass, backward ones of the backward.
 std::vector<Bucket> sync_norm_exchanges(const ComputeProfile& prof, int ranks);
 
-// `ranks`: the ranks the step's exchanges run among (for a synchronised layer's allgather).
+// A sharded mode's exchanges (exec.sharding; units as make_buckets groups gradients), in launch order:
+//  * parameters sharded (zero3, fsdp_*): each unit's parameters all-gathered before its forward,
+//    issued when the unit before it starts (one prefetched, FSDP's forward_prefetch and
+//    limit_all_gathers), its pass waiting where the unit starts;
+//  * gathered again in backward (zero3, fsdp_full, fsdp_hybrid): unit k's all-gather issued when
+//    unit k-1's backward starts (BACKWARD_PRE), awaited where unit k's starts;
+//  * gradients: each unit's reduce-scattered when its backward ends (zero1 and zero2: DeepSpeed's
+//    reduce-scatter of the partitions); fsdp_hybrid reduce-scatters inside the node, then its
+//    replicas all-reduce the shard (bytes / g) across nodes;
+//  * zero1 and zero2: the updated parameters all-gathered after the step, before the next forward
+//    (placed at the forward's start, which every one of them holds up).
+// Parameters move in the working precision, gradients in the gradients' (Execution).
+std::vector<Bucket> sharded_exchanges(const ComputeProfile& prof, const Execution& exec, int ranks, int gpus_per_node);
+
+// `ranks`: the ranks the step's exchanges run among (for a synchronised layer's allgather);
+// `gpus_per_node`: a node's (fsdp_hybrid's shard group).
 StepSchedule build_schedule(const ComputeProfile& prof, const Execution& exec, Seconds input_s, int ranks,
-                            const LibraryCosts& library, const FrameworkCosts& framework = FrameworkCosts{});
+                            const LibraryCosts& library, const FrameworkCosts& framework = FrameworkCosts{},
+                            int gpus_per_node = 1);
 
 }  // namespace schedule_layer
 }  // namespace ddlsim

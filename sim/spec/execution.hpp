@@ -21,6 +21,26 @@ enum class DataFormat { Synthetic, Records, Files };  // Records: TFRecord-like 
 // (fp16_vars off by default), Horovod (Compression.none unless Compression.fp16 is passed).
 enum class GradientDtype { FP32, FP16 };
 
+// How the model state is spread over the data-parallel ranks (training.sharding): replicated (none),
+// DeepSpeed ZeRO stages 1-3 (Rajbhandari et al., "ZeRO: Memory Optimizations Toward Training
+// Trillion Parameter Models", SC 2020: optimizer state; + gradients; + parameters), PyTorch FSDP's
+// FULL_SHARD (as ZeRO-3), SHARD_GRAD_OP (parameters gathered for forward and kept through backward,
+// as ZeRO-2) and HYBRID_SHARD (FULL_SHARD inside a node, replicated across nodes).
+enum class Sharding { None, Zero1, Zero2, Zero3, FsdpFull, FsdpGradOp, FsdpHybrid };
+const char* to_string(Sharding s);
+// The optimizer state (and, with mixed precision, the FP32 master weights) lives on one shard.
+inline bool shards_optimizer(Sharding s) { return s != Sharding::None; }
+// Gradients are reduce-scattered: each rank keeps its shard's.
+inline bool shards_gradients(Sharding s) { return s != Sharding::None && s != Sharding::Zero1; }
+// Parameters are sharded between uses: gathered unit by unit before the forward pass (and the
+// backward pass, but for SHARD_GRAD_OP, which keeps them from forward to backward).
+inline bool shards_parameters(Sharding s) {
+  return s == Sharding::Zero3 || s == Sharding::FsdpFull || s == Sharding::FsdpGradOp || s == Sharding::FsdpHybrid;
+}
+inline bool gathers_in_backward(Sharding s) {
+  return s == Sharding::Zero3 || s == Sharding::FsdpFull || s == Sharding::FsdpHybrid;
+}
+
 // Whether gradients go through host memory around each exchange (cost/library_costs.hpp).
 enum class HostStaging { Auto, On, Off };  // Auto: the library's usual way
 
@@ -60,9 +80,14 @@ struct Execution {
   Bytes first_bucket_bytes = 0;    // PyTorch DDP: the first bucket's own cap (0: as the others)
   GradientDtype gradient_dtype = GradientDtype::FP32;
   bool sync_batchnorm = false;     // batch norms synchronised across the ranks (model.sync_bn)
+  Sharding sharding = Sharding::None;  // training.sharding
   FrameworkSpec fw;                // the framework's own costs (spec/framework.hpp)
 
   double gradient_elem_bytes() const { return gradient_dtype == GradientDtype::FP16 ? 2 : 4; }
+  // What a sharded mode gathers and reduce-scatters: parameters in the compute precision (FP16 under
+  // mixed precision: FSDP's MixedPrecision param_dtype, DeepSpeed's fp16 weights), gradients as
+  // gradient_elem_bytes.
+  double working_param_bytes() const { return precision == Precision::Mixed ? 2 : 4; }
 
   CommMethod comm() const { return {library, algorithm, protocol, ring_steps_in_flight, eager_limit_bytes}; }
 };

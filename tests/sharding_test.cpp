@@ -1,0 +1,235 @@
+// Sharded data parallelism (training.sharding): the memory each mode keeps per GPU, the exchanges it
+// runs and where its passes wait (schedule/step_schedule.hpp sharded_exchanges, cost/memory.hpp).
+#include <gtest/gtest.h>
+
+#include "core/error.hpp"
+#include "cost/memory.hpp"
+#include "model/builder.hpp"
+#include "model/model.hpp"
+#include "predict_util.hpp"
+#include "schedule/compose.hpp"
+#include "test_util.hpp"
+
+using namespace ddlsim;
+
+namespace {
+
+Model zoo_model(const std::string& name) { return build_zoo_model(name, default_model_options(name)); }
+
+Execution mixed_adam(Sharding s, Bytes unit_bytes = 0) {
+  Execution e;
+  e.precision = Precision::Mixed;
+  e.optimizer = Optimizer::Adam;
+  e.batch_per_gpu = 1;
+  e.bucket_bytes = unit_bytes;
+  e.sharding = s;
+  return e;
+}
+
+// Three dense layers: 1000 -> 1000 -> 1000 -> 10, 1,001,000 + 1,001,000 + 10,010 parameters.
+Model mlp() {
+  ModelBuilder b("mlp");
+  Shape x = b.input(Shape{1, 1, 1000}, "in");
+  x = b.dense(x, 1000, true, "d1");
+  x = b.dense(x, 1000, true, "d2");
+  b.dense(x, 10, true, "d3");
+  return b.finish(10);
+}
+
+}  // namespace
+
+// Units close, from the last layer, once they hold 4 MiB of FP32 gradients (1,048,576 values):
+// d3 + d2 = 1,011,010 < 1,048,576, + d1 = 2,012,010: one unit. At 2 MiB (524,288): d3 + d2 closes
+// the first (1,011,010), d1 alone the second (1,001,000). Without a size: the whole model.
+TEST(Sharding, UnitsGroupLayersFromTheLast) {
+  const Model m = mlp();
+  EXPECT_DOUBLE_EQ(largest_unit_params(m, 4 * kMiB, 4), 2'012'010);
+  EXPECT_DOUBLE_EQ(largest_unit_params(m, 2 * kMiB, 4), 1'011'010);
+  EXPECT_DOUBLE_EQ(largest_unit_params(m, 0, 4), 2'012'010);
+}
+
+// GPT-2 (P = 124,439,808 parameters, all trainable), mixed precision, Adam, one unit (the whole
+// model), 16 shards. Replicated: FP32 weights 4P + FP16 copy 2P, FP32 gradients 4P, Adam's moments
+// 8P. ZeRO (SC 2020, Figure 1) with its K = 12 (master weights and moments) on the shard:
+//   zero1  weights 2P + 4P/16, gradients 4P, optimizer 8P/16
+//   zero2  + gradients 4P/16, and one unit's full gradients 4P in flight
+//   zero3  weights (4P + 2P)/16, and two units' FP16 parameters gathered, 2 x 2P
+TEST(Sharding, MemoryTermsByHand) {
+  const Model m = zoo_model("gpt2");
+  const double P = 124'439'808;
+  ASSERT_EQ(double(m.params_total()), P);
+  const MemoryEstimate none = memory_per_gpu(m, mixed_adam(Sharding::None), false, 16);
+  EXPECT_DOUBLE_EQ(none.weights, 6 * P);
+  EXPECT_DOUBLE_EQ(none.gradients, 4 * P);
+  EXPECT_DOUBLE_EQ(none.optimizer_state, 8 * P);
+  EXPECT_DOUBLE_EQ(none.gathered, 0);
+
+  const MemoryEstimate z1 = memory_per_gpu(m, mixed_adam(Sharding::Zero1), false, 16);
+  EXPECT_DOUBLE_EQ(z1.weights, 2 * P + 4 * P / 16);
+  EXPECT_DOUBLE_EQ(z1.gradients, 4 * P);
+  EXPECT_DOUBLE_EQ(z1.optimizer_state, 8 * P / 16);
+  EXPECT_DOUBLE_EQ(z1.gathered, 0);
+
+  const MemoryEstimate z2 = memory_per_gpu(m, mixed_adam(Sharding::Zero2), false, 16);
+  EXPECT_DOUBLE_EQ(z2.weights, 2 * P + 4 * P / 16);
+  EXPECT_DOUBLE_EQ(z2.gradients, 4 * P / 16);
+  EXPECT_DOUBLE_EQ(z2.optimizer_state, 8 * P / 16);
+  EXPECT_DOUBLE_EQ(z2.gathered, 4 * P);
+
+  for (Sharding s : {Sharding::Zero3, Sharding::FsdpFull, Sharding::FsdpHybrid}) {
+    const MemoryEstimate z3 = memory_per_gpu(m, mixed_adam(s), false, 16);
+    EXPECT_DOUBLE_EQ(z3.weights, 6 * P / 16) << to_string(s);
+    EXPECT_DOUBLE_EQ(z3.gradients, 4 * P / 16);
+    EXPECT_DOUBLE_EQ(z3.optimizer_state, 8 * P / 16);
+    EXPECT_DOUBLE_EQ(z3.gathered, 4 * P + 2 * 2 * P);
+  }
+  // SHARD_GRAD_OP keeps the gathered parameters from the forward pass to the backward: whole weights.
+  const MemoryEstimate op = memory_per_gpu(m, mixed_adam(Sharding::FsdpGradOp), false, 16);
+  EXPECT_DOUBLE_EQ(op.weights, z2.weights);
+  EXPECT_DOUBLE_EQ(op.gathered, z2.gathered);
+  // One shard: nothing is spread.
+  EXPECT_DOUBLE_EQ(memory_per_gpu(m, mixed_adam(Sharding::Zero3), false, 1).total(), none.total());
+}
+
+// A gather issued ahead of where its pass needs it: forward 10 ms, backward 20 ms; the gather is
+// issued at 0 and needed 4 ms into the forward pass and takes 6 ms: the pass waits 2 ms (forward
+// ends at 12 ms). Needed where it is issued (no prefetch), it waits all 6 ms.
+TEST(Sharding, APrefetchedGatherHoldsThePassOnlyPastWhereItIsNeeded) {
+  StepSchedule s;
+  s.forward_s = 0.010;
+  s.backward_s = 0.020;
+  Bucket g{1e6, 0, 0, 0, 0, Collective::Allgather, true, true};
+  g.needed_s = 0.004;
+  g.parameters = true;
+  s.buckets = {g};
+  const StepTiming t = compose_step(s, true, {0.006}, "ring");
+  EXPECT_DOUBLE_EQ(t.step_s, 0.032);
+  EXPECT_DOUBLE_EQ(t.exposed_comm_s, 0.002);
+  EXPECT_EQ(t.phases[2].name, "allgather forward layers 0-0");
+  s.buckets[0].needed_s = -1;
+  EXPECT_DOUBLE_EQ(compose_step(s, true, {0.006}, "ring").step_s, 0.036);
+}
+
+namespace {
+
+// Four layers of 1 ms forward and 2 ms backward, 100 parameters each: with 400-byte units (100 FP32
+// gradients) one unit a layer.
+ComputeProfile four_layers() {
+  ComputeProfile p;
+  for (int i = 0; i < 4; ++i) p.layers.push_back({0.001, 0.002, 100, 1});
+  p.optimizer_s = 0.008;
+  return p;
+}
+
+Execution sharded(Sharding s) {
+  Execution e;
+  e.bucket_bytes = 400;
+  e.sharding = s;
+  return e;
+}
+
+}  // namespace
+
+// FULL_SHARD's exchanges in launch order: forward gathers of units 0..3, each issued when the unit
+// before starts (0, 0, 1, 2 ms) and needed where its unit starts (0, 1, 2, 3 ms); backward (units
+// from the last layer, whose backward starts at 0, 2, 4, 6 ms) the last unit's gather at once, the
+// next one's issued when a unit's backward starts and needed where the next starts, and each unit's
+// reduce-scatter when its backward ends (2, 4, 6, 8 ms).
+TEST(Sharding, FullShardExchangesInLaunchOrder) {
+  const std::vector<Bucket> x = sharded_exchanges(four_layers(), sharded(Sharding::FsdpFull), 8, 8);
+  ASSERT_EQ(x.size(), 12u);
+  const double fwd_ready[] = {0, 0, 0.001, 0.002}, fwd_needed[] = {0, 0.001, 0.002, 0.003};
+  for (int f = 0; f < 4; ++f) {
+    EXPECT_TRUE(x[f].parameters && x[f].blocking && x[f].in_forward);
+    EXPECT_EQ(x[f].first_layer, f);
+    EXPECT_EQ(x[f].collective, Collective::Allgather);
+    EXPECT_DOUBLE_EQ(x[f].bytes, 400);
+    EXPECT_DOUBLE_EQ(x[f].ready_s, fwd_ready[f]);
+    EXPECT_DOUBLE_EQ(x[f].needed_at(), fwd_needed[f]);
+  }
+  // gather 3, gather 2, reduce 3, gather 1, reduce 2, gather 0, reduce 1, reduce 0
+  const int layer[] = {3, 2, 3, 1, 2, 0, 1, 0};
+  const bool gather[] = {true, true, false, true, false, true, false, false};
+  const double ready[] = {0, 0, 0.002, 0.002, 0.004, 0.004, 0.006, 0.008};
+  const double needed[] = {0, 0.002, 0.002, 0.004, 0.004, 0.006, 0.006, 0.008};
+  for (int i = 0; i < 8; ++i) {
+    const Bucket& b = x[std::size_t(4 + i)];
+    EXPECT_EQ(b.first_layer, layer[i]) << i;
+    EXPECT_EQ(b.parameters, gather[i]) << i;
+    EXPECT_EQ(b.collective, gather[i] ? Collective::Allgather : Collective::ReduceScatter) << i;
+    EXPECT_DOUBLE_EQ(b.ready_s, ready[i]) << i;
+    EXPECT_DOUBLE_EQ(b.needed_at(), needed[i]) << i;
+    EXPECT_EQ(b.group, RankGroup::All);
+  }
+}
+
+// ZeRO-2: the updated parameters gathered before the forward pass (needed at its start), gradients
+// reduce-scattered; no backward gathers. SHARD_GRAD_OP gathers in forward only. HYBRID_SHARD on two
+// nodes of 4: gathers and reduce-scatters inside the node, each unit's shard (a quarter) all-reduced
+// across the nodes after its reduce-scatter; on one node, FULL_SHARD's exchanges.
+TEST(Sharding, EachModesExchanges) {
+  const auto count = [](const std::vector<Bucket>& x, Collective c, bool forward) {
+    return std::count_if(x.begin(), x.end(), [&](const Bucket& b) { return b.collective == c && b.in_forward == forward; });
+  };
+  const std::vector<Bucket> z2 = sharded_exchanges(four_layers(), sharded(Sharding::Zero2), 8, 8);
+  EXPECT_EQ(count(z2, Collective::Allgather, true), 4);
+  EXPECT_EQ(count(z2, Collective::Allgather, false), 0);
+  EXPECT_EQ(count(z2, Collective::ReduceScatter, false), 4);
+  for (int f = 0; f < 4; ++f) EXPECT_DOUBLE_EQ(z2[std::size_t(f)].needed_at(), 0);
+  const std::vector<Bucket> op = sharded_exchanges(four_layers(), sharded(Sharding::FsdpGradOp), 8, 8);
+  EXPECT_EQ(count(op, Collective::Allgather, true), 4);
+  EXPECT_EQ(count(op, Collective::Allgather, false), 0);
+  EXPECT_DOUBLE_EQ(op[3].needed_at(), 0.003);
+  const std::vector<Bucket> hy = sharded_exchanges(four_layers(), sharded(Sharding::FsdpHybrid), 8, 4);
+  EXPECT_EQ(hy.size(), 16u);
+  EXPECT_EQ(count(hy, Collective::Allreduce, false), 4);
+  for (const Bucket& b : hy) {
+    EXPECT_EQ(b.group, b.collective == Collective::Allreduce ? RankGroup::AcrossNodes : RankGroup::Node);
+    if (b.collective == Collective::Allreduce) EXPECT_DOUBLE_EQ(b.bytes, 100);
+  }
+  EXPECT_EQ(sharded_exchanges(four_layers(), sharded(Sharding::FsdpHybrid), 4, 4).size(), 12u);
+}
+
+// Mixed precision moves FP16 parameters and FP32 gradients; the optimizer updates one shard.
+TEST(Sharding, WorkingPrecisionAndTheShardsUpdate) {
+  Execution e = sharded(Sharding::FsdpFull);
+  e.precision = Precision::Mixed;
+  const std::vector<Bucket> x = sharded_exchanges(four_layers(), e, 8, 8);
+  EXPECT_DOUBLE_EQ(x[0].bytes, 200);
+  EXPECT_DOUBLE_EQ(x[6].bytes, 400);  // reduce 3
+  const StepSchedule s = build_schedule(four_layers(), e, 0, 8, LibraryCosts{}, FrameworkCosts{}, 8);
+  EXPECT_DOUBLE_EQ(s.optimizer_s, 0.001);
+  EXPECT_DOUBLE_EQ(build_schedule(four_layers(), sharded(Sharding::FsdpHybrid), 0, 8, LibraryCosts{}, FrameworkCosts{}, 4)
+                       .optimizer_s,
+                   0.002);
+}
+
+// Scenario level: on one node HYBRID_SHARD is FULL_SHARD; more sharding never needs more memory;
+// each mode's prediction is finite and names its mode.
+TEST(Sharding, ScenarioProperties) {
+  const std::vector<std::string> base = {"--model.name=gpt2", "--model.precision=mixed", "--training.optimizer=adam",
+                                         "--cluster.platform=dgx-a100", "--cluster.nodes=1",
+                                         "--training.batch_per_gpu=4"};
+  const auto with = [&](const std::string& mode) {
+    std::vector<std::string> o = base;
+    o.push_back("--training.sharding=" + mode);
+    return testutil::predict_default(o);
+  };
+  const Prediction full = with("fsdp_full"), hybrid = with("fsdp_hybrid");
+  EXPECT_DOUBLE_EQ(full.step_time_s, hybrid.step_time_s);
+  EXPECT_DOUBLE_EQ(full.memory_per_gpu_bytes, hybrid.memory_per_gpu_bytes);
+  EXPECT_EQ(full.sharding, "fsdp_full");
+  const double none = with("none").memory_per_gpu_bytes, z1 = with("zero1").memory_per_gpu_bytes,
+               z2 = with("zero2").memory_per_gpu_bytes, z3 = with("zero3").memory_per_gpu_bytes;
+  EXPECT_GT(none, z1);
+  EXPECT_GT(z1, z2);
+  EXPECT_GT(z2, z3);
+}
+
+TEST(Sharding, RefusedWhereNotModelled) {
+  EXPECT_THROW(testutil::scenario_default({"--training.sharding=zero3", "--simulation.backend=simgrid"}), InputError);
+  EXPECT_THROW(testutil::scenario_default({"--training.sharding=zero3", "--comm.algorithm=ps"}), InputError);
+  EXPECT_THROW(testutil::scenario_default({"--training.sharding=zero3", "--model.sync_bn=true"}), InputError);
+  EXPECT_THROW(testutil::scenario_default({"--training.sharding=zero3", "--training.sync_period=2"}), InputError);
+  EXPECT_THROW(testutil::scenario_default({"--training.sharding=zero4"}), InputError);
+}
