@@ -272,3 +272,55 @@ TEST(Advise, AnswerIntervalIsWhereEachPercentileReachesTheTarget) {
   EXPECT_EQ(j["answer_interval"]["optimistic"], a.interval->optimistic);
   EXPECT_EQ(j["answer_interval"]["pessimistic"], a.interval->pessimistic);
 }
+
+// The largest batch that fits (`--target fits`): memory grows linearly with the batch (activations
+// per sample), so from the needs at batch 1 and 2 the largest fitting batch is
+// floor((capacity - fixed) / per_sample); GPT-2 medium under FULL_SHARD on 16 A100s of 40 GB.
+TEST(Advise, LargestBatchThatFitsIsTheLinearBound) {
+  const std::vector<std::string> keys = {"--model.name=gpt2_medium", "--model.precision=mixed",
+                                         "--training.optimizer=adam", "--cluster.platform=dgx-a100",
+                                         "--cluster.nodes=2", "--training.sharding=fsdp_full"};
+  const auto at = [&](int b) {
+    std::vector<std::string> k = keys;
+    k.push_back("--training.batch_per_gpu=" + std::to_string(b));
+    return predict_of("", k);
+  };
+  const Prediction one = at(1), two = at(2);
+  const double per_sample = two.memory_per_gpu_bytes - one.memory_per_gpu_bytes;
+  const double fixed = one.memory_per_gpu_bytes - per_sample;
+  const int largest = int(std::floor((one.device_memory_bytes - fixed) / per_sample));
+  ASSERT_GT(largest, 1);
+  std::vector<std::string> k = keys;
+  k.push_back("--training.batch_per_gpu=1");
+  const Evaluator ev(settings_of("", k), ".");
+  AdviseRequest req;
+  req.key = "training.batch_per_gpu";
+  req.target = parse_target("fits");
+  const Advice a = advise(ev, req);
+  ASSERT_TRUE(a.reachable) << a.conclusion;
+  EXPECT_EQ(a.answer, std::to_string(largest));
+  EXPECT_TRUE(at(largest).fits_in_memory);
+  EXPECT_FALSE(at(largest + 1).fits_in_memory);
+}
+
+// Ranking values: one whose step does not fit is no answer (listed after those that fit); where
+// none fits, the answer is the value needing the least memory, and the advice says none fits.
+TEST(Advise, ValuesThatDoNotFitAreNoAnswer) {
+  const std::vector<std::string> keys = {"--model.name=gpt2_medium", "--model.precision=mixed",
+                                         "--training.optimizer=adam", "--cluster.platform=dgx-a100",
+                                         "--cluster.nodes=2", "--training.batch_per_gpu=8", "--compute.memory_gib=12"};
+  AdviseRequest req;
+  req.key = "training.sharding";
+  req.values = {"none", "zero2", "fsdp_full"};
+  const Advice a = advise(Evaluator(settings_of("", keys), "."), req);
+  EXPECT_EQ(a.ranked.back().value, "none");
+  ASSERT_TRUE(a.ranked.back().outcome.prediction);
+  EXPECT_FALSE(a.ranked.back().outcome.prediction->fits_in_memory);
+  EXPECT_NE(a.answer, "none");
+  std::vector<std::string> tiny = keys;
+  tiny.back() = "--compute.memory_gib=1";
+  const Advice none = advise(Evaluator(settings_of("", tiny), "."), req);
+  EXPECT_FALSE(none.reachable);
+  EXPECT_EQ(none.answer, "fsdp_full");
+  EXPECT_NE(none.conclusion.find("fits"), std::string::npos) << none.conclusion;
+}

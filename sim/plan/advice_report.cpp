@@ -15,6 +15,11 @@ namespace {
 // The figures shown for each candidate: the usual three, the target's metric and the objective.
 std::vector<std::string> shown_metrics(const Advice& a) {
   std::vector<std::string> m{"epoch_time_s", "efficiency", "comm_overhead", "gpu_hours"};
+  // Where a listed value does not fit, how much memory each needs.
+  const auto short_of_memory = [](const Candidate& c) {
+    return c.outcome.prediction && !c.outcome.prediction->fits_in_memory;
+  };
+  if (std::any_of(a.ranked.begin(), a.ranked.end(), short_of_memory)) m.push_back("memory_per_gpu_bytes");
   for (const std::string& extra : {a.target ? a.target->metric.name : std::string(), a.objective.name})
     if (!extra.empty() && std::find(m.begin(), m.end(), extra) == m.end()) m.push_back(extra);
   return m;

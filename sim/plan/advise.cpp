@@ -28,6 +28,7 @@ Metric objective_metric(Objective o) {
 }
 
 Target parse_target(const std::string& text) {
+  if (to_lower(trim(text)) == "fits") return {find_metric(kHeadroomMetric, "--target"), 0};
   const auto eq = text.find('=');
   if (eq == std::string::npos)
     throw InputError("--target = '" + clip(text) + "': expected METRIC=VALUE, e.g. efficiency=0.8");
@@ -354,7 +355,24 @@ void rank(const Evaluator& ev, const AdviseRequest& req, Advice& a) {
     a.notes.push_back(fmt::format("{} of {} values could not be predicted (listed last, with the reason)",
                                   a.ranked.size() - predicted, a.ranked.size()));
   sort_by_objective(a.ranked, a.objective);
-  choose_ranked(predicted, a);
+  // A value whose step does not fit in the device's memory is no answer: listed after those that fit.
+  const auto fits = [](const Candidate& c) { return c.outcome.prediction && c.outcome.prediction->fits_in_memory; };
+  const auto split = std::stable_partition(a.ranked.begin(), a.ranked.begin() + std::ptrdiff_t(predicted), fits);
+  const std::size_t fitting = std::size_t(split - a.ranked.begin());
+  if (fitting < predicted)
+    a.notes.push_back(fmt::format("{} of {} values need more memory than the device has (listed after those that "
+                                  "fit; memory_headroom_bytes < 0){}",
+                                  predicted - fitting, a.ranked.size(), fitting ? "" : ": none fits"));
+  if (fitting > 0) return choose_ranked(fitting, a);
+  const auto least = std::min_element(a.ranked.begin(), a.ranked.begin() + std::ptrdiff_t(predicted), [](const Candidate& x, const Candidate& y) {
+    return x.outcome.prediction->memory_per_gpu_bytes < y.outcome.prediction->memory_per_gpu_bytes;
+  });
+  const Prediction& p = *least->outcome.prediction;
+  a.reachable = false;
+  a.answer = least->value;
+  a.conclusion = fmt::format("no listed {} fits in the device's {:.1f} GiB; the least memory is {} = {} ({:.1f} GiB "
+                             "a GPU)", a.key.name, p.device_memory_bytes / kGiB, a.key.name, a.answer,
+                             p.memory_per_gpu_bytes / kGiB);
 }
 
 void nodes_optimum_note(const Evaluator& ev, const AdviseRequest& req, Advice& a) {

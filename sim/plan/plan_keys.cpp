@@ -69,12 +69,13 @@ bool higher_is_better(const std::string& name) {
 Metric find_metric(const std::string& name, const std::string& origin) {
   const std::string n = to_lower(name);
   if (n == "gpu_hours") return {n, false};
+  if (n == kHeadroomMetric) return {n, true};
   // Any numeric field of a prediction's record (its fields do not depend on the values), the 80 %
   // interval's ends included.
   Prediction sample;
   sample.uncertainty = Uncertainty{};
   const auto rec = prediction_record(sample);
-  std::vector<std::string> numeric{"gpu_hours"};
+  std::vector<std::string> numeric{"gpu_hours", kHeadroomMetric};
   for (const auto& [k, v] : rec.items())
     if (v.is_number()) numeric.push_back(k);
   for (const auto& k : numeric)
@@ -85,6 +86,7 @@ Metric find_metric(const std::string& name, const std::string& origin) {
 
 double metric_value(const Prediction& p, const std::string& name) {
   if (name == "gpu_hours") return gpu_hours(p);
+  if (name == kHeadroomMetric) return p.device_memory_bytes - p.memory_per_gpu_bytes;
   return prediction_record(p).at(name).get<double>();
 }
 

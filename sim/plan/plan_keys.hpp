@@ -43,7 +43,10 @@ struct Metric {
   std::string name;
   bool higher_is_better = false;
 };
-// A numeric result field or gpu_hours; throws InputError naming `origin` otherwise.
+// The device's memory left at the step's peak (device_memory_bytes - memory_per_gpu_bytes): at least
+// 0 where the step fits (advise's `--target fits`).
+inline constexpr const char* kHeadroomMetric = "memory_headroom_bytes";
+// A numeric result field, gpu_hours or memory_headroom_bytes; throws InputError naming `origin` otherwise.
 Metric find_metric(const std::string& name, const std::string& origin);
 // The metric's value in a prediction (an interval's end, `efficiency_p10`, needs the prediction's
 // interval: is_interval_metric).
