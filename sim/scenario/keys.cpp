@@ -165,7 +165,8 @@ std::vector<KeySpec> declare_keys() {
                   "fsdp_full (+ parameters: all-gathered unit by unit before the forward and the backward pass), "
                   "fsdp_grad_op (parameters gathered for the forward pass and kept through the backward), "
                   "fsdp_hybrid (fsdp_full inside a node, replicas across nodes all-reduce their shards); a unit "
-                  "is comm.bucket_mb of parameters (FSDP's size-based wrap policy); analytic backend")),
+                  "is comm.bucket_mb of parameters (FSDP's size-based wrap policy); fsdp_hybrid with the analytic backend "
+                  "only")),
       vary(integer("training.samples", "1281167", 1, 1000000000000LL, "training samples per epoch"), 1000, 1e9,
            kLog),
       vary(integer("training.epochs", "1", 1, 1000000, "epochs"), 1, 1000, kLog),

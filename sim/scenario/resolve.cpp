@@ -575,9 +575,9 @@ Scenario resolve_scenario(const Settings& given, const std::string& base_dir) {
   for (const NodeGroup& g : sc.system.groups) device_p2p = device_p2p && g.device.pcie_peer_to_peer;
   sc.system.cluster.peer_to_peer = p2p < 0 ? device_p2p : p2p == 1;
   sc.execution = resolve_execution(r, sc.system.nodes);
-  if (sc.backend == BackendKind::SimGrid && sc.execution.sharding != Sharding::None)
-    r.fail("training.sharding", "none with simulation.backend = simgrid (sharded modes are modelled by the analytic "
-                                "backend only)");
+  if (sc.backend == BackendKind::SimGrid && sc.execution.sharding == Sharding::FsdpHybrid)
+    r.fail("training.sharding", "another mode with simulation.backend = simgrid (fsdp_hybrid's exchanges inside "
+                                "each node and across the nodes' replicas are modelled by the analytic backend only)");
   if (sc.execution.drop_last && sc.execution.samples < (long long)sc.execution.batch_per_gpu * sc.system.ranks())
     r.fail("training.drop_last", "false, or training.samples of at least one global batch (" +
                                      std::to_string((long long)sc.execution.batch_per_gpu * sc.system.ranks()) +

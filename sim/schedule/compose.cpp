@@ -8,12 +8,24 @@ namespace ddlsim {
 inline namespace schedule_layer {
 
 Seconds bucket_ready_s(const StepSchedule& s, std::size_t i) {
-  const Bucket& b = s.buckets[i];
-  const Seconds at = b.in_forward ? b.ready_s : s.forward_s + (s.overlap || b.blocking ? b.ready_s : s.backward_s);
-  return exchange_start_s(s, i, at);
+  return exchange_start_s(s, i, pass_position(s, s.buckets[i], s.buckets[i].ready_s));
 }
 
 namespace {
+
+// The passes' waits for blocking exchanges so far, each where the pass needs its exchange (in the
+// undisturbed pass's time, forward then backward).
+struct Waits {
+  std::vector<std::pair<Seconds, Seconds>> at;  // (position, how long)
+  Seconds forward_s = 0, backward_s = 0;
+  // How much the pass has waited by the time it reaches `position`.
+  Seconds before(Seconds position) const {
+    Seconds sum = 0;
+    for (const auto& [p, w] : at)
+      if (p <= position) sum += w;
+    return sum;
+  }
+};
 
 // The exchanges on the one communication stream, in launch order: exchange i starts when every
 // kind of rank has it ready and the previous one has ended; it takes the longest kind's own cost
@@ -24,17 +36,18 @@ struct Exchanges {
   std::vector<Phase> phases;
   std::vector<Interval> overlapping;  // the buckets' exchanges (those the backward pass runs beside)
   Seconds comm_s = 0;
-  std::vector<Seconds> forward_wait_s, backward_wait_s;  // per kind: its passes held up
+  std::vector<Waits> waits;  // per kind: its passes held up
 };
 
 Exchanges place_exchanges(const std::vector<StepSchedule>& kinds, const std::vector<Seconds>& exchange_s,
                           const std::string& label, bool sync) {
   Exchanges x;
-  x.forward_wait_s.assign(kinds.size(), 0);
-  x.backward_wait_s.assign(kinds.size(), 0);
+  x.waits.assign(kinds.size(), Waits{});
   const StepSchedule& s0 = kinds.front();
+  // An exchange is reached after the waits the pass has met before its position.
   const auto ready_of = [&](std::size_t k, std::size_t i) {
-    return bucket_ready_s(kinds[k], i) + x.forward_wait_s[k] + x.backward_wait_s[k];
+    const Bucket& b = kinds[k].buckets[i];
+    return bucket_ready_s(kinds[k], i) + x.waits[k].before(pass_position(kinds[k], b, b.ready_s));
   };
   Seconds stream_free = 0;
   int buckets_before = 0;
@@ -58,9 +71,11 @@ Exchanges place_exchanges(const std::vector<StepSchedule>& kinds, const std::vec
     }
     // The pass waits where it needs the exchange (a prefetched gather: later than it was issued).
     for (std::size_t k = 0; k < kinds.size(); ++k) {
-      const Seconds needed = std::max(ready_of(k, i), (b.in_forward ? 0 : kinds[k].forward_s) + b.needed_at() +
-                                                          x.forward_wait_s[k] + x.backward_wait_s[k]);
-      (b.in_forward ? x.forward_wait_s : x.backward_wait_s)[k] += std::max(0.0, stream_free - needed);
+      Waits& w = x.waits[k];
+      const Seconds position = pass_position(kinds[k], b, b.needed_at());
+      const Seconds wait = std::max(0.0, stream_free - std::max(ready_of(k, i), position + w.before(position)));
+      w.at.push_back({position, wait});
+      (b.in_forward ? w.forward_s : w.backward_s) += wait;
     }
   }
   return x;
@@ -69,8 +84,9 @@ Exchanges place_exchanges(const std::vector<StepSchedule>& kinds, const std::vec
 // The step of kind `kind`'s rank around the exchanges `x` (for a local step, only the blocking ones).
 StepTiming rank_step(const StepSchedule& s, bool sync, const Exchanges& x, std::size_t kind) {
   StepTiming t;
-  const Seconds waits = x.forward_wait_s[kind] + x.backward_wait_s[kind];
-  const Seconds fwd_end = s.forward_s + x.forward_wait_s[kind], bwd_end = fwd_end + s.backward_s + x.backward_wait_s[kind];
+  const Waits& w = x.waits[kind];
+  const Seconds waits = w.forward_s + w.backward_s;
+  const Seconds fwd_end = s.forward_s + w.forward_s, bwd_end = fwd_end + s.backward_s + w.backward_s;
   Seconds stream_free = 0;
   for (const Phase& p : x.phases) stream_free = p.end_s;
   t.comm_s = x.comm_s;

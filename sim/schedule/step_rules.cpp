@@ -5,6 +5,10 @@
 namespace ddlsim {
 inline namespace schedule_layer {
 
+Seconds pass_position(const StepSchedule& s, const Bucket& b, Seconds t) {
+  return b.in_forward ? t : s.forward_s + (s.overlap || b.blocking ? t : s.backward_s);
+}
+
 Seconds exchange_start_s(const StepSchedule& s, std::size_t i, Seconds ready_at) {
   return ready_at + s.start_delay_s(i);
 }

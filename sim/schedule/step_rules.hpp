@@ -14,6 +14,11 @@ inline namespace schedule_layer {
 
 using Interval = std::pair<Seconds, Seconds>;  // [start, end]; end may be infinite while it runs
 
+// Where in the passes (forward then backward, undisturbed) bucket `b`'s time `t` (its ready_s or
+// needed_at()) falls: a forward one's own, a backward one after the forward pass, a bucket without
+// overlap at the backward pass's end.
+Seconds pass_position(const StepSchedule& s, const Bucket& b, Seconds t);
+
 // When exchange i, ready at `ready_at`, may start: a bucket after half a coordination cycle and the
 // framework's negotiation, a synchronised layer's at once (StepSchedule::start_delay_s).
 Seconds exchange_start_s(const StepSchedule& s, std::size_t i, Seconds ready_at);

@@ -1,6 +1,7 @@
 #include "simgrid/full_fidelity.hpp"
 
 #include <algorithm>
+#include <deque>
 #include <limits>
 
 #include "cost/eager_rounds.hpp"
@@ -41,8 +42,10 @@ void compute_actor(const StepSchedule& s, FullState& st, int me) {
     r.compute += end - start;
     if (kind >= 0 && name) st.phases[kind].push_back({name, Lane::Compute, start, end});
   };
-  // The passes run up to each exchange they reach (in launch order), release it, and wait for a
-  // blocking one's end. `done`: compute done, forward and backward together.
+  // The passes run up to each exchange they reach (in launch order) and release it; a blocking one
+  // is awaited where the pass needs it (where it was released, or later for a prefetched gather),
+  // before any exchange the pass reaches after that point. `done`: compute done, forward and
+  // backward together; positions are in that frame.
   Seconds done = 0, backward_start = -1;
   const auto enter_backward = [&] {
     if (backward_start >= 0) return;
@@ -51,19 +54,37 @@ void compute_actor(const StepSchedule& s, FullState& st, int me) {
     backward_start = sg4::Engine::get_clock();
     if (kind >= 0) st.phases[kind].push_back({"forward", Lane::Compute, 0, backward_start});
   };
+  const auto position = [&](const Bucket& b, Seconds at) {
+    return b.in_forward ? at : std::min(pass_position(s, b, at), s.forward_s + s.backward_s);
+  };
+  struct Wait {
+    Seconds at;
+    bool backward;
+  };
+  std::deque<Wait> waits;  // blocking exchanges released, in launch order (their positions grow)
+  const auto run_to = [&](Seconds at, bool backward) {
+    if (backward) enter_backward();
+    run(at - done, nullptr);
+    done = std::max(done, at);
+  };
+  const auto wait_through = [&](Seconds at) {
+    while (!waits.empty() && waits.front().at <= at) {
+      run_to(waits.front().at, waits.front().backward);
+      const Seconds from = sg4::Engine::get_clock();
+      r.blocking_done->acquire();
+      r.waited += sg4::Engine::get_clock() - from;
+      waits.pop_front();
+    }
+  };
   for (const Bucket& b : s.buckets) {
-    if (!b.in_forward) enter_backward();
-    const Seconds target = b.in_forward ? b.ready_s
-                                        : s.forward_s + (s.overlap || b.blocking ? std::min(b.ready_s, s.backward_s)
-                                                                                 : s.backward_s);
-    run(target - done, nullptr);
-    done = std::max(done, target);
+    const Seconds target = position(b, b.ready_s);
+    wait_through(target);
+    run_to(target, !b.in_forward);
     r.ready_at.push_back(sg4::Engine::get_clock());
     r.ready->release();
-    if (!b.blocking) continue;
-    r.blocking_done->acquire();
-    r.waited += sg4::Engine::get_clock() - r.ready_at.back();
+    if (b.blocking) waits.push_back({position(b, b.needed_at()), !b.in_forward});
   }
+  wait_through(std::numeric_limits<Seconds>::infinity());
   enter_backward();
   run(s.forward_s + s.backward_s - done, nullptr);
   r.interference = interference_s(s, r.exchanges, backward_start, sg4::Engine::get_clock());
