@@ -279,3 +279,37 @@ TEST(Sharding, SimGridEqualsTheAnalyticBackend) {
   EXPECT_THROW(testutil::scenario_default({"--training.sharding=fsdp_hybrid", "--simulation.backend=simgrid"}),
                InputError);
 }
+
+// comm.prefetch: without forward prefetch a forward gather is issued where its unit starts; without
+// any, a backward gather is issued where its unit's backward starts, after the reduce-scatter of the
+// unit before it (four layers, one unit each: backward starts 0, 2, 4, 6 ms).
+TEST(Sharding, PrefetchOffIssuesEachGatherWhereItsUnitStarts) {
+  Execution e = sharded(Sharding::FsdpFull);
+  e.prefetch_forward = false;
+  const std::vector<Bucket> fwd_off = sharded_exchanges(four_layers(), e, 8, 8);
+  for (int f = 0; f < 4; ++f) EXPECT_DOUBLE_EQ(fwd_off[std::size_t(f)].ready_s, fwd_off[std::size_t(f)].needed_at());
+  EXPECT_DOUBLE_EQ(fwd_off[5].ready_s, 0);  // backward prefetch kept
+  e.prefetch_backward = false;
+  const std::vector<Bucket> x = sharded_exchanges(four_layers(), e, 8, 8);
+  ASSERT_EQ(x.size(), 12u);
+  // gather 3, reduce 3, gather 2, reduce 2, gather 1, reduce 1, gather 0, reduce 0
+  const double ready[] = {0, 0.002, 0.002, 0.004, 0.004, 0.006, 0.006, 0.008};
+  for (int i = 0; i < 8; ++i) {
+    const Bucket& b = x[std::size_t(4 + i)];
+    EXPECT_EQ(b.parameters, i % 2 == 0) << i;
+    EXPECT_EQ(b.first_layer, 3 - i / 2) << i;
+    EXPECT_DOUBLE_EQ(b.ready_s, ready[i]) << i;
+    if (b.parameters) EXPECT_DOUBLE_EQ(b.needed_at(), b.ready_s) << i;
+  }
+  // Less prefetch is never faster.
+  const std::vector<std::string> base = {"--model.name=small_cnn", "--cluster.platform=poti", "--cluster.nodes=3",
+                                         "--comm.bucket_mb=0.05", "--training.sharding=fsdp_full"};
+  double last = 0;
+  for (const char* p : {"forward+backward", "backward", "none"}) {
+    std::vector<std::string> o = base;
+    o.push_back(std::string("--comm.prefetch=") + p);
+    const double step = testutil::predict_default(o).step_time_s;
+    EXPECT_GE(step, last) << p;
+    last = step;
+  }
+}

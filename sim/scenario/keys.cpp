@@ -296,6 +296,11 @@ std::vector<KeySpec> declare_keys() {
       text("comm.nccl_protocol", "auto", "auto (NCCL's tuning model picks LL, LL128 or Simple per call, by size, "
                                          "as NCCL does with NCCL_PROTO unset), simple, ll or ll128 (NVLink only): "
                                          "NCCL_PROTO; comm.round_latency = network runs Simple"),
+      vary(choice("comm.prefetch", "forward+backward", {"forward+backward", "backward", "none"},
+                  "sharded modes (training.sharding): which passes issue a unit's parameter all-gather while the "
+                  "unit before it computes: forward+backward (FSDP's BACKWARD_PRE with a host that runs ahead "
+                  "of the GPU, or forward_prefetch; DeepSpeed ZeRO-3's prefetch), backward (forward gathers "
+                  "issued where their unit starts), none (every gather where its unit starts)")),
       choice("comm.ring_steps", "pipelined", {"pipelined", "lockstep"},
              "pipelined (NCCL's rings across nodes, its double binary tree and its ring broadcast and reduce keep "
              "their steps in flight: a step waits only for its predecessor's data, 8 slots a connection; the "

@@ -217,6 +217,9 @@ Execution resolve_execution(const Reader& r, int nodes) {
                                   {{"none", Sharding::None}, {"zero1", Sharding::Zero1}, {"zero2", Sharding::Zero2},
                                    {"zero3", Sharding::Zero3}, {"fsdp_full", Sharding::FsdpFull},
                                    {"fsdp_grad_op", Sharding::FsdpGradOp}, {"fsdp_hybrid", Sharding::FsdpHybrid}});
+  const int prefetch = r.choice<int>("comm.prefetch", {{"forward+backward", 2}, {"backward", 1}, {"none", 0}});
+  e.prefetch_forward = prefetch == 2;
+  e.prefetch_backward = prefetch >= 1;
   if (e.sharding != Sharding::None) {
     if (e.algorithm == Algorithm::ParameterServer)
       r.fail("training.sharding", "a collective library's algorithm (sharded state is reduce-scattered and "

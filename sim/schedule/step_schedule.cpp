@@ -112,8 +112,9 @@ std::vector<Bucket> sharded_exchanges(const ComputeProfile& prof, const Executio
       out.push_back(gather(u, true, 0, 0));  // zero1/zero2: after the last step, before this forward
       continue;
     }
-    const Seconds ready = f == 0 ? 0 : fwd_start[std::size_t(units[n - f].first_layer)];
-    out.push_back(gather(u, true, ready, fwd_start[std::size_t(u.first_layer)]));
+    const Seconds needed = fwd_start[std::size_t(u.first_layer)];
+    const Seconds ready = f == 0 ? 0 : exec.prefetch_forward ? fwd_start[std::size_t(units[n - f].first_layer)] : needed;
+    out.push_back(gather(u, true, ready, needed));
   }
   // Backward, units from the last layer on.
   const auto reduce = [&](const Bucket& u) {
@@ -131,11 +132,17 @@ std::vector<Bucket> sharded_exchanges(const ComputeProfile& prof, const Executio
   for (std::size_t k = 0; k < n; ++k) {
     if (gathers_in_backward(mode)) {
       if (k == 0) out.push_back(gather(units[0], false, 0, 0));
-      if (k + 1 < n)
+      if (k + 1 < n && exec.prefetch_backward)
         out.push_back(gather(units[k + 1], false, bwd_start[std::size_t(units[k].last_layer)],
                              bwd_start[std::size_t(units[k + 1].last_layer)]));
     }
     reduce(units[k]);
+    // Without prefetch unit k+1's gather is issued where its backward starts: after unit k's
+    // reduce-scatter, which its backward's end issued.
+    if (gathers_in_backward(mode) && k + 1 < n && !exec.prefetch_backward) {
+      const Seconds at = bwd_start[std::size_t(units[k + 1].last_layer)];
+      out.push_back(gather(units[k + 1], false, at, at));
+    }
   }
   return out;
 }

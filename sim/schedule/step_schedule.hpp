@@ -99,9 +99,11 @@ std::vector<Bucket> sync_norm_exchanges(const ComputeProfile& prof, int ranks);
 // A sharded mode's exchanges (exec.sharding; units as make_buckets groups gradients), in launch order:
 //  * parameters sharded (zero3, fsdp_*): each unit's parameters all-gathered before its forward,
 //    issued when the unit before it starts (one prefetched, FSDP's forward_prefetch and
-//    limit_all_gathers), its pass waiting where the unit starts;
+//    limit_all_gathers; exec.prefetch_forward false: where the unit starts), its pass waiting
+//    where the unit starts;
 //  * gathered again in backward (zero3, fsdp_full, fsdp_hybrid): unit k's all-gather issued when
-//    unit k-1's backward starts (BACKWARD_PRE), awaited where unit k's starts;
+//    unit k-1's backward starts (BACKWARD_PRE; exec.prefetch_backward false: where unit k's starts,
+//    after unit k-1's reduce-scatter), awaited where unit k's starts;
 //  * gradients: each unit's reduce-scattered when its backward ends (zero1 and zero2: DeepSpeed's
 //    reduce-scatter of the partitions); fsdp_hybrid reduce-scatters inside the node, then its
 //    replicas all-reduce the shard (bytes / g) across nodes;

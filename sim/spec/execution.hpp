@@ -81,6 +81,8 @@ struct Execution {
   GradientDtype gradient_dtype = GradientDtype::FP32;
   bool sync_batchnorm = false;     // batch norms synchronised across the ranks (model.sync_bn)
   Sharding sharding = Sharding::None;  // training.sharding
+  bool prefetch_forward = true;        // comm.prefetch: a unit's gather issued while the one before
+  bool prefetch_backward = true;       // it computes, in each pass
   FrameworkSpec fw;                // the framework's own costs (spec/framework.hpp)
 
   double gradient_elem_bytes() const { return gradient_dtype == GradientDtype::FP16 ? 2 : 4; }
