@@ -276,3 +276,42 @@ TEST(DdpKit, AugmentCostTimesThePoliciesBesideTheStandardTransform) {
     EXPECT_NE(r.out.find(policy), std::string::npos) << policy << r.out;
   expect_refused(python(kDir + "/augment_cost.py --images /nonexistent-ddlsim-images"), "--images");
 }
+
+// The sharded runner (calibration/torch/sharded_runner.py, ZeRO-3 written out on gloo): two ranks
+// with the same batch train exactly the parameters one rank trains (the reduce-scattered gradient
+// is the average of equal gradients), its CSV says training.sharding = zero3, and what it cannot
+// run is refused with code 2.
+TEST(DdpKit, ShardedRunnerTrainsWhatOneRankTrains) {
+  if (!have_torch()) GTEST_SKIP() << "skipped: no torch for " << kPython << " (Debian: python3-torch)";
+  const std::string script = "import sys; sys.path.insert(0, \"" + kDir + "\"); import ddlsim_dist as dd, ddp_runner "
+      "as dr, sharded_runner as sr, torch; o = dr.options([\"--model\", \"small_cnn\", \"--batch\", \"4\", "
+      "\"--bucket-mb\", \"0.5\", \"--csv\", \"-\"]); o.prefetch = \"forward+backward\"; l = dd.Layout(None, None); "
+      "dist = dd.init(\"gloo\", l); t = sr.ShardedTrainer(o, l, torch, dist); [t.iteration() for _ in range(3)]; "
+      "s = torch.cat([u.shard.data for u in t.units]); g = [torch.empty_like(s) for _ in range(l.world)]; "
+      "dist.all_gather(g, s); print(len(t.units), \"%.9f\" % float(torch.cat(g).double().sum()), flush=True); "
+      "dd.finish(dist)";
+  testutil::TempFile py("check.py", script);
+  const int port = 20000 + ::getpid() % 20000;
+  const auto run = [&](int world, int p) {
+    std::string cmd = "cd " + py.dir() + "; ";
+    for (int r = 0; r < world; ++r)
+      cmd += "RANK=" + std::to_string(r) + " WORLD_SIZE=" + std::to_string(world) + " LOCAL_RANK=" + std::to_string(r) +
+             " LOCAL_WORLD_SIZE=" + std::to_string(world) + " MASTER_ADDR=127.0.0.1 MASTER_PORT=" + std::to_string(p) +
+             " timeout 120 " + kPython + " " + py.path() + (r ? " >/dev/null 2>&1 & " : " 2>&1 & ");
+    return testutil::run_shell(cmd + "wait");
+  };
+  const auto one = run(1, port), two = run(2, port + 1);
+  ASSERT_FALSE(one.out.empty()) << one.out;
+  EXPECT_EQ(one.out, two.out);  // units and the trained parameters' sum, to 9 decimals
+  EXPECT_NE(one.out.find(' '), std::string::npos) << one.out;
+  testutil::TempFile csv("s.csv");
+  const auto r = python(kDir + "/sharded_runner.py --model small_cnn --batch 4 --warmup 1 --steps 2 --csv " + csv.path() +
+                        " --master-port " + std::to_string(port + 2));
+  ASSERT_EQ(r.code, 0) << r.out;
+  const std::string text = testutil::slurp(csv.path());
+  EXPECT_EQ(column(text, "training.sharding"), "zero3") << text;
+  EXPECT_EQ(column(text, "params"), "1250858");
+  EXPECT_EQ(text.substr(text.size() - std::string(",forward+backward\n").size()), ",forward+backward\n");
+  expect_refused(python(kDir + "/sharded_runner.py --model small_cnn --precision mixed --csv -"), "fp32");
+  expect_refused(python(kDir + "/sharded_runner.py --model small_cnn --prefetch sometimes --csv -"), "--prefetch");
+}
