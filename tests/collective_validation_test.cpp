@@ -40,12 +40,15 @@ TEST(CollectiveValidation, FiguresHoldWhereTheyStand) {
   EXPECT_LE(mape(dev["a_priori"], "1-64 MiB", "a_priori"), 0.21);
   EXPECT_LE(mape(dev["a_priori"], ">= 64 MiB", "a_priori"), 0.14);
   // Scale-out on the two systems with several node counts: fitted on 2 nodes, scored on 4 and 8,
-  // better than the baseline "as measured at 2 nodes" in every band; within 10 % below 64 MiB
-  // (above it the fit on two nodes, whose large sizes NVLink bounds, sets the rails too slow).
+  // better than the baseline "as measured at 2 nodes" in every band. The rails' bandwidth is kept
+  // (it does not bound the 2-node logs' largest messages: NVLS tree there), so above 64 MiB the
+  // 4- and 8-node logs that reach less than NCCL's own model stay too fast, and 1-64 MiB keeps the
+  // model's mid-size deficit: within 10 % below 1 MiB, the 10 % not met above it.
   EXPECT_EQ(dev["scale_out"][3]["fitted"]["n"].get<int>(), 60);
-  EXPECT_LE(mape(dev["scale_out"], "all", "fitted"), 0.16);
+  EXPECT_LE(mape(dev["scale_out"], "all", "fitted"), 0.12);
   EXPECT_LE(mape(dev["scale_out"], "< 1 MiB", "fitted"), 0.10);
-  EXPECT_LE(mape(dev["scale_out"], "1-64 MiB", "fitted"), 0.10);
+  EXPECT_LE(mape(dev["scale_out"], "1-64 MiB", "fitted"), 0.14);
+  EXPECT_LE(mape(dev["scale_out"], ">= 64 MiB", "fitted"), 0.13);
   for (const char* band : {"< 1 MiB", "1-64 MiB", ">= 64 MiB"})
     EXPECT_LT(mape(dev["scale_out"], band, "fitted"), mape(dev["scale_out"], band, "baseline")) << band;
   // The held-out systems are scored apart, a priori (each has one node count).

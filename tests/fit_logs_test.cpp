@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -167,4 +168,35 @@ TEST(FitLogs, FittedSpreadKeysComeTogetherAndInOrder) {
   r = testutil::run_ddlsim("simulate --cluster.nodes=2 --comm.time_p10=1.2 --comm.time_p90=1.1");
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.out.find("at most comm.time_p90"), std::string::npos) << r.out;
+}
+
+// A link's bandwidth is fitted only where it bounds the largest messages of the logs fitted: on two
+// DGX H100 nodes NVLink SHARP's tree bounds an allreduce's large sizes (the rails carry half the
+// bytes), so logs written with slower rails leave cluster.inter_bw_GBps as it was, and say why;
+// on DGX A100 (rings over the rails) the same fit finds the rails' bandwidth (the test above).
+TEST(FitLogs, ABandwidthThatBoundsNothingIsKept) {
+  testutil::TempFile log("2n_8g_all_reduce_perf.log", "");
+  const auto r0 = testutil::run_ddlsim("collective --cluster.platform=dgx-h100 --cluster.nodes=2 -b 1M -e 4G -f 4 "
+                                       "--format json --cluster.inter_bw_GBps=40");
+  ASSERT_EQ(r0.code, 0) << r0.out;
+  std::string t = "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   "
+                  "busbw #wrong\n";
+  for (const auto& row : nlohmann::json::parse(r0.out)) {
+    const std::string us = std::to_string(row["time_s"].get<double>() * 1e6);
+    t += "  " + std::to_string(row["size_bytes"].get<long long>()) + "  1  float  sum  -1  " + us + "  1.0  1.0  0  " + us +
+         "  1.0  1.0  0\n";
+  }
+  std::ofstream(log.path()) << t;
+  testutil::TempFile base("base.ini", "[cluster]\nplatform = dgx-h100\n");
+  const auto r = testutil::run_ddlsim("fit " + log.path() + " --scenario " + base.path() + " --format json");
+  ASSERT_EQ(r.code, 0) << r.out;
+  bool seen = false;
+  const auto j = nlohmann::json::parse(r.out);
+  for (const auto& p : j["effective"])
+    if (p["name"] == "inter_bw") {
+      seen = true;
+      EXPECT_DOUBLE_EQ(p["after"].get<double>(), p["before"].get<double>()) << p;
+      EXPECT_NE(p["note"].get<std::string>().find("not what bounds the largest messages"), std::string::npos) << p;
+    }
+  EXPECT_TRUE(seen) << r.out;
 }

@@ -318,6 +318,7 @@ FittedParameters fit_parameters(const FitTarget& target, const std::vector<Scena
   Values starts;
   for (const auto& p : params) starts.push_back(p.get(bases.front()));
   std::vector<bool> held(params.size(), false);
+  for (std::size_t k = 0; k < params.size(); ++k) held[k] = !params[k].held_because.empty();
   FittedParameters fit = fit_once(pr, starts, held);
   // A value the runs do not determine would carry their noise, or another part's error, into every
   // prediction it then makes: keep it as it was and fit the others again.
@@ -325,6 +326,8 @@ FittedParameters fit_parameters(const FitTarget& target, const std::vector<Scena
     held[std::size_t(k)] = true;
     fit = fit_once(pr, starts, held);
   }
+  for (std::size_t k = 0; k < params.size(); ++k)
+    if (!params[k].held_because.empty()) fit.params[k].note = params[k].held_because;
   return fit;
 }
 

@@ -55,6 +55,7 @@ struct SharedParameter {
   std::function<void(System&, double)> set;
   double lo = 0, hi = HUGE_VAL;                 // allowed range: the key's declared bounds (scenario/keys.cpp);
                                                 // the search spans four decades either side of the start within it
+  std::string held_because;                     // non-empty: kept at its start, this the reason the report gives
 };
 // The parameter behind a `--params` name; throws InputError for an unknown one.
 SharedParameter shared_parameter(const std::string& name, const std::vector<Scenario>& scenarios);
