@@ -75,52 +75,71 @@ std::vector<Bucket> launch_order(const std::vector<Bucket>& sync, const std::vec
 
 }  // namespace
 
-std::vector<Bucket> sharded_exchanges(const ComputeProfile& prof, const Execution& exec, int ranks, int gpus_per_node) {
-  const Sharding mode = exec.sharding;
-  const double grad_bytes = exec.gradient_elem_bytes(), param_bytes = exec.working_param_bytes();
-  const std::vector<Bucket> units = make_buckets(prof, exec.bucket_bytes, 0, grad_bytes);  // from the last layer
-  const bool hybrid = mode == Sharding::FsdpHybrid;
-  const RankGroup shard_group = hybrid ? RankGroup::Node : RankGroup::All;
-  const bool replicas = hybrid && ranks > gpus_per_node;
-  // Where each layer's forward starts, and its backward (from the start of the backward pass).
-  std::vector<Seconds> fwd_start(prof.layers.size() + 1, 0), bwd_start(prof.layers.size(), 0);
-  for (std::size_t i = 0; i < prof.layers.size(); ++i) fwd_start[i + 1] = fwd_start[i] + prof.layers[i].fwd_s;
-  Seconds t = 0;
-  for (std::size_t i = prof.layers.size(); i-- > 0;) {
-    bwd_start[i] = t;
-    t += prof.layers[i].bwd_s;
+namespace {
+
+// What sharded_exchanges needs of a step: its units (from the last layer) and where each layer's
+// forward and backward start.
+struct ShardedStep {
+  const Execution& exec;
+  std::vector<Bucket> units;
+  std::vector<Seconds> fwd_start, bwd_start;  // from the start of the forward / backward pass
+  RankGroup group;                             // the shard's ranks: all, or a node's (fsdp_hybrid)
+  bool replicas;                               // fsdp_hybrid across nodes: shards all-reduced
+  int gpus_per_node;
+
+  ShardedStep(const ComputeProfile& prof, const Execution& e, int ranks, int gpus_per_node)
+      : exec(e),
+        units(make_buckets(prof, e.bucket_bytes, 0, e.gradient_elem_bytes())),
+        fwd_start(prof.layers.size() + 1, 0),
+        bwd_start(prof.layers.size(), 0),
+        group(e.sharding == Sharding::FsdpHybrid ? RankGroup::Node : RankGroup::All),
+        replicas(e.sharding == Sharding::FsdpHybrid && ranks > gpus_per_node),
+        gpus_per_node(gpus_per_node) {
+    for (std::size_t i = 0; i < prof.layers.size(); ++i) fwd_start[i + 1] = fwd_start[i] + prof.layers[i].fwd_s;
+    Seconds t = 0;
+    for (std::size_t i = prof.layers.size(); i-- > 0;) {
+      bwd_start[i] = t;
+      t += prof.layers[i].bwd_s;
+    }
   }
-  const auto gather = [&](const Bucket& u, bool forward, Seconds ready, Seconds needed) {
+
+  // Unit u's parameters all-gathered: issued at `ready`, its pass waiting at `needed`.
+  Bucket gather(const Bucket& u, bool forward, Seconds ready, Seconds needed) const {
     Bucket g = u;
-    g.bytes = u.bytes / grad_bytes * param_bytes;
+    g.bytes = u.bytes / exec.gradient_elem_bytes() * exec.working_param_bytes();
     g.collective = Collective::Allgather;
-    g.blocking = true;
-    g.parameters = true;
+    g.blocking = g.parameters = true;
     g.in_forward = forward;
     g.ready_s = ready;
     g.needed_s = needed;
-    g.group = shard_group;
+    g.group = group;
     g.tensors = 0;
     return g;
-  };
-  std::vector<Bucket> out;
-  const std::size_t n = units.size();
-  // Forward, units from the first layer on: unit f's gather issued when unit f-1 starts.
-  for (std::size_t f = 0; f < n; ++f) {
-    const Bucket& u = units[n - 1 - f];
-    if (!shards_parameters(mode)) {
-      out.push_back(gather(u, true, 0, 0));  // zero1/zero2: after the last step, before this forward
-      continue;
-    }
-    const Seconds needed = fwd_start[std::size_t(u.first_layer)];
-    const Seconds ready = f == 0 ? 0 : exec.prefetch_forward ? fwd_start[std::size_t(units[n - f].first_layer)] : needed;
-    out.push_back(gather(u, true, ready, needed));
   }
-  // Backward, units from the last layer on.
-  const auto reduce = [&](const Bucket& u) {
+
+  // Forward, units from the first layer on: unit f's gather issued when unit f-1 starts (or where
+  // it starts itself without prefetch); zero1/zero2 gather everything before the forward pass.
+  void forward(std::vector<Bucket>& out) const {
+    const std::size_t n = units.size();
+    for (std::size_t f = 0; f < n; ++f) {
+      const Bucket& u = units[n - 1 - f];
+      if (!shards_parameters(exec.sharding)) {
+        out.push_back(gather(u, true, 0, 0));
+        continue;
+      }
+      const Seconds needed = fwd_start[std::size_t(u.first_layer)];
+      const Seconds ready = f == 0                  ? 0
+                            : exec.prefetch_forward ? fwd_start[std::size_t(units[n - f].first_layer)]
+                                                    : needed;
+      out.push_back(gather(u, true, ready, needed));
+    }
+  }
+
+  // Unit u's gradients reduce-scattered (and, across fsdp_hybrid's replicas, its shard all-reduced).
+  void reduce(const Bucket& u, std::vector<Bucket>& out) const {
     Bucket r = u;
     r.collective = Collective::ReduceScatter;
-    r.group = shard_group;
+    r.group = group;
     out.push_back(r);
     if (!replicas) return;
     Bucket a = u;
@@ -128,22 +147,35 @@ std::vector<Bucket> sharded_exchanges(const ComputeProfile& prof, const Executio
     a.group = RankGroup::AcrossNodes;
     a.tensors = 0;
     out.push_back(a);
-  };
-  for (std::size_t k = 0; k < n; ++k) {
-    if (gathers_in_backward(mode)) {
-      if (k == 0) out.push_back(gather(units[0], false, 0, 0));
-      if (k + 1 < n && exec.prefetch_backward)
+  }
+  // Backward, units from the last layer on: gathers again where the mode needs them (the next
+  // unit's issued when one starts, or where the next starts without prefetch), each unit's
+  // reduce-scatter when its backward ends.
+  void backward(std::vector<Bucket>& out) const {
+    const bool gathers = gathers_in_backward(exec.sharding);
+    const std::size_t n = units.size();
+    for (std::size_t k = 0; k < n; ++k) {
+      const bool next = gathers && k + 1 < n;
+      if (gathers && k == 0) out.push_back(gather(units[0], false, 0, 0));
+      if (next && exec.prefetch_backward)
         out.push_back(gather(units[k + 1], false, bwd_start[std::size_t(units[k].last_layer)],
                              bwd_start[std::size_t(units[k + 1].last_layer)]));
-    }
-    reduce(units[k]);
-    // Without prefetch unit k+1's gather is issued where its backward starts: after unit k's
-    // reduce-scatter, which its backward's end issued.
-    if (gathers_in_backward(mode) && k + 1 < n && !exec.prefetch_backward) {
-      const Seconds at = bwd_start[std::size_t(units[k + 1].last_layer)];
-      out.push_back(gather(units[k + 1], false, at, at));
+      reduce(units[k], out);
+      if (next && !exec.prefetch_backward) {
+        const Seconds at = bwd_start[std::size_t(units[k + 1].last_layer)];
+        out.push_back(gather(units[k + 1], false, at, at));
+      }
     }
   }
+};
+
+}  // namespace
+
+std::vector<Bucket> sharded_exchanges(const ComputeProfile& prof, const Execution& exec, int ranks, int gpus_per_node) {
+  const ShardedStep step(prof, exec, ranks, gpus_per_node);
+  std::vector<Bucket> out;
+  step.forward(out);
+  step.backward(out);
   return out;
 }
 
