@@ -31,6 +31,10 @@ BENCHMARK_CAPTURE(BM_AnalyticResNet50, hierarchical, "hierarchical", "")->Arg(12
 BENCHMARK_CAPTURE(BM_AnalyticResNet50, dbtree, "dbtree", "")->Arg(128);
 BENCHMARK_CAPTURE(BM_AnalyticResNet50, nccl_auto, "auto", "--comm.nccl_protocol=auto")->Arg(128);
 BENCHMARK_CAPTURE(BM_AnalyticResNet50, mpi, "ring", "--comm.library=mpi")->Arg(128);
+// Sharded data parallelism (training.sharding): every unit's gathers and reduce-scatters are
+// exchanges of the step, three a unit under FULL_SHARD instead of one bucket's allreduce.
+BENCHMARK_CAPTURE(BM_AnalyticResNet50, fsdp_full, "ring", "--training.sharding=fsdp_full")->Arg(128);
+BENCHMARK_CAPTURE(BM_AnalyticResNet50, zero2, "ring", "--training.sharding=zero2")->Arg(128);
 
 // The point prediction with its 80 % interval (predict/uncertainty.hpp: two analytic predictions
 // an uncertain input; three inputs on many nodes). Goal: at most 10x BM_AnalyticResNet50 at the
