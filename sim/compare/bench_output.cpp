@@ -110,6 +110,9 @@ BenchOutput parse_bench_output(const std::string& text, const std::string& file)
     if (!std::isdigit(static_cast<unsigned char>(w[0][0]))) continue;
     if (time_col < 0) fail(file, n, "a data line before nccl-tests' column header (#  size  count  type ...  time)");
     if (int(w.size()) <= time_col) fail(file, n, "expected at least " + std::to_string(time_col + 1) + " columns");
+    // all_gather_perf and reduce_scatter_perf print rows of size 0 where the requested size is less
+    // than one element a rank: nothing moves, the time is the launch alone. Not a measurement.
+    if (w[0] == "0") continue;
     const auto bytes = parse_real(w[0], 1, 1e15);
     const auto us = parse_real(w[time_col], 0, 1e15, true);
     if (!bytes) fail(file, n, "size = '" + clip(w[0]) + "': expected a size in bytes");

@@ -18,10 +18,12 @@
 namespace ddlsim {
 inline namespace compare_layer {
 
-CollectiveLog read_collective_log(const std::string& text, const std::string& file, std::optional<Collective> op) {
+CollectiveLog read_collective_log(const std::string& text, const std::string& file, std::optional<Collective> op,
+                                  std::optional<Collective> unsaid) {
   CollectiveLog log;
   log.out = parse_bench_output(text, file);
   if (op) log.out.op = op;
+  if (!log.out.op) log.out.op = unsaid;
   if (!log.out.op) throw InputError(file + ": neither the text nor the file name says which collective it measured; give --op");
   log.op = *log.out.op;
   if (log.out.tool != "nccl-tests")

@@ -19,9 +19,11 @@ struct CollectiveLog {
   Collective op = Collective::Allreduce;
   int nodes = 0, gpus_per_node = 0;
 };
-// Throws InputError naming the file when the collective is not known (`op` unset and the log does
-// not say), or the log lists no ranks, or its ranks do not spread evenly over its hosts.
-CollectiveLog read_collective_log(const std::string& text, const std::string& file, std::optional<Collective> op);
+// `op` (--op) is the collective whatever the log says; `unsaid` only where the log's text and file
+// name do not say. Throws InputError naming the file when the collective is not known, or the log
+// lists no ranks, or its ranks do not spread evenly over its hosts.
+CollectiveLog read_collective_log(const std::string& text, const std::string& file, std::optional<Collective> op,
+                                  std::optional<Collective> unsaid = std::nullopt);
 
 // Every size of every log, in order.
 struct CollectivePoints {

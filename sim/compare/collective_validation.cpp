@@ -47,12 +47,14 @@ CollectiveSystemResult run_system(const std::string& folder, const CsvTable& ind
   if (train_max_value < 1 || train_max_value > 65536 || train_max_value != std::floor(train_max_value))
     throw InputError(index.where(row, index.column("train_max_nodes")) + ": expected a node count from 1 to 65536");
   const int train_max = int(train_max_value);
-  // The collective: the index's `op` column where it has one (logs that do not say), else each log's own.
-  std::optional<Collective> op;
-  if (index.column("op") >= 0 && !cell("op").empty())
-    op = parse_collective(cell("op"), index.where(row, index.column("op")));
-  for (const std::string& file : log_files(folder + "/" + r.system, where))
-    r.logs.push_back(read_collective_log(read_text_file(file, "nccl-tests log"), file, op));
+  r.op = parse_collective(cell("op"), index.where(row, index.column("op")));
+  for (const std::string& file : log_files(folder + "/" + r.system, where)) {
+    CollectiveLog log = read_collective_log(read_text_file(file, "nccl-tests log"), file, std::nullopt, r.op);
+    if (log.op == r.op) r.logs.push_back(std::move(log));
+  }
+  if (r.logs.empty())
+    throw InputError(where + ": no log of " + r.system + "/ measured " + to_string(r.op) +
+                     " (the text or file name of each names its collective)");
   const ScenarioInput in = read_scenario(r.scenario, overrides);
   const CollectivePoints pts = collective_points(r.logs, in.settings, dir_of(r.scenario));
   r.a_priori = score_bands(pts, pts.bases, std::vector<double>(pts.bases.size(), NAN));
@@ -72,26 +74,25 @@ CollectiveValidation run_collective_validation(const std::string& folder, const 
   CollectiveValidation v;
   v.folder = folder;
   const CsvTable index = read_csv_file(folder + "/index.csv");
-  for (const char* c : {"system", "scenario", "train_max_nodes", "role", "source"})
+  for (const char* c : {"system", "scenario", "train_max_nodes", "role", "op", "source"})
     if (index.column(c) < 0) throw InputError(index.file + ":1: missing column '" + std::string(c) + "'");
-  std::vector<std::vector<BandScore>> dev_prior, dev_out, held_prior, held_out, dev_node, held_node;
-  for (const CsvRow& row : index.rows) {
-    v.systems.push_back(run_system(folder, index, row, overrides));
-    const CollectiveSystemResult& r = v.systems.back();
-    const bool dev = r.role == "dev";
-    if (one_node(r)) {
-      (dev ? dev_node : held_node).push_back(r.a_priori);
-      continue;
+  for (const CsvRow& row : index.rows) v.systems.push_back(run_system(folder, index, row, overrides));
+  for (int op = int(Collective::Allreduce); op <= int(Collective::Alltoall); ++op) {
+    std::vector<std::vector<BandScore>> dev_prior, dev_out, held_prior, held_out, dev_node, held_node;
+    for (const CollectiveSystemResult& r : v.systems) {
+      if (int(r.op) != op) continue;
+      const bool dev = r.role == "dev";
+      if (one_node(r)) {
+        (dev ? dev_node : held_node).push_back(r.a_priori);
+        continue;
+      }
+      (dev ? dev_prior : held_prior).push_back(r.a_priori);
+      if (!r.fit.scale_out.empty()) (dev ? dev_out : held_out).push_back(r.fit.scale_out);
     }
-    (dev ? dev_prior : held_prior).push_back(r.a_priori);
-    if (!r.fit.scale_out.empty()) (dev ? dev_out : held_out).push_back(r.fit.scale_out);
+    if (dev_prior.empty() && held_prior.empty() && dev_node.empty() && held_node.empty()) continue;
+    v.pools.push_back({Collective(op), pool_bands(dev_prior), pool_bands(dev_out), pool_bands(held_prior),
+                       pool_bands(held_out), pool_bands(dev_node), pool_bands(held_node)});
   }
-  v.dev_a_priori = pool_bands(dev_prior);
-  v.dev_scale_out = pool_bands(dev_out);
-  v.held_out_a_priori = pool_bands(held_prior);
-  v.held_out_scale_out = pool_bands(held_out);
-  v.dev_one_node = pool_bands(dev_node);
-  v.held_out_one_node = pool_bands(held_node);
   return v;
 }
 
@@ -134,27 +135,39 @@ std::string fitted_values(const EffectiveFit& eff) {
 
 }  // namespace
 
+namespace {
+
+nlohmann::ordered_json bands_json(const std::vector<BandScore>& bs) {
+  nlohmann::ordered_json a = nlohmann::ordered_json::array();
+  for (const BandScore& b : bs)
+    a.push_back({{"band", b.band}, {"a_priori", stats_record(b.a_priori)}, {"fitted", stats_record(b.calibrated)},
+                 {"baseline", stats_record(b.baseline)}});
+  return a;
+}
+
+std::string render_json(const CollectiveValidation& v) {
+  nlohmann::ordered_json j;
+  j["systems"] = nlohmann::ordered_json::array();
+  for (const auto& s : v.systems)
+    j["systems"].push_back({{"system", s.system}, {"op", to_string(s.op)}, {"role", s.role}, {"source", s.source},
+                            {"largest_fitted_nodes", s.fit.largest_fitted}, {"a_priori", bands_json(s.a_priori)},
+                            {"scale_out", bands_json(s.fit.scale_out)}});
+  j["pools"] = nlohmann::ordered_json::object();
+  for (const CollectivePools& p : v.pools)
+    j["pools"][to_string(p.op)] = {
+        {"dev", {{"a_priori", bands_json(p.dev_a_priori)}, {"scale_out", bands_json(p.dev_scale_out)}}},
+        {"held_out", {{"a_priori", bands_json(p.held_out_a_priori)}, {"scale_out", bands_json(p.held_out_scale_out)}}},
+        {"dev_one_node", {{"a_priori", bands_json(p.dev_one_node)}}},
+        {"held_out_one_node", {{"a_priori", bands_json(p.held_out_one_node)}}}};
+  return j.dump(2) + "\n";
+}
+
+bool has_rows(const std::vector<BandScore>& bands) { return !bands.empty() && bands.back().a_priori.n > 0; }
+
+}  // namespace
+
 std::string render_collective_validation(const CollectiveValidation& v, Format f) {
-  if (f == Format::Json) {
-    nlohmann::ordered_json j;
-    const auto bands = [](const std::vector<BandScore>& bs) {
-      nlohmann::ordered_json a = nlohmann::ordered_json::array();
-      for (const BandScore& b : bs)
-        a.push_back({{"band", b.band}, {"a_priori", stats_record(b.a_priori)}, {"fitted", stats_record(b.calibrated)},
-                     {"baseline", stats_record(b.baseline)}});
-      return a;
-    };
-    j["systems"] = nlohmann::ordered_json::array();
-    for (const auto& s : v.systems)
-      j["systems"].push_back({{"system", s.system}, {"role", s.role}, {"source", s.source},
-                              {"largest_fitted_nodes", s.fit.largest_fitted}, {"a_priori", bands(s.a_priori)},
-                              {"scale_out", bands(s.fit.scale_out)}});
-    j["dev"] = {{"a_priori", bands(v.dev_a_priori)}, {"scale_out", bands(v.dev_scale_out)}};
-    j["held_out"] = {{"a_priori", bands(v.held_out_a_priori)}, {"scale_out", bands(v.held_out_scale_out)}};
-    j["dev_one_node"] = {{"a_priori", bands(v.dev_one_node)}};
-    j["held_out_one_node"] = {{"a_priori", bands(v.held_out_one_node)}};
-    return j.dump(2) + "\n";
-  }
+  if (f == Format::Json) return render_json(v);
   // Markdown tables: the table format, and docs/validation-collectives.md.
   std::string out = "# Collectives on real clusters\n\n"
                     "Generated by `ddlsim validate --set nccl` from the published nccl-tests logs in\n"
@@ -163,24 +176,28 @@ std::string render_collective_validation(const CollectiveValidation& v, Format f
                     " output. Time per size band: MAPE (bias, the mean signed error, both %; negative: ddlsim too\n"
                     "fast). \"A priori\": the system's scenario as it is. \"Fitted on the small\": the links fitted\n"
                     "(`fit LOG... --train-max-nodes N`) on the logs of the fewest nodes, scored on the larger logs,\n"
-                    "beside the time as measured at the largest fitted count for the same size.\n";
-  const auto section = [&](const char* title, const std::vector<BandScore>& prior, const std::vector<BandScore>& so,
-                           int largest) {
-    out += fmt::format("\n## {}\n\n", title) + bands_md(prior, so, largest);
+                    "beside the time as measured at the largest fitted count for the same size. Each collective is\n"
+                    "pooled apart.\n";
+  const auto section = [&](const std::string& title, const std::vector<BandScore>& prior,
+                           const std::vector<BandScore>& so) {
+    if (has_rows(prior)) out += fmt::format("\n### {}\n\n", title) + bands_md(prior, so, 0);
   };
-  section("Development systems across nodes, pooled", v.dev_a_priori, v.dev_scale_out, 0);
-  section("Held-out systems across nodes, pooled (set aside before their numbers were looked at)",
-          v.held_out_a_priori, v.held_out_scale_out, 0);
-  out += "\nThe held-out table above has since been seen twice, by variants that charged a network plugin's reported\n"
-         "latency to the time as it runs (both were dropped for what NCCL does): docs/design.md, \"NCCL's network plugin\".\n";
-  if (!v.dev_one_node.empty() && v.dev_one_node.back().a_priori.n > 0)
-    section("Development systems inside one node, pooled", v.dev_one_node, {}, 0);
-  if (!v.held_out_one_node.empty() && v.held_out_one_node.back().a_priori.n > 0)
-    section("Held-out systems inside one node, pooled (set aside before their numbers were looked at)",
-            v.held_out_one_node, {}, 0);
+  const std::string held = " (set aside before their numbers were looked at)";
+  for (const CollectivePools& p : v.pools) {
+    out += fmt::format("\n## {}\n", to_string(p.op));
+    section("Development systems across nodes, pooled", p.dev_a_priori, p.dev_scale_out);
+    section("Held-out systems across nodes, pooled" + held, p.held_out_a_priori, p.held_out_scale_out);
+    if (p.op == Collective::Allreduce && has_rows(p.held_out_a_priori))
+      out += "\nThe held-out table above has since been seen twice, by variants that charged a network plugin's "
+             "reported\nlatency to the time as it runs (both were dropped for what NCCL does): docs/design.md, "
+             "\"NCCL's network plugin\".\n";
+    section("Development systems inside one node, pooled", p.dev_one_node, {});
+    section("Held-out systems inside one node, pooled" + held, p.held_out_one_node, {});
+  }
+  out += "\n## Systems\n";
   for (const auto& s : v.systems) {
-    out += fmt::format("\n## {} ({})\n\n{} log(s) on {} node(s); scenario `{}`; source: {}\n\n", s.system,
-                       s.role == "dev" ? "development" : "held out", s.logs.size(), nodes_of(s.logs),
+    out += fmt::format("\n### {}, {} ({})\n\n{} log(s) on {} node(s); scenario `{}`; source: {}\n\n", s.system,
+                       to_string(s.op), s.role == "dev" ? "development" : "held out", s.logs.size(), nodes_of(s.logs),
                        s.scenario.substr(v.folder.size() + 1), s.source);
     out += "Fitted on " + s.fit.fitted_on + ": " + fitted_values(s.fit.eff) + ".\n\n";
     out += bands_md(s.a_priori, s.fit.scale_out, s.fit.largest_fitted);
