@@ -200,3 +200,19 @@ TEST(FitLogs, ABandwidthThatBoundsNothingIsKept) {
     }
   EXPECT_TRUE(seen) << r.out;
 }
+
+// A log run as one thread driving several GPUs (nccl-tests -g G, "nGpus G" in its header) is fitted
+// as it is, with a note: its small sizes carry G launches from one thread, a job with a process a
+// GPU does not. A log of one GPU a thread has no note.
+TEST(FitLogs, ALogOfSeveralGpusAThreadIsNoted) {
+  std::string one_thread = log_of(1, "");
+  one_thread.replace(one_thread.find("nGpus 1"), 7, "nGpus 8");
+  testutil::TempFile g8("all_reduce_perf_g8.log", one_thread), g1("all_reduce_perf_g1.log", log_of(1, ""));
+  const std::string scenario = " --scenario " + testutil::source_dir() + "/scenarios/validation/nccl/dgx_a100_40gb_8g.ini";
+  const auto a = testutil::run_ddlsim("fit " + g8.path() + scenario);
+  ASSERT_EQ(a.code, 0) << a.out;
+  EXPECT_NE(a.out.find("note: " + g8.path() + " ran 8 GPUs from each thread (nccl-tests -g 8)"), std::string::npos) << a.out;
+  const auto b = testutil::run_ddlsim("fit " + g1.path() + scenario);
+  ASSERT_EQ(b.code, 0) << b.out;
+  EXPECT_EQ(b.out.find("note:"), std::string::npos) << b.out;
+}

@@ -91,7 +91,7 @@ DevRatios dev_nccl_ratios(bool one_node) {
   while (std::getline(index, line)) {
     std::vector<std::string> cells;
     for (std::stringstream c(line); std::getline(c, line, ',');) cells.push_back(line);
-    if (cells.size() < 4 || cells[3] != "dev") continue;
+    if (cells.size() < 5 || cells[3] != "dev" || cells[4] != "allreduce") continue;  // the allreduce rows
     bool counted = false;
     for (const auto& e : std::filesystem::directory_iterator(dir + cells[0])) {
       const std::string name = e.path().filename().string();

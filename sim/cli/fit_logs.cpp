@@ -74,6 +74,11 @@ std::string render(const CollectiveFit& f, const std::vector<CollectiveLog>& log
   for (const CollectiveLog& l : logs)
     out += fmt::format("  {}: {}, {} node(s) x {} GPU(s), {} sizes\n", l.out.file, to_string(l.op), l.nodes,
                        l.gpus_per_node, l.out.points.size());
+  for (const CollectiveLog& l : logs)
+    if (l.out.gpus_per_thread > 1)
+      out += fmt::format("  note: {} ran {} GPUs from each thread (nccl-tests -g {}): its small sizes include {} launches "
+                         "from one thread, which a job with a process a GPU does not pay; its latencies fit high\n",
+                         l.out.file, l.out.gpus_per_thread, l.out.gpus_per_thread, l.out.gpus_per_thread);
   out += "\n" + render_effective(f.eff);
   out += "\nTime per size band, the points fitted: MAPE (bias, mean signed error, %)\n";
   out += band_table(f.in_sample, false, 0);

@@ -1,6 +1,7 @@
 #include "compare/bench_output.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cctype>
 #include <sstream>
 
@@ -92,6 +93,9 @@ BenchOutput parse_bench_output(const std::string& text, const std::string& file)
         const auto on = std::find(w.begin(), w.end(), "on");
         out.rank_hosts.push_back(on != w.end() && on + 1 != w.end() ? *(on + 1) : "");
       }
+      // "# nThread 1 nGpus 4 minBytes ...": -g 4, one thread driving four GPUs.
+      if (!osu && w.size() > 4 && w[1] == "nThread" && w[3] == "nGpus")
+        if (const auto g = parse_real(w[4], 1, 1024); g && *g == std::floor(*g)) out.gpus_per_thread = int(*g);
       if (line.find("Collective test starting") != std::string::npos || line.find("# OSU MPI") != std::string::npos)
         if (auto op = collective_in(line)) out.op = op;
       // nccl-tests' column header: "#  size  count  type  redop  root  time  algbw ..."

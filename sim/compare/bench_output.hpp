@@ -34,6 +34,7 @@ struct BenchOutput {
   std::vector<BenchPoint> points;
   int ranks = 0;                       // nccl-tests: the ranks it lists (0: not said)
   std::vector<std::string> rank_hosts; // the host of each ("" where the line does not say)
+  int gpus_per_thread = 1;             // nccl-tests' "nGpus G" (-g): one thread launches on G GPUs
 };
 
 // Whether `text` looks like nccl-tests or OSU output (so `compare` reads it as such).
