@@ -317,3 +317,28 @@ TEST(CollectiveCmd, CompareTakesMpirunTaggedLogsAndTheLibrarysChoice) {
   EXPECT_NE(e.out.find("nccl-tests measured 8 ranks; the scenario has 64 (8 nodes x 8 GPUs)"), std::string::npos)
       << e.out;
 }
+
+// nccl-tests run as one thread driving G GPUs (-g G) reports at least G issues of 4.2 us a size
+// (nccl-tests issue 123): compare predicts that, and a log of one GPU a thread the library alone.
+TEST(CollectiveCmd, OneThreadDrivingSeveralGpusIssuesEachInTurn) {
+  testutil::TempFile scenario("s.ini", "[cluster]\nplatform = dgx-a100\nnodes = 1\ngpus_per_node = 8\n");
+  const auto pred = run_ddlsim("collective " + scenario.path() + " --sizes 8,1G --format json");
+  ASSERT_EQ(pred.code, 0) << pred.out;
+  const auto rows = nlohmann::json::parse(pred.out);
+  const double small = rows[0]["time_s"].get<double>(), large = rows[1]["time_s"].get<double>();
+  ASSERT_LT(small, 8 * 4.2e-6);
+  ASSERT_GT(large, 8 * 4.2e-6);
+  for (int g : {1, 8}) {
+    const std::string log = "# nThread 1 nGpus " + std::to_string(g) +
+                            " minBytes 8 maxBytes 1073741824 step: 2(factor)\n"
+                            "#       size         count      type   redop    root     time   algbw   busbw #wrong\n"
+                            "           8             2     float     sum      -1    40.00    0.00    0.00      0\n"
+                            "  1073741824     268435456     float     sum      -1  9000.00  119.30  208.78      0\n";
+    testutil::TempFile f("all_reduce_perf.log", log);
+    const auto r = run_ddlsim("compare " + f.path() + " --scenario " + scenario.path() + " --format json");
+    ASSERT_EQ(r.code, 0) << r.out;
+    const auto j = nlohmann::json::parse(r.out);
+    EXPECT_DOUBLE_EQ(j["rows"][0]["predicted_s"].get<double>(), g == 8 ? 8 * 4.2e-6 : small) << g;
+    EXPECT_DOUBLE_EQ(j["rows"][1]["predicted_s"].get<double>(), large) << g;
+  }
+}

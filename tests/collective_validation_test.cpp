@@ -56,14 +56,16 @@ TEST(CollectiveValidation, FiguresHoldWhereTheyStand) {
     EXPECT_LT(mape(dev["scale_out"], band, "fitted"), mape(dev["scale_out"], band, "baseline")) << band;
   // The held-out systems are scored apart, a priori (each has one node count).
   EXPECT_GT(allreduce["held_out"]["a_priori"][3]["a_priori"]["n"].get<int>(), 0);
-  // Inside one node (five development servers on NVLink or PCIe, one held out), pooled apart. Held
-  // where they stand: small messages are still off both ways (PCIe servers too slow, NVLink ones
-  // too fast; a PCIe link's latency is half NCCL's 1 us LL step), 1 MiB and more within about a fifth.
+  // Inside one node (five development servers on NVLink or PCIe, one held out), pooled apart. Most
+  // of these logs ran one thread driving every GPU (-g G): each size takes at least G issues of
+  // 4.2 us (benchmark_time_s). Held where they stand: 1 MiB and more within about a fifth; small
+  // messages off both ways by host (each issues at 3.4 to 6 us a GPU).
   const auto& node = allreduce["dev_one_node"]["a_priori"];
   EXPECT_EQ(node[3]["a_priori"]["n"].get<int>(), 175);
   EXPECT_LE(mape(node, ">= 64 MiB", "a_priori"), 0.13);
   EXPECT_LE(mape(node, "1-64 MiB", "a_priori"), 0.20);
-  EXPECT_LE(mape(node, "< 1 MiB", "a_priori"), 0.30);
+  EXPECT_LE(mape(node, "< 1 MiB", "a_priori"), 0.25);
+  EXPECT_LE(mape(allreduce["held_out_one_node"]["a_priori"], "all", "a_priori"), 0.14);
   EXPECT_GT(allreduce["held_out_one_node"]["a_priori"][3]["a_priori"]["n"].get<int>(), 0);
 }
 

@@ -76,9 +76,11 @@ std::string render(const CollectiveFit& f, const std::vector<CollectiveLog>& log
                        l.gpus_per_node, l.out.points.size());
   for (const CollectiveLog& l : logs)
     if (l.out.gpus_per_thread > 1)
-      out += fmt::format("  note: {} ran {} GPUs from each thread (nccl-tests -g {}): its small sizes include {} launches "
-                         "from one thread, which a job with a process a GPU does not pay; its latencies fit high\n",
-                         l.out.file, l.out.gpus_per_thread, l.out.gpus_per_thread, l.out.gpus_per_thread);
+      out += fmt::format("  note: {} ran {} GPUs from each thread (nccl-tests -g {}): each size is fitted as at least {} "
+                         "issues of {:.3g} us, which a job with a process a GPU does not pay; a host slower to issue "
+                         "fits a higher latency\n",
+                         l.out.file, l.out.gpus_per_thread, l.out.gpus_per_thread, l.out.gpus_per_thread,
+                         kNcclTestsIssuePerGpu_s * 1e6);
   out += "\n" + render_effective(f.eff);
   out += "\nTime per size band, the points fitted: MAPE (bias, mean signed error, %)\n";
   out += band_table(f.in_sample, false, 0);

@@ -15,6 +15,11 @@ CollectiveComparison compare_collective(const BenchOutput& measured, const Scena
   std::vector<Bytes> sizes;
   for (const auto& p : measured.points) sizes.push_back(p.bytes);
   c.prediction = predict_collective(sc, op, sizes);
+  c.gpus_per_thread = measured.gpus_per_thread;
+  for (CollectiveRow& r : c.prediction.rows) {  // as nccl-tests reports it
+    const Seconds t = benchmark_time_s(r.time_s, c.gpus_per_thread);
+    r.algbw_Bps *= r.time_s / t, r.busbw_Bps *= r.time_s / t, r.time_s = t;
+  }
   std::vector<double> large;
   for (std::size_t i = 0; i < sizes.size(); ++i) {
     c.errors.push_back(relative_error(c.prediction.rows[i].time_s, measured.points[i].time_s));
@@ -65,6 +70,9 @@ std::string render_collective_comparison(const CollectiveComparison& c, Format f
   }
   std::string out = fmt::format("{} ({}) vs ddlsim: {} on {}, {} ranks, library {}, backend {}\n", c.measured_file,
                                 c.tool, to_string(p.op), p.platform, p.ranks, p.library, p.backend);
+  if (c.gpus_per_thread > 1)
+    out += fmt::format("(nccl-tests ran {} GPUs from one thread: a size takes at least {} x {:.3g} us to issue)\n",
+                       c.gpus_per_thread, c.gpus_per_thread, kNcclTestsIssuePerGpu_s * 1e6);
   out += fmt::format("{:>14} {:>14} {:>14} {:>8}  {}\n", "size_bytes", "measured_us", "ddlsim_us", "error", "algorithm");
   for (std::size_t i = 0; i < c.measured.size(); ++i)
     out += fmt::format("{:>14.0f} {:>14.2f} {:>14.2f} {:>+7.1f}%  {}\n", c.measured[i].bytes, c.measured[i].time_s * 1e6,

@@ -69,6 +69,7 @@ CollectivePoints collective_points(const std::vector<CollectiveLog>& logs, const
       pts.bytes.push_back(p.bytes);
       pts.measured_s.push_back(p.time_s);
       pts.nodes.push_back(log.nodes);
+      pts.gpus_per_thread.push_back(log.out.gpus_per_thread);
       pts.origins.push_back(log.out.file + ":" + std::to_string(p.line));
     }
   }
@@ -79,8 +80,8 @@ FitTarget collective_target(const CollectivePoints& points) {
   FitTarget t;
   t.measured = points.measured_s;
   t.keep_undetermined = true;
-  t.predicted = [ops = points.ops, bytes = points.bytes](std::size_t i, const Scenario& s) {
-    return predict_collective(s, ops[i], {bytes[i]}).rows.front().time_s;
+  t.predicted = [ops = points.ops, bytes = points.bytes, g = points.gpus_per_thread](std::size_t i, const Scenario& s) {
+    return benchmark_time_s(predict_collective(s, ops[i], {bytes[i]}).rows.front().time_s, g[i]);
   };
   return t;
 }
@@ -94,6 +95,7 @@ CollectivePoints points_where(const CollectivePoints& all, int max_nodes, bool l
     out.bytes.push_back(all.bytes[i]);
     out.measured_s.push_back(all.measured_s[i]);
     out.nodes.push_back(all.nodes[i]);
+    out.gpus_per_thread.push_back(all.gpus_per_thread[i]);
     out.origins.push_back(all.origins[i]);
   }
   return out;

@@ -32,6 +32,7 @@ struct CollectivePoints {
   std::vector<Bytes> bytes;
   std::vector<double> measured_s;
   std::vector<int> nodes;
+  std::vector<int> gpus_per_thread;  // nccl-tests' -g (benchmark_time_s)
   std::vector<std::string> origins;  // "file:line"
 };
 CollectivePoints collective_points(const std::vector<CollectiveLog>& logs, const Settings& base,

@@ -193,6 +193,10 @@ std::string render_collective_validation(const CollectiveValidation& v, Format f
              "\"NCCL's network plugin\".\n";
     section("Development systems inside one node, pooled", p.dev_one_node, {});
     section("Held-out systems inside one node, pooled" + held, p.held_out_one_node, {});
+    if (p.op == Collective::Allreduce && has_rows(p.held_out_one_node))
+      out += "\nThe held-out one-node table above had been read before ddlsim predicted what nccl-tests reports when one\n"
+             "thread drives several GPUs (compare/bench_output.hpp `benchmark_time_s`); that constant comes from nccl-tests\n"
+             "issue 123, not from this table.\n";
   }
   out += "\n## Systems\n";
   for (const auto& s : v.systems) {
