@@ -48,3 +48,16 @@ static void BM_AnalyticResNet50WithInterval(benchmark::State& state) {
   state.counters["evals_per_s"] = benchmark::Counter(double(state.iterations()), benchmark::Counter::kIsRate);
 }
 BENCHMARK(BM_AnalyticResNet50WithInterval)->Arg(128)->Arg(1);
+
+// One evaluation whose compute profile is shared (a sweep or planner varying keys the profile does
+// not read: predict(sc, profiles)): the schedule, both steps and the epoch alone.
+static void BM_AnalyticResNet50SharedProfile(benchmark::State& state, const char* algorithm, const char* extra) {
+  const Scenario sc = resnet50_on(int(state.range(0)), algorithm, extra);
+  const ComputeProfiles profiles = compute_profiles(sc);
+  for (auto _ : state) benchmark::DoNotOptimize(predict(sc, profiles));
+  state.counters["evals_per_s"] = benchmark::Counter(double(state.iterations()), benchmark::Counter::kIsRate);
+}
+BENCHMARK_CAPTURE(BM_AnalyticResNet50SharedProfile, ring, "ring", "")->Arg(128);
+BENCHMARK_CAPTURE(BM_AnalyticResNet50SharedProfile, hierarchical, "hierarchical", "")->Arg(128);
+BENCHMARK_CAPTURE(BM_AnalyticResNet50SharedProfile, dbtree, "dbtree", "")->Arg(128);
+BENCHMARK_CAPTURE(BM_AnalyticResNet50SharedProfile, nccl_auto, "auto", "--comm.nccl_protocol=auto")->Arg(128);

@@ -3,6 +3,7 @@
 // form counts the rounds and SimGrid simulates them to 1e-6, and the choice follows tuning.cc.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <iostream>
 #include <set>
 
@@ -21,6 +22,23 @@ using testutil::layout_of;
 using testutil::topology;
 
 }  // namespace
+
+// dbt_depth's closed form against its definition: the edges from the deepest node of either tree
+// to its root, walked for every node count up to 2,049 and a few larger.
+TEST(NcclTree, DepthIsTheDeepestNodesWalkInEitherTree) {
+  for (int nodes = 1; nodes <= 2100; nodes += nodes < 2049 ? 1 : 51) {
+    int deepest = 0;
+    for (int t = 0; t < 2; ++t)
+      for (int v = 0; v < nodes; ++v) {
+        int d = 0;
+        for (int u = dbt_parent(t, v, nodes); u >= 0; u = dbt_parent(t, u, nodes)) ++d;
+        deepest = std::max(deepest, d);
+      }
+    ASSERT_EQ(dbt_depth(nodes), deepest) << nodes << " nodes";
+  }
+  EXPECT_EQ(dbt_depth(65536), 16);
+  EXPECT_EQ(dbt_depth(65537), 17);  // rank 1 climbs to 65,536, then the root
+}
 
 // The pictures of NVIDIA/nccl src/graph/trees.cc: 13 ranks (odd: tree 1 is tree 0 shifted by one)
 // and 12 ranks (even: tree 1 is tree 0 mirrored).

@@ -448,14 +448,12 @@ int dbt_parent(int tree, int v, int nodes) {
   return u < 0 ? -1 : nodes - 1 - u;
 }
 
+// Tree 1 is tree 0 relabelled (mirrored or shifted), so both have tree 0's depth. In tree 0 a
+// rank's parent has a higher lowest set bit (or is the root), and rank 1 climbs one bit at a time:
+// the depth is the bits of nodes - 1 (tests/nccl_tree_test.cpp walks every node of both trees).
 int dbt_depth(int nodes) {
   int depth = 0;
-  for (int t = 0; t < 2; ++t)
-    for (int v = 0; v < nodes; ++v) {
-      int d = 0;
-      for (int u = dbt_parent(t, v, nodes); u >= 0; u = dbt_parent(t, u, nodes)) ++d;
-      depth = std::max(depth, d);
-    }
+  for (int v = nodes - 1; v > 0; v >>= 1) ++depth;
   return depth;
 }
 
