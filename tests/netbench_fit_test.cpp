@@ -146,6 +146,18 @@ TEST(NetbenchFit, NetfitLibraryOptionAgreesWithTheCsv) {
   EXPECT_NE(bad.out.find("--library 'ucx': expected mpi, gloo or nccl"), std::string::npos) << bad.out;
 }
 
+// nccl-tests output given to netfit (which reads netbench's CSV) is pointed at the command that
+// fits it, and nothing is written.
+TEST(NetbenchFit, NcclTestsOutputIsPointedAtFit) {
+  const std::string log = testutil::source_dir() + "/scenarios/validation/nccl/snellius_h100_4g_ndr200/2n_4g_all_gather_odissei.log";
+  testutil::TempFile xml("fitted.xml");
+  const auto r = testutil::run_ddlsim("netfit " + log + " --out " + xml.path());
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("nccl-tests or OSU output, not netbench's CSV: `ddlsim fit " + log + " --scenario BASE.ini"),
+            std::string::npos) << r.out;
+  EXPECT_FALSE(testutil::exists(xml.path()));
+}
+
 // netbench's spread columns (min_s,p10_s,p50_s,p90_s,reps) are read when a row has them; rows
 // without them (files from before) still load, with the spread 0; a partial or unordered spread is
 // an input error naming the line.

@@ -9,6 +9,7 @@
 #include <set>
 
 #include "calibration/netfit.hpp"
+#include "compare/bench_output.hpp"
 #include "cost/collectives.hpp"
 #include "core/args.hpp"
 #include "cli/commands.hpp"
@@ -113,6 +114,10 @@ int cmd_netfit(const Args& args) {
   if (!(latency_factor >= 1 && latency_factor <= 1e6))
     throw InputError(fmt::format("--latency-factor {}: expected a factor from 1 to 1e6", latency_factor));
   const std::string text = read_text_file(csv, "netbench CSV file");
+  if (is_bench_output(text))
+    throw InputError(csv + ": nccl-tests or OSU output, not netbench's CSV: `ddlsim fit " + csv +
+                     " --scenario BASE.ini --overlay-out LINKS.ini` fits the links to it (docs/calibration.md, "
+                     "\"Collectives: nccl-tests logs\")");
   const auto samples = parse_netbench_csv(text, csv);
   NetFit fit = fit_network(samples, csv);
   fit.library = fitted_library(pa.vm["library"].as<std::string>(), netbench_library(text, csv), csv);

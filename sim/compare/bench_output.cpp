@@ -66,8 +66,18 @@ bool nccl_log(const std::string& line) {
 }  // namespace
 
 bool is_bench_output(const std::string& text) {
-  return text.find("# OSU MPI") != std::string::npos || text.find("# nThread") != std::string::npos ||
-         (text.find("algbw") != std::string::npos && text.find("busbw") != std::string::npos);
+  if (text.find("# OSU MPI") != std::string::npos || text.find("# nThread") != std::string::npos) return true;
+  // A table cut from a log at nccl-tests' column header ("#  size  count ... algbw  busbw"): a
+  // commented line naming both, not a CSV header's algbw_Bps and busbw_Bps (netbench's).
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    line = untagged(line);
+    const auto first = line.find_first_not_of(' ');
+    if (first != std::string::npos && line[first] == '#' && line.find("algbw") != std::string::npos &&
+        line.find("busbw") != std::string::npos)
+      return true;
+  }
+  return false;
 }
 
 BenchOutput parse_bench_output(const std::string& text, const std::string& file) {
