@@ -258,18 +258,27 @@ TEST(Hardening, SimGridStacksHaveGuardPagesWhereTheKernelAllows) {
 }
 
 // 32,768 ranks failed inside SimGrid ("Failed to protect stack": a guard page per actor stack ran
-// past vm.max_map_count); the documented limit of the SimGrid backend is now the one that runs,
-// and more is refused before any work.
+// past vm.max_map_count); the documented limit of the SimGrid backend where it simulates every
+// node is now the one that runs (a binomial tree: every node), and more is refused: before any work
+// at full fidelity, naming the algorithm where fast fidelity cannot slice. Rings on a built-in
+// cluster run on a two-node slice at any size (simgrid/slice.hpp).
 TEST(Hardening, SimGridRunsAtItsDocumentedLimitAndRefusesMore) {
   const std::string base = "simulate " + testutil::source_dir() + "/scenarios/default.ini --cluster.platform=dgx1 "
                            "--simulation.backend=simgrid --format json ";
-  const auto ok = run_ddlsim(base + "--cluster.nodes=4096");  // 32,768 ranks
+  const auto ok = run_ddlsim(base + "--cluster.nodes=4096 --comm.algorithm=tree");  // 32,768 ranks
   ASSERT_EQ(ok.code, 0) << ok.out.substr(0, 2000);
   EXPECT_EQ(nlohmann::json::parse(ok.out)["ranks"], 32768);
-  const auto refused = run_ddlsim(base + "--cluster.nodes=8193");
-  EXPECT_EQ(refused.code, 2);
-  EXPECT_NE(refused.out.find("at most 65536 GPUs in all with simulation.backend = simgrid"), std::string::npos)
-      << refused.out;
+  const auto full = run_ddlsim(base + "--cluster.nodes=8193 --simulation.fidelity=full");
+  EXPECT_EQ(full.code, 2);
+  EXPECT_NE(full.out.find("at most 65536 GPUs in all with simulation.backend = simgrid"), std::string::npos) << full.out;
+  const auto tree = run_ddlsim(base + "--cluster.nodes=8193 --comm.algorithm=tree");
+  EXPECT_EQ(tree.code, 2);
+  EXPECT_NE(tree.out.find("65544 GPUs with simulation.backend = simgrid: comm.algorithm = tree gives exchanges whose "
+                          "partners depend on the node count"),
+            std::string::npos) << tree.out;
+  const auto ring = run_ddlsim(base + "--cluster.nodes=16384");  // 131,072 ranks, Horovod's ring
+  ASSERT_EQ(ring.code, 0) << ring.out.substr(0, 2000);
+  EXPECT_EQ(nlohmann::json::parse(ring.out)["ranks"], 131072);
 }
 
 // A SimGrid run stopped from outside while it finds routes (full fidelity on a large cluster)

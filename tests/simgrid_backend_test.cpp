@@ -141,6 +141,27 @@ TEST(SimGridBackend, FastAndFullStepsAgreeToOnePartInTenMillion) {
   }
 }
 
+// Fast fidelity on a slice (simgrid/slice.hpp): two nodes of a built-in cluster stand for all of
+// them where every round loads each node alike (ring, leaders' ring, rounds inside the nodes); the
+// step equals the one simulated on every node, with TCP's acks and LV08's factors too (up to 1,024
+// GPUs; bench/simgrid_bench.cpp times 131,072). Halving-doubling keeps every node.
+TEST(SimGridBackend, SliceOfTwoNodesGivesTheWholeClustersStep) {
+  for (const char* alg : {"ring", "hierarchical", "rhd"})
+    for (const char* extra : {"--training.framework=pytorch_ddp", "--training.framework=horovod",
+                              "--comm.library=mpi", "--network.crosstraffic=true", "--network.model=lv08"})
+      for (int nodes : {3, 8, 128}) {
+        const std::vector<std::string> args = {"--cluster.platform=dgx1", "--cluster.nodes=" + std::to_string(nodes),
+                                               extra, std::string("--comm.algorithm=") + alg,
+                                               "--simulation.backend=simgrid"};
+        Scenario sliced = testutil::scenario_default(args), whole = sliced;
+        whole.simgrid.slices = false;
+        const Prediction a = predict(sliced), b = predict(whole);
+        EXPECT_LT(rel_diff(a.step_time_s, b.step_time_s), 1e-9)
+            << alg << " " << extra << " on " << nodes << " nodes: sliced " << a.step_time_s << " whole " << b.step_time_s;
+        EXPECT_LT(rel_diff(a.exposed_comm_s + 1e-12, b.exposed_comm_s + 1e-12), 1e-9) << alg << " " << extra;
+      }
+}
+
 TEST(SimGridBackend, StepMatchesAnalyticOnContentionFreeCluster) {
   const std::vector<std::string> base = {"--cluster.platform=poti", "--cluster.nodes=3", "--training.framework=horovod"};
   auto sg = base;

@@ -556,10 +556,14 @@ Scenario resolve_scenario(const Settings& given, const std::string& base_dir) {
   if (sc.system.ranks() > kMaxRanks)
     r.fail("cluster.nodes", "at most " + std::to_string(kMaxRanks) + " GPUs in all (nodes x cluster.gpus_per_node = " +
                                 std::to_string(sc.system.nodes) + " x " + std::to_string(sc.system.cluster.gpus_per_node) + ")");
-  if (sc.backend == BackendKind::SimGrid && sc.system.ranks() > kMaxSimGridRanks)
+  // Fast fidelity on a built-in cluster may run on a slice of two nodes (refused at simulation
+  // time, naming the algorithm, where it does not apply).
+  const bool may_slice = sc.simgrid.fidelity == Fidelity::Fast && sc.system.cluster.xml_path.empty();
+  if (sc.backend == BackendKind::SimGrid && !may_slice && sc.system.ranks() > kMaxSimGridRanks)
     r.fail("cluster.nodes", "at most " + std::to_string(kMaxSimGridRanks) + " GPUs in all with simulation.backend = "
                             "simgrid (nodes x cluster.gpus_per_node = " + std::to_string(sc.system.ranks()) +
-                            "); the analytic backend takes up to " + std::to_string(kMaxRanks));
+                            ") at full fidelity or on a platform file; the analytic backend takes up to " +
+                            std::to_string(kMaxRanks));
   const int max_nodes = sc.system.cluster.max_nodes;
   if (max_nodes > 0 && sc.system.nodes > max_nodes)
     r.fail("cluster.nodes", "at most " + std::to_string(max_nodes) + " (nodes of platform " +

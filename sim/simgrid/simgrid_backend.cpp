@@ -1,9 +1,12 @@
 #include "simgrid/simgrid_backend.hpp"
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <optional>
 
+#include "core/error.hpp"
 #include "cost/collectives.hpp"
 #include "cost/decision.hpp"
 #include "cost/eager_rounds.hpp"
@@ -12,6 +15,7 @@
 #include "simgrid/full_fidelity.hpp"
 #include "engine/isolate.hpp"
 #include "simgrid/placement.hpp"
+#include "simgrid/slice.hpp"
 
 namespace ddlsim {
 inline namespace simgrid_layer {
@@ -85,8 +89,33 @@ SyncSteps sync_from_json(const nlohmann::json& j) {
   return s;
 }
 
+// Fast fidelity on a slice of the cluster (slice.hpp): the whole cluster's plans, their rounds
+// measured on two of its nodes. Empty where no slice applies.
+std::optional<SyncSteps> sliced_sync_step(const RankSchedules& rs, const CommTopology& topo, const CommMethod& m,
+                                          const System& sys, const SimGridOptions& o) {
+  if (o.fidelity != Fidelity::Fast || !o.slices) return std::nullopt;
+  Layout whole = flat_layout(topo);
+  whole.eager_limit_bytes = eager_limit_bytes(m, topo);
+  const Plans plans = bucket_plans(rs.kinds.front(), m, topo, whole);
+  const bool eager = std::any_of(plans.begin(), plans.end(), [&](const auto& p) { return eager_sends_matter(p, whole); });
+  if (eager || !slice_applies(plans, topo, sys)) return std::nullopt;
+  World w = make_world(slice_of(topo), m.algorithm, sys, o);
+  w.layout.eager_limit_bytes = whole.eager_limit_bytes;
+  pace_pipelined_rings(w, plans);
+  const StepPair p = compose_steps(rs, fast_bucket_times(w, plans), to_string(m.algorithm));
+  return SyncSteps{p.sync, p.kind_sync};
+}
+
 std::string simulate_sync_step(const RankSchedules& rs, const CommTopology& topo, const CommMethod& m,
                                const System& sys, const SimGridOptions& o) {
+  if (const auto sliced = sliced_sync_step(rs, topo, m, sys, o)) return to_json(*sliced).dump();
+  if (topo.ranks() > kMaxSimGridRanks)
+    throw InputError(fmt::format("{} GPUs with simulation.backend = simgrid: comm.algorithm = {} gives exchanges whose "
+                                 "partners depend on the node count (trees, halving-doubling, all-to-all), simulated "
+                                 "on every node: at most {} GPUs. A two-node slice of a built-in cluster at fast "
+                                 "fidelity runs rings and hierarchical exchanges of any size; the analytic backend "
+                                 "takes any",
+                                 topo.ranks(), to_string(m.algorithm), kMaxSimGridRanks));
   World w = make_world(topo, m.algorithm, sys, o);
   w.layout.eager_limit_bytes = eager_limit_bytes(m, topo);
   const Plans plans = bucket_plans(rs.kinds.front(), m, topo, w.layout);

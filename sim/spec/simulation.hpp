@@ -20,6 +20,8 @@ struct SimGridOptions {
   double bandwidth_factor = 0;         // network/bandwidth-factor; 0 = the model's own
   Seconds timeout_s = 0;               // deadline of one SimGrid run; 0 = derived from its size
   bool stack_guard = false;            // a guard page under each actor's stack (set per run: make_world)
+  bool slices = true;                  // fast fidelity on two nodes where every node's rounds load
+                                       // its links alike (simgrid/slice.hpp); false: every node (tests)
 };
 
 }  // namespace spec_layer

@@ -30,7 +30,8 @@ constexpr int kMaxNodes = 65536;
 constexpr int kMaxGpusPerNode = 64;
 constexpr int kMaxRanks = 1 << 20;
 // The SimGrid backend runs one actor per rank (two at full fidelity): 65,536 ranks simulate in
-// about 15 s at fast fidelity here; beyond, the analytic backend.
+// about 15 s at fast fidelity here; beyond, the analytic backend. Fast fidelity on a built-in
+// cluster whose plans run on a two-node slice (simgrid/slice.hpp) takes up to kMaxRanks.
 constexpr int kMaxSimGridRanks = 1 << 16;
 
 const std::vector<LinkKind>& link_kinds();

@@ -1,0 +1,40 @@
+#include "simgrid/slice.hpp"
+
+#include <algorithm>
+
+namespace ddlsim {
+inline namespace simgrid_layer {
+
+namespace {
+
+// Rounds whose every node sends and receives alike, wherever it sits among the nodes.
+bool node_alike(RoundKind k) {
+  switch (k) {
+    case RoundKind::RingStep:
+    case RoundKind::LeaderRingStep:
+    case RoundKind::NodeTreeUp:
+    case RoundKind::NodeTreeDown:
+    case RoundKind::NodeChainUp:
+    case RoundKind::NodeChainDown:
+    case RoundKind::NodeAllPairs: return true;
+    default: return false;
+  }
+}
+
+}  // namespace
+
+bool slice_applies(const Plans& plans, const CommTopology& topo, const System& sys) {
+  if (!sys.cluster.xml_path.empty() || topo.nodes <= kSliceNodes) return false;
+  return std::all_of(plans.begin(), plans.end(), [](const std::vector<Round>& plan) {
+    return std::all_of(plan.begin(), plan.end(), [](const Round& r) { return node_alike(r.kind); });
+  });
+}
+
+CommTopology slice_of(const CommTopology& topo) {
+  CommTopology s = topo;
+  s.nodes = kSliceNodes;
+  return s;
+}
+
+}  // namespace simgrid_layer
+}  // namespace ddlsim
