@@ -144,7 +144,8 @@ TEST(SimGridBackend, FastAndFullStepsAgreeToOnePartInTenMillion) {
 // Fast fidelity on a slice (simgrid/slice.hpp): two nodes of a built-in cluster stand for all of
 // them where every round loads each node alike (ring, leaders' ring, rounds inside the nodes); the
 // step equals the one simulated on every node, with TCP's acks and LV08's factors too (up to 1,024
-// GPUs; bench/simgrid_bench.cpp times 131,072). Halving-doubling keeps every node.
+// GPUs; bench/simgrid_bench.cpp times 131,072). Halving-doubling slices on 8 and 128 nodes (a
+// power-of-two count) and keeps every node on 3 (its folds).
 TEST(SimGridBackend, SliceOfTwoNodesGivesTheWholeClustersStep) {
   for (const char* alg : {"ring", "hierarchical", "rhd"})
     for (const char* extra : {"--training.framework=pytorch_ddp", "--training.framework=horovod",

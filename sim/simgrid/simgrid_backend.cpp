@@ -102,7 +102,7 @@ std::optional<SyncSteps> sliced_sync_step(const RankSchedules& rs, const CommTop
   World w = make_world(slice_of(topo), m.algorithm, sys, o);
   w.layout.eager_limit_bytes = whole.eager_limit_bytes;
   pace_pipelined_rings(w, plans);
-  const StepPair p = compose_steps(rs, fast_bucket_times(w, plans), to_string(m.algorithm));
+  const StepPair p = compose_steps(rs, fast_bucket_times(w, slice_plans(plans, topo)), to_string(m.algorithm));
   return SyncSteps{p.sync, p.kind_sync};
 }
 
@@ -110,11 +110,11 @@ std::string simulate_sync_step(const RankSchedules& rs, const CommTopology& topo
                                const System& sys, const SimGridOptions& o) {
   if (const auto sliced = sliced_sync_step(rs, topo, m, sys, o)) return to_json(*sliced).dump();
   if (topo.ranks() > kMaxSimGridRanks)
-    throw InputError(fmt::format("{} GPUs with simulation.backend = simgrid: comm.algorithm = {} gives exchanges whose "
-                                 "partners depend on the node count (trees, halving-doubling, all-to-all), simulated "
-                                 "on every node: at most {} GPUs. A two-node slice of a built-in cluster at fast "
-                                 "fidelity runs rings and hierarchical exchanges of any size; the analytic backend "
-                                 "takes any",
+    throw InputError(fmt::format("{} GPUs with simulation.backend = simgrid: comm.algorithm = {} gives exchanges in "
+                                 "which nodes differ (trees, folds of extra ranks, all-to-all, parameter servers), "
+                                 "simulated on every node: at most {} GPUs. A two-node slice of a built-in cluster at "
+                                 "fast fidelity runs rings, hierarchical exchanges and halving-doubling on a "
+                                 "power-of-two count of any size; the analytic backend takes any",
                                  topo.ranks(), to_string(m.algorithm), kMaxSimGridRanks));
   World w = make_world(topo, m.algorithm, sys, o);
   w.layout.eager_limit_bytes = eager_limit_bytes(m, topo);

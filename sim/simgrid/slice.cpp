@@ -16,7 +16,8 @@ bool node_alike(RoundKind k) {
     case RoundKind::NodeTreeDown:
     case RoundKind::NodeChainUp:
     case RoundKind::NodeChainDown:
-    case RoundKind::NodeAllPairs: return true;
+    case RoundKind::NodeAllPairs:
+    case RoundKind::XorExchange: return true;  // a power-of-two count (else the plan has folds)
     default: return false;
   }
 }
@@ -28,6 +29,14 @@ bool slice_applies(const Plans& plans, const CommTopology& topo, const System& s
   return std::all_of(plans.begin(), plans.end(), [](const std::vector<Round>& plan) {
     return std::all_of(plan.begin(), plan.end(), [](const Round& r) { return node_alike(r.kind); });
   });
+}
+
+Plans slice_plans(const Plans& plans, const CommTopology& topo) {
+  Plans out = plans;
+  for (auto& plan : out)
+    for (Round& r : plan)
+      if (r.kind == RoundKind::XorExchange && r.param >= topo.gpus_per_node) r.param = topo.gpus_per_node;
+  return out;
 }
 
 CommTopology slice_of(const CommTopology& topo) {
