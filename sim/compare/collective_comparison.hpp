@@ -1,7 +1,7 @@
 // `ddlsim compare` on nccl-tests or OSU output: each measured size beside the prediction of the same
-// collective on the scenario's platform (predict_collective, as nccl-tests would report it: benchmark_time_s),
-// with the signed relative error and
-// the MAPE over all sizes and over the sizes of 10 MB and more.
+// collective on the scenario's platform (predict_collective, as nccl-tests reports it:
+// benchmark_time_s), with the signed relative error and the MAPE over all sizes and over the sizes
+// of 10 MB and more.
 #pragma once
 #include <string>
 #include <vector>

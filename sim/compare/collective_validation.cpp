@@ -133,10 +133,6 @@ std::string fitted_values(const EffectiveFit& eff) {
   return out.empty() ? "nothing identifiable" : out;
 }
 
-}  // namespace
-
-namespace {
-
 nlohmann::ordered_json bands_json(const std::vector<BandScore>& bs) {
   nlohmann::ordered_json a = nlohmann::ordered_json::array();
   for (const BandScore& b : bs)

@@ -415,9 +415,10 @@ std::vector<KeySpec> declare_keys() {
              "analytic (closed forms, no contention) or simgrid (SimGrid discrete-event simulation of every "
              "message on the platform: shared NICs and hierarchy show)"),
       choice("simulation.fidelity", "fast", {"fast", "full"},
-             "simgrid backend: fast (simulate each distinct round of a collective once and scale; on two nodes of a "
-             "built-in cluster where every node's rounds are alike: rings, hierarchical, power-of-two halving-doubling) or full (every message); "
-             "fast falls back to full on a platform file whose nodes differ"),
+             "simgrid backend: fast (simulate each distinct round of a collective once and scale; on two nodes "
+             "of a built-in cluster where every node's rounds are alike: rings, hierarchical, power-of-two "
+             "halving-doubling) or full (every message); fast falls back to full on a platform file whose nodes "
+             "differ"),
       real("simulation.timeout_s", "", 0, 1e7, "s",
            "simgrid backend: deadline of one simulation, s; default: 60 s + 20 us per message", true),
       choice("network.model", "cm02", {"cm02", "lv08"},
