@@ -163,6 +163,35 @@ TEST(SimGridBackend, SliceOfTwoNodesGivesTheWholeClustersStep) {
       }
 }
 
+// A platform file slices where its nodes look alike and each link between nodes serves one node
+// (the generated cluster4x25g: every node's uplink to a non-blocking switch); with a core link that
+// every route between nodes crosses, a slice would load it with 2 nodes' traffic instead of 8, and
+// every node is simulated instead. Both equal the run on every node.
+TEST(SimGridBackend, PlatformFileSlicesOnlyWithoutASharedCore) {
+  std::string xml = testutil::slurp(testutil::source_dir() + "/platforms/cluster4x25g.xml");
+  testutil::TempFile plain("plain.xml", xml);
+  const std::string uplinks = "direction=\"UP\"/><link_ctn id=\"node";
+  for (std::size_t at = xml.find(uplinks); at != std::string::npos; at = xml.find(uplinks, at + 1))
+    xml.insert(at + std::string("direction=\"UP\"/>").size(), "<link_ctn id=\"core\"/>");
+  xml.insert(xml.find("<link id=\"node0-uplink\""),
+             "<link id=\"core\" bandwidth=\"3000000000Bps\" latency=\"1e-06s\" sharing_policy=\"SHARED\"/>\n  ");
+  testutil::TempFile core("core.xml", xml);
+  double steps[2][2];
+  for (int f = 0; f < 2; ++f)
+    for (const char* alg : {"ring", "hierarchical"}) {
+      Scenario sliced = testutil::scenario_default({"--cluster.platform=" + (f ? core : plain).path(), "--cluster.nodes=8",
+                                                    "--training.framework=pytorch_ddp", std::string("--comm.algorithm=") + alg,
+                                                    "--simulation.backend=simgrid"});
+      Scenario whole = sliced;
+      whole.simgrid.slices = false;
+      const Prediction a = predict(sliced), b = predict(whole);
+      EXPECT_LT(rel_diff(a.step_time_s, b.step_time_s), 1e-9) << (f ? "core " : "plain ") << alg << ": sliced "
+                                                              << a.step_time_s << " whole " << b.step_time_s;
+      steps[f][alg[0] == 'h'] = b.exposed_comm_s;
+    }
+  EXPECT_GT(steps[1][0], 1.5 * steps[0][0]) << "the core link bounds the ring: the test's file is what it says";
+}
+
 TEST(SimGridBackend, StepMatchesAnalyticOnContentionFreeCluster) {
   const std::vector<std::string> base = {"--cluster.platform=poti", "--cluster.nodes=3", "--training.framework=horovod"};
   auto sg = base;

@@ -42,6 +42,25 @@ bool is_symmetric(const std::vector<sg4::Host*>& ranks, int g) {
   return true;
 }
 
+// Whether every link on the routes between consecutive nodes serves one node: each link's routes
+// have a node in common (a node's uplink, or a link joining two nodes directly); a backbone or a
+// core switch link that every route crosses has none.
+bool private_links(const std::vector<sg4::Host*>& ranks, int g) {
+  const int nodes = int(ranks.size()) / g;
+  std::map<const sg4::Link*, std::vector<int>> common;  // the nodes every route so far shares
+  for (int n = 0; n < nodes && nodes > 1; ++n) {
+    const int m = (n + 1) % nodes;
+    for (const auto* link : route_info(ranks[n * g], ranks[m * g]).links) {
+      auto [it, fresh] = common.emplace(link, std::vector<int>{n, m});
+      if (fresh) continue;
+      std::vector<int>& shared = it->second;
+      shared.erase(std::remove_if(shared.begin(), shared.end(), [&](int k) { return k != n && k != m; }), shared.end());
+      if (shared.empty()) return false;
+    }
+  }
+  return true;
+}
+
 // Ranks on a platform file: the first g hosts (natural order) of each of the first `nodes`
 // netzones, zones ordered by their first host; the other hosts, in natural order, after them.
 std::vector<sg4::Host*> place_ranks(const std::vector<sg4::Host*>& hosts, int nodes, int g, const std::string& file) {
@@ -92,9 +111,11 @@ World make_world(const CommTopology& topo, Algorithm a, const System& sys, const
                                 int(hosts.size()) >= w.layout.ranks + topo.ps_servers;
   hosts.resize(w.layout.participants());
   w.hosts = std::move(hosts);
-  if (!file.empty())
-    w.symmetric = !w.layout.spare_server_hosts &&
-                  is_symmetric({w.hosts.begin(), w.hosts.begin() + w.layout.ranks}, w.layout.gpus_per_node);
+  if (!file.empty()) {
+    const std::vector<sg4::Host*> ranks(w.hosts.begin(), w.hosts.begin() + w.layout.ranks);
+    w.symmetric = !w.layout.spare_server_hosts && is_symmetric(ranks, w.layout.gpus_per_node);
+    w.private_links = w.symmetric && private_links(ranks, w.layout.gpus_per_node);
+  }
   return w;
 }
 

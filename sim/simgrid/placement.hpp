@@ -18,6 +18,8 @@ struct World {
   std::vector<simgrid::s4u::Host*> hosts;  // participants: ranks, then spare server hosts
   Layout layout;
   bool symmetric = true;                   // every node alike: fast fidelity applies
+  bool private_links = true;               // each link between consecutive nodes serves one node (no
+                                           // shared backbone): a slice of them applies (slice.hpp)
 };
 
 // Starts the engine, builds the platform and places the ranks.

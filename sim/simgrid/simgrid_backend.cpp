@@ -4,7 +4,6 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <optional>
 
 #include "core/error.hpp"
 #include "cost/collectives.hpp"
@@ -89,27 +88,36 @@ SyncSteps sync_from_json(const nlohmann::json& j) {
   return s;
 }
 
-// Fast fidelity on a slice of the cluster (slice.hpp): the whole cluster's plans, their rounds
-// measured on two of its nodes. Empty where no slice applies.
-std::optional<SyncSteps> sliced_sync_step(const RankSchedules& rs, const CommTopology& topo, const CommMethod& m,
-                                          const System& sys, const SimGridOptions& o) {
-  if (o.fidelity != Fidelity::Fast || !o.slices) return std::nullopt;
-  Layout whole = flat_layout(topo);
-  whole.eager_limit_bytes = eager_limit_bytes(m, topo);
-  const Plans plans = bucket_plans(rs.kinds.front(), m, topo, whole);
-  const bool eager = std::any_of(plans.begin(), plans.end(), [&](const auto& p) { return eager_sends_matter(p, whole); });
-  if (eager || !slice_applies(plans, topo, sys)) return std::nullopt;
-  World w = make_world(slice_of(topo), m.algorithm, sys, o);
-  w.layout.eager_limit_bytes = whole.eager_limit_bytes;
+// Fast fidelity on a slice of the cluster (slice.hpp): the whole cluster's plans, their distinct
+// rounds measured on two of its nodes: a two-node platform for a built-in cluster; a platform
+// file's first two nodes, where its nodes are alike and its links between nodes private.
+std::string sliced_fast_step(const RankSchedules& rs, World& w, const Plans& plans, const CommTopology& topo,
+                             const CommMethod& m) {
+  const Bytes eager = w.layout.eager_limit_bytes;
+  w.hosts.resize(std::size_t(kSliceNodes) * topo.gpus_per_node);
+  w.layout = flat_layout(slice_of(topo));
+  w.layout.eager_limit_bytes = eager;
   pace_pipelined_rings(w, plans);
   const StepPair p = compose_steps(rs, fast_bucket_times(w, slice_plans(plans, topo)), to_string(m.algorithm));
-  return SyncSteps{p.sync, p.kind_sync};
+  return to_json(SyncSteps{p.sync, p.kind_sync}).dump();
 }
 
 std::string simulate_sync_step(const RankSchedules& rs, const CommTopology& topo, const CommMethod& m,
                                const System& sys, const SimGridOptions& o) {
-  if (const auto sliced = sliced_sync_step(rs, topo, m, sys, o)) return to_json(*sliced).dump();
-  if (topo.ranks() > kMaxSimGridRanks)
+  Layout whole = flat_layout(topo);
+  whole.eager_limit_bytes = eager_limit_bytes(m, topo);
+  const Plans whole_plans = bucket_plans(rs.kinds.front(), m, topo, whole);
+  // Eager sends that let ranks run ahead of their receivers overlap rounds: only the full run has them.
+  const bool eager =
+      std::any_of(whole_plans.begin(), whole_plans.end(), [&](const auto& p) { return eager_sends_matter(p, whole); });
+  const bool file = !sys.cluster.xml_path.empty();
+  const bool slice = o.fidelity == Fidelity::Fast && o.slices && !eager && slice_applies(whole_plans, topo, file);
+  if (slice && !file) {
+    World w = make_world(slice_of(topo), m.algorithm, sys, o);
+    w.layout.eager_limit_bytes = whole.eager_limit_bytes;
+    return sliced_fast_step(rs, w, whole_plans, topo, m);
+  }
+  if (!slice && topo.ranks() > kMaxSimGridRanks)
     throw InputError(fmt::format("{} GPUs with simulation.backend = simgrid: comm.algorithm = {} gives exchanges in "
                                  "which nodes differ (trees, folds of extra ranks, all-to-all, parameter servers), "
                                  "simulated on every node: at most {} GPUs. A two-node slice of a built-in cluster at "
@@ -118,10 +126,10 @@ std::string simulate_sync_step(const RankSchedules& rs, const CommTopology& topo
                                  topo.ranks(), to_string(m.algorithm), kMaxSimGridRanks));
   World w = make_world(topo, m.algorithm, sys, o);
   w.layout.eager_limit_bytes = eager_limit_bytes(m, topo);
+  if (slice && w.symmetric && w.private_links) return sliced_fast_step(rs, w, whole_plans, topo, m);
   const Plans plans = bucket_plans(rs.kinds.front(), m, topo, w.layout);
   pace_pipelined_rings(w, plans);
   const std::string label = to_string(m.algorithm);
-  // Eager sends that let ranks run ahead of their receivers overlap rounds: only the full run has them.
   const bool overlap = std::any_of(plans.begin(), plans.end(), [&](const auto& p) { return eager_sends_matter(p, w.layout); });
   const bool fast = o.fidelity == Fidelity::Fast && w.symmetric && !overlap;
   if (fast) {

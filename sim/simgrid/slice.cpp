@@ -24,10 +24,11 @@ bool node_alike(RoundKind k) {
 
 }  // namespace
 
-bool slice_applies(const Plans& plans, const CommTopology& topo, const System& sys) {
-  if (!sys.cluster.xml_path.empty() || topo.nodes <= kSliceNodes) return false;
-  return std::all_of(plans.begin(), plans.end(), [](const std::vector<Round>& plan) {
-    return std::all_of(plan.begin(), plan.end(), [](const Round& r) { return node_alike(r.kind); });
+bool slice_applies(const Plans& plans, const CommTopology& topo, bool file) {
+  if (topo.nodes <= kSliceNodes) return false;
+  return std::all_of(plans.begin(), plans.end(), [&](const std::vector<Round>& plan) {
+    return std::all_of(plan.begin(), plan.end(),
+                       [&](const Round& r) { return node_alike(r.kind) && !(file && r.kind == RoundKind::XorExchange); });
   });
 }
 
