@@ -107,6 +107,21 @@ std::string nodes_of(const std::vector<CollectiveLog>& logs) {
   return out;
 }
 
+// " (GPUs a thread, nccl-tests -g: 4, 1)", in the order of nodes_of, where some log ran one thread
+// driving several GPUs.
+std::string threads_of(const std::vector<CollectiveLog>& logs) {
+  std::vector<std::pair<int, int>> by_nodes;
+  for (const auto& l : logs) by_nodes.push_back({l.nodes, l.out.gpus_per_thread});
+  std::stable_sort(by_nodes.begin(), by_nodes.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::string out;
+  bool several = false;
+  for (const auto& [nodes, g] : by_nodes) {
+    out += (out.empty() ? "" : ", ") + std::to_string(g);
+    several = several || g > 1;
+  }
+  return several ? " (GPUs a thread, nccl-tests -g: " + out + ")" : "";
+}
+
 // One table of bands: a priori over every log, then the scale-out columns where there are some.
 std::string bands_md(const std::vector<BandScore>& prior, const std::vector<BandScore>& out, int largest) {
   const std::string at = largest > 0 ? std::to_string(largest) + " node(s)" : "the largest fitted count";
@@ -196,9 +211,9 @@ std::string render_collective_validation(const CollectiveValidation& v, Format f
   }
   out += "\n## Systems\n";
   for (const auto& s : v.systems) {
-    out += fmt::format("\n### {}, {} ({})\n\n{} log(s) on {} node(s); scenario `{}`; source: {}\n\n", s.system,
+    out += fmt::format("\n### {}, {} ({})\n\n{} log(s) on {} node(s){}; scenario `{}`; source: {}\n\n", s.system,
                        to_string(s.op), s.role == "dev" ? "development" : "held out", s.logs.size(), nodes_of(s.logs),
-                       s.scenario.substr(v.folder.size() + 1), s.source);
+                       threads_of(s.logs), s.scenario.substr(v.folder.size() + 1), s.source);
     out += "Fitted on " + s.fit.fitted_on + ": " + fitted_values(s.fit.eff) + ".\n\n";
     out += bands_md(s.a_priori, s.fit.scale_out, s.fit.largest_fitted);
   }
