@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "compare/collective_fit.hpp"
+#include "compare/coverage.hpp"
 #include "report/report.hpp"
 
 namespace ddlsim {
@@ -20,6 +21,10 @@ inline namespace compare_layer {
 struct CollectiveSystemResult {
   std::string system, role, source, scenario;
   Collective op = Collective::Allreduce;
+  // How often the 80 % interval a training prediction gives its NCCL exchanges (predict/uncertainty.hpp:
+  // measured / a priori time of the development allreduce logs, 1 MiB and more, across nodes or
+  // inside one node) holds this system's logs at the sizes it covers.
+  Coverage coverage;
   std::vector<CollectiveLog> logs;
   std::vector<BandScore> a_priori;  // every log; only a_priori is set
   CollectiveFit fit;                // scale_out empty when no log is larger than train_max_nodes
@@ -31,6 +36,7 @@ struct CollectivePools {
   Collective op = Collective::Allreduce;
   std::vector<BandScore> dev_a_priori, dev_scale_out, held_out_a_priori, held_out_scale_out;
   std::vector<BandScore> dev_one_node, held_out_one_node;  // a priori
+  Coverage dev_coverage, held_out_coverage, dev_one_node_coverage, held_out_one_node_coverage;
 };
 
 struct CollectiveValidation {
