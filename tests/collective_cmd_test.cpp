@@ -338,6 +338,7 @@ TEST(CollectiveCmd, OneThreadDrivingSeveralGpusIssuesEachInTurn) {
     const auto r = run_ddlsim("compare " + f.path() + " --scenario " + scenario.path() + " --format json");
     ASSERT_EQ(r.code, 0) << r.out;
     const auto j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["gpus_per_thread"], g);
     EXPECT_DOUBLE_EQ(j["rows"][0]["predicted_s"].get<double>(), g == 8 ? 8 * 4.2e-6 : small) << g;
     EXPECT_DOUBLE_EQ(j["rows"][1]["predicted_s"].get<double>(), large) << g;
   }

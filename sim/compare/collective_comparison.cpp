@@ -52,6 +52,7 @@ std::string render_collective_comparison(const CollectiveComparison& c, Format f
     j["tool"] = c.tool;
     j["collective"] = to_string(p.op);
     j["ranks"] = p.ranks;
+    j["gpus_per_thread"] = c.gpus_per_thread;  // nccl-tests' -g: predicted_s is what it reports
     j["mape"] = c.all.mape;
     j["mape_10MB_and_more"] = c.large.n ? nlohmann::ordered_json(c.large.mape) : nlohmann::ordered_json();
     j["rows"] = nlohmann::ordered_json::array();
