@@ -44,7 +44,7 @@ Coverage nccl_interval_coverage(const CollectivePoints& pts) {
   const FitTarget target = collective_target(pts);
   Coverage c;
   for (std::size_t i = 0; i < pts.bases.size(); ++i) {
-    if (pts.bytes[i] < (1 << 20)) continue;
+    if (size_band(pts.bytes[i]) == 0) continue;  // below 1 MiB
     const bool node = pts.nodes[i] == 1;
     const double lo = node ? kNcclNodeTimeP10 : kNcclTimeP10, hi = node ? kNcclNodeTimeP90 : kNcclTimeP90;
     const double ratio = pts.measured_s[i] / target.predicted(i, pts.bases[i]);
