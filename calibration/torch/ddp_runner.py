@@ -227,25 +227,26 @@ def options(argv):
     return o
 
 
-def check_csv_header(path):
+def check_csv_header(path, header):
     with open(path) as f:
         first = f.readline().strip()
-    if first and first != ",".join(HEADER):
-        dd.fail(f"{path}:1: --append: the file's header is not this runner's ({','.join(HEADER[:3])},...)")
+    if first and first != ",".join(header):
+        dd.fail(f"{path}:1: --append: the file's header is not this runner's ({','.join(header[:3])},...)")
 
 
-def write_row(o, row):
-    line = ",".join(str(row[k]) for k in HEADER) + "\n"
+def write_row(o, row, header=HEADER):
+    """One row under `header` (a runner's columns; this one's by default) to o.csv, or stdout."""
+    line = ",".join(str(row[k]) for k in header) + "\n"
     if o.csv == "-":
-        sys.stdout.write(",".join(HEADER) + "\n" + line)
+        sys.stdout.write(",".join(header) + "\n" + line)
         return
     fresh = not (o.append and os.path.exists(o.csv) and os.path.getsize(o.csv) > 0)
     if not fresh:
-        check_csv_header(o.csv)
+        check_csv_header(o.csv, header)
     tmp = f"{o.csv}.partial-{os.getpid()}"
     old = "" if fresh else open(o.csv).read()
     with open(tmp, "w") as f:
-        f.write((",".join(HEADER) + "\n" if fresh else old) + line)
+        f.write((",".join(header) + "\n" if fresh else old) + line)
     os.replace(tmp, o.csv)  # all or nothing
 
 
@@ -416,7 +417,7 @@ def main(argv):
     if o.csv != "-" and layout.rank == 0 and not os.path.isdir(os.path.dirname(os.path.abspath(o.csv))):
         dd.fail(f"--csv {o.csv}: its folder does not exist")
     if o.append and layout.rank == 0 and o.csv != "-" and os.path.exists(o.csv):
-        check_csv_header(o.csv)
+        check_csv_header(o.csv, HEADER)
     try:
         row, dist, _trainer = measure(o, layout)
     except (ValueError, RuntimeError) as e:  # torch refusing the shape (BatchNorm over one value), out of memory

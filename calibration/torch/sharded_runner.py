@@ -215,7 +215,6 @@ def main(argv):
     o.prefetch = prefetch
     if o.backend != "gloo" or o.precision != "fp32" or o.sync_period != 1:
         dd.fail("sharded_runner: CPU ranks on gloo, fp32, --sync-period 1 only")
-    dr.HEADER[:] = HEADER  # the CSV writer's columns: this runner's
     layout = dd.Layout(o.master_addr, o.master_port)
     cpu = dd.pin(o.pin, layout)
     try:
@@ -224,7 +223,7 @@ def main(argv):
         dd.fail(f"{o.model} at {o.input_size} batch {o.batch}: {e}")
     dist.barrier()
     if layout.rank == 0:
-        dr.write_row(o, row)
+        dr.write_row(o, row, HEADER)
         where = f", rank 0 on CPU {cpu}" if cpu is not None else ""
         sys.stderr.write(f"sharded_runner: {o.model} {o.input_size}px batch {o.batch} x {layout.world} ranks (zero3, "
                          f"{len(_trainer.units)} units{where}): step {row['step_time_s']} s [p10 "
