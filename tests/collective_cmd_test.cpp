@@ -84,7 +84,8 @@ TEST(CollectiveCmd, BuiltInSystemsReachTheirBoundingLinkAsBusBandwidth) {
       {"aws-p3-16xlarge", 2, 2.9},     // 25gbe
       {"workstation-4x3090", 1, 24.0}, // pcie4
       {"aws-g4dn-metal", 1, 10.0},     // pcie3 over two Cascade Lake sockets: UPI's 10 (NCCL's SKL)
-      {"aws-g4dn-metal", 2, 10.0},     // the same; 100gbe-tcp (11.75) does not bound it
+      {"aws-g4dn-metal", 2, 7.6},      // NCCL's socket transport on ENA: 2 channels x min(2 threads x 1.9,
+                                       // 16 sockets x 1.25 a flow), below UPI's 10 and 100gbe-tcp's 11.75
       {"aws-p3dn-24xlarge", 2, 11.5},  // 100gbe
       {"aws-p5-48xlarge", 2, 345.0},   // nvlink4 < 8 x 400gbe (368 GB/s)
       {"azure-nc24rs-v3", 1, 10.0},    // pcie3 through a Broadwell root complex: 12 x 5/6

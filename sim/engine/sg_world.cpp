@@ -44,7 +44,9 @@ using Dir = sg4::LinkInRoute::Direction;
 // node is quadratic in the node count): a GPU's route to the centre is its own link then its
 // node's uplink; GPUs of one node reach each other through bypass routes over their own links
 // only. The routes are those of platform_xml(): 2 intra hops inside a node, intra, inter,
-// inter, intra across nodes.
+// inter, intra across nodes. Where the library's transport bounds a GPU across nodes
+// (ClusterDescription::transport_Bps), the route to the centre crosses a link of that rate of the
+// GPU's own as well, which its routes inside the node do not.
 void build_node(sg4::NetZone* top, const ClusterDescription& c, int n) {
   auto* up = top->create_split_duplex_link("node" + std::to_string(n) + "-uplink", c.uplink_Bps())
                  ->set_latency(c.inter.latency_s);
@@ -54,8 +56,11 @@ void build_node(sg4::NetZone* top, const ClusterDescription& c, int n) {
     const std::string host = gpu_host_name(n, k);
     gpus.push_back(top->create_host(host, 1e12));
     links.push_back(top->create_split_duplex_link(host + "-link", c.gpu_path_Bps())->set_latency(c.intra.latency_s));
-    top->add_route(gpus.back()->get_netpoint(), nullptr, nullptr, nullptr,
-                   {sg4::LinkInRoute(links.back(), Dir::UP), sg4::LinkInRoute(up, Dir::UP)}, true);
+    std::vector<sg4::LinkInRoute> out{sg4::LinkInRoute(links.back(), Dir::UP)};
+    if (c.transport_Bps > 0)
+      out.emplace_back(top->create_split_duplex_link(host + "-transport", c.transport_Bps)->set_latency(0), Dir::UP);
+    out.emplace_back(up, Dir::UP);
+    top->add_route(gpus.back()->get_netpoint(), nullptr, nullptr, nullptr, out, true);
   }
   for (int a = 0; a < c.gpus_per_node; ++a)
     for (int b = 0; b < c.gpus_per_node; ++b)

@@ -88,6 +88,20 @@ UncertainInput fitted_exchanges(const StepCostOverrides& o) {
           [](Scenario& s, double f) { s.execution.step_costs.exchange_time_factor = f; }};
 }
 
+// NCCL's socket transport (system/socket_transport.hpp): what one CPU thread moves through TCP,
+// from the slowest published rate to the fastest (the range stands for the 10th to 90th
+// percentile, wider): NVIDIA/nccl issue 450 (100 Gb/s TCP, Skylake hosts, 4 channels of one thread
+// and one socket each: 4-6 GB/s bus bandwidth, 1.0 GB/s a connection at the low end) to
+// meta-pytorch/torchcomms PR 3920 (one TCP connection at 10.78 GB/s on 200 GbE, its thread at 90.6 %
+// of a core). The default (1.9 GB/s) is near the low end: most clusters without RDMA are older or
+// cloud hosts, and NCCL's own one-thread runs (issue 209) sit there.
+UncertainInput socket_threads(BytesPerSecond thread_Bps) {
+  return {"NCCL's socket threads", "x thread rate", 1.0e9 / thread_Bps, 10.78e9 / thread_Bps,
+          "one TCP thread's rate, 1.0 (NVIDIA/nccl issue 450) to 10.78 GB/s (meta-pytorch/torchcomms PR 3920)",
+          "ddlsim fit on the cluster's own nccl-tests logs, or cluster.tcp_thread_GBps from a one-thread TCP test",
+          [](Scenario& s, double f) { s.system.cluster.transport_Bps *= f; }};
+}
+
 // The slow-down of compute kernels overlapped with NCCL collectives: 18.9 % on average, 40 % at most,
 // over GPT and LLaMA workloads on A100 and H100 (arXiv 2507.03114; cost/library_costs.cpp, the
 // default). The measured range, none to the maximum, stands for the 10th to 90th percentile (wider).
@@ -160,6 +174,8 @@ std::vector<UncertainInput> uncertain_inputs(const Scenario& sc) {
   else if (sys.nodes == 1 && sys.ranks() > 1 && nccl && sys.cluster.xml_path.empty() &&
            sc.left_default("cluster.intra_bw_GBps"))
     out.push_back(nccl_inside_node());
+  if (sys.nodes > 1 && sys.cluster.transport_Bps > 0 && sc.left_default("cluster.tcp_thread_GBps"))
+    out.push_back(socket_threads(kTcpThread_Bps));
   const bool measured_interference = c.calibration && c.calibration->interference >= 0;
   if (sys.ranks() > 1 && sc.execution.overlap && nccl && !c.cpu_ranks() &&
       !measured_interference && sc.left_default("comm.interference"))

@@ -232,6 +232,17 @@ std::vector<KeySpec> declare_keys() {
       choice("cluster.nccl_net_protocols", "", {"auto", "all", "simple"},
              "auto, all or simple: the protocols NCCL may run where its network plugin decides (simple: the plugin "
              "sets NCCL_PROTO=simple, as aws-ofi-nccl does on AWS p4d and p3dn); default auto, the platform's"),
+      choice("cluster.socket_nic", "", {"auto", "generic", "aws-ena", "gcp-gvnic"},
+             "the NIC as NCCL's socket transport tells it apart (TCP link kinds): its helper threads and sockets "
+             "by default, aws-ena 2 x 8, gcp-gvnic 4 x 1, generic none (the proxy thread); default auto, the "
+             "platform's (aws-ena on AWS's TCP instances)"),
+      real("cluster.tcp_flow_GBps", "", 0, 1e6, "GB/s",
+           "the most one TCP flow carries on the network (a cloud's per-flow limit), GB/s; 0: none; default "
+           "the platform's: 1.25 on AWS's ENA (10 Gb/s inside a cluster placement group), else 0"),
+      vary(real("cluster.tcp_thread_GBps", format_number(kTcpThread_Bps / 1e9).c_str(), 1e-6, 1e6, "GB/s",
+                "what one CPU thread moves through TCP per direction while sending and receiving at once, GB/s: "
+                "bounds NCCL's socket transport (docs/model.md, \"NCCL over TCP sockets\")"),
+           0.1, 100, kLog),
       vary(real("cluster.intra_bw_GBps", "", 1e-6, 1e6, "GB/s",
                 "intra-node (GPU to node) effective bandwidth per direction, GB/s (decimal)"),
            0.1, 10000, kLog),
@@ -255,6 +266,12 @@ std::vector<KeySpec> declare_keys() {
       real("comm.interference", "", 0, 10, "", "compute slow-down while an exchange overlaps the backward pass, "
                                                "fraction; default: the library's (nccl 0.189, host-staged "
                                                "libraries 0) or the calibration's"),
+      integer("comm.nccl_socket_threads", "", 0, 16,
+              "NCCL_SOCKET_NTHREADS: helper threads a connection of NCCL's socket transport (0: the proxy "
+              "thread moves the data); default NCCL's choice for cluster.socket_nic"),
+      integer("comm.nccl_socks_per_thread", "", 1, 64,
+              "NCCL_NSOCKS_PERTHREAD: sockets each helper thread drives (threads x sockets at most 64, as NCCL "
+              "clamps); default NCCL's choice for cluster.socket_nic"),
       real("comm.per_call_us", "", 0, 1e9, "us", "fixed cost of one collective call, us; default: the library's "
                                                  "(nccl 8.4, others 0)"),
       real("comm.time_p10", "", 0.01, 100, "", "10th percentile of measured / predicted exchange time where the "

@@ -352,6 +352,13 @@ ClusterDescription resolve_cluster(const Reader& r, const std::string& base_dir,
     const int all = r.choice<int>("cluster.nccl_net_protocols", {{"auto", -1}, {"all", 1}, {"simple", 0}});
     if (all >= 0) c.nccl_net_ll = all == 1;
   }
+  if (r.given("cluster.socket_nic")) {
+    const int nic = r.choice<int>("cluster.socket_nic", {{"auto", -1}, {"generic", int(SocketNic::Generic)},
+                                                         {"aws-ena", int(SocketNic::AwsEna)},
+                                                         {"gcp-gvnic", int(SocketNic::GcpGvnic)}});
+    if (nic >= 0) c.socket_nic = SocketNic(nic);
+  }
+  if (r.given("cluster.tcp_flow_GBps")) c.tcp_flow_Bps = r.real("cluster.tcp_flow_GBps") * kGB;
   c.network_reduction = r.choice<bool>("cluster.network_reduction", {{"none", false}, {"sharp", true}});
   // SHARP's streaming aggregation, which reduces whole vectors (NCCL's CollNet), came with SHARPv2
   // in the Quantum HDR switches (SHARPv1 on Switch-IB 2 EDR reduces small messages only).
@@ -495,6 +502,19 @@ void check_mixed_compute(const Reader& r, const std::vector<NodeGroup>& groups) 
                       "): a measurement describes one device; the roofline models each");
 }
 
+// NCCL over a TCP link kind between nodes runs its socket transport: its threads bound what a GPU
+// moves (system/socket_transport.hpp). A platform file's links are taken as they are.
+void use_socket_transport(const Reader& r, Scenario& sc) {
+  ClusterDescription& c = sc.system.cluster;
+  c.transport_Bps = 0;
+  if (sc.execution.library != Library::Nccl || !c.xml_path.empty() || !tcp_link_kind(c.inter.name)) return;
+  SocketThreads s = nccl_socket_threads(c.socket_nic);
+  if (r.given("comm.nccl_socket_threads")) s.threads = r.small_int("comm.nccl_socket_threads");
+  if (r.given("comm.nccl_socks_per_thread")) s.socks_per_thread = r.small_int("comm.nccl_socks_per_thread");
+  if (s.threads > 0) s.socks_per_thread = std::min(s.socks_per_thread, 64 / s.threads);  // NCCL's MAX_SOCKETS
+  c.transport_Bps = nccl_socket_Bps(s, r.real("cluster.tcp_thread_GBps") * kGB, c.tcp_flow_Bps);
+}
+
 SimGridOptions resolve_simgrid(const Reader& r) {
   SimGridOptions o;
   o.fidelity = r.choice<Fidelity>("simulation.fidelity", {{"fast", Fidelity::Fast}, {"full", Fidelity::Full}});
@@ -608,6 +628,7 @@ Scenario resolve_scenario(const Settings& given, const std::string& base_dir) {
                                  "over " + (sc.system.cluster.intra.name.empty() ? std::string("PCIe") : sc.system.cluster.intra.name));
   use_library_factors(sc.system.cluster, to_string(sc.execution.library),
                       r.choice<bool>("comm.round_latency", {{"library", false}, {"network", true}}));
+  use_socket_transport(r, sc);
   sc.system.compute = resolve_compute(r, sc.execution.batch_per_gpu);
   if (r.given("compute.memory_gib")) {
     sc.system.device.memory_bytes = r.real("compute.memory_gib") * kGiB;

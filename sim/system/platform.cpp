@@ -218,15 +218,19 @@ Route ClusterDescription::intra_route() const {
 
 Route ClusterDescription::inter_route() const {
   const Seconds latency = 2 * intra.latency_s + 2 * inter.latency_s;
-  return {latency, std::min(gpu_path_Bps(), uplink_Bps()),
+  return {latency, transport_bound(std::min(gpu_path_Bps(), uplink_Bps())),
           std::min(intra.exchange_factor, inter.exchange_factor), std::min(intra.duplex_factor, inter.duplex_factor),
           overhead_for(step_overhead_s, inter_round_floor_s, latency)};
 }
 
 Route ClusterDescription::rail_route() const {
   Route r = inter_route();
-  r.bw_Bps = std::min(gpu_path_Bps(), uplink_Bps() / gpus_per_node);
+  r.bw_Bps = transport_bound(std::min(gpu_path_Bps(), uplink_Bps() / gpus_per_node));
   return r;
+}
+
+BytesPerSecond ClusterDescription::transport_bound(BytesPerSecond links_Bps) const {
+  return transport_Bps > 0 ? std::min(links_Bps, transport_Bps) : links_Bps;
 }
 
 void use_library_factors(ClusterDescription& c, const std::string& library, bool network_latency_only) {
@@ -298,6 +302,16 @@ ClusterDescription on_efa(ClusterDescription c, double latency_us, bool simple_o
   return c;
 }
 
+// A built-in cluster on EC2 instances whose TCP networking is AWS's ENA: NCCL's socket transport
+// detects it (2 threads of 8 sockets a connection), and a flow carries at most 10 Gb/s inside a
+// cluster placement group (AWS EC2 user guide, "Amazon EC2 instance network bandwidth": "a single-flow
+// is considered a unique 5-tuple TCP or UDP flow"; 5 Gb/s outside one).
+ClusterDescription on_ena(ClusterDescription c) {
+  c.socket_nic = SocketNic::AwsEna;
+  c.tcp_flow_Bps = 10e9 / 8;
+  return c;
+}
+
 // The same on a host CPU whose sockets each hold `gpus_per_socket` of the node's GPUs.
 ClusterDescription on_cpu(ClusterDescription c, const char* cpu, int gpus_per_socket) {
   c.cpu = cpu;
@@ -341,8 +355,8 @@ const std::vector<ClusterDescription>& builtin_clusters() {
               "uplink; NVLink SHARP inside a node (nvls) and across nodes with trees between them (nvls_tree); NDR "
               "switches with SHARP reduce in the network (cluster.network_reduction = sharp: collnet)", 8),
       // AWS p3.16xlarge (instance type page): 8 V100 16 GB with NVLink, 25 Gbps networking (TCP, ENA).
-      builtin("aws-p3-16xlarge", "v100", 0, 8, "nvlink2", "25gbe",
-              "AWS p3.16xlarge: 8 V100 16 GB on NVLink 2 (hybrid cube mesh), 25 Gb/s ENA networking (TCP)"),
+      on_ena(builtin("aws-p3-16xlarge", "v100", 0, 8, "nvlink2", "25gbe",
+                     "AWS p3.16xlarge: 8 V100 16 GB on NVLink 2 (hybrid cube mesh), 25 Gb/s ENA networking (TCP)")),
       // AWS p4d.24xlarge (instance type page): 8 A100 40 GB on NVSwitch, 400 Gbps EFA (4 x 100 Gb/s).
       on_efa(builtin("aws-p4d-24xlarge", "a100", 0, 8, "nvlink3", "100gbe",
                      "AWS p4d.24xlarge: 8 A100 40 GB on NVSwitch (NVLink 3), 4 x 100 Gb/s EFA (RDMA, SRD) aggregated; "
@@ -362,10 +376,10 @@ const std::vector<ClusterDescription>& builtin_clusters() {
       // AWS g4dn.metal (instance type page): 8 T4 on PCIe 3, 96 vCPUs of 2nd gen Xeon Scalable
       // (Cascade Lake, 24 cores a socket: two sockets), 100 Gbps ENA networking (TCP). The GPUs
       // are taken as four a socket on root ports (the page does not say).
-      on_cpu(builtin("aws-g4dn-metal", "t4", 0, 8, "pcie3", "100gbe-tcp",
-                     "AWS g4dn.metal: 8 T4 on PCIe 3 over two Cascade Lake sockets (4 each assumed: the ring "
-                     "crosses UPI, NCCL's 10 GB/s), 100 Gb/s ENA (TCP)"),
-             "cascadelake", 4),
+      on_ena(on_cpu(builtin("aws-g4dn-metal", "t4", 0, 8, "pcie3", "100gbe-tcp",
+                            "AWS g4dn.metal: 8 T4 on PCIe 3 over two Cascade Lake sockets (4 each assumed: the ring "
+                            "crosses UPI, NCCL's 10 GB/s), 100 Gb/s ENA (TCP)"),
+                    "cascadelake", 4)),
       // Azure's GPU sizes, from Microsoft's pages (MicrosoftDocs/azure-docs, articles/virtual-machines):
       // ncv2-series.md and ncv3-series.md: 4 P100 or 4 V100 cards (PCIe 3), Xeon E5-2690 v4
       // (Broadwell; how the cards hang off its two sockets is not stated: all on one taken), RDMA

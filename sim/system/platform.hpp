@@ -11,6 +11,7 @@
 
 #include "core/units.hpp"
 #include "spec/comm.hpp"
+#include "system/socket_transport.hpp"
 
 namespace ddlsim {
 inline namespace system_layer {
@@ -109,6 +110,16 @@ struct ClusterDescription {
   // The network carries NCCL's LL and LL128 protocols. false: the plugin sets NCCL_PROTO=simple
   // for the whole process, as aws-ofi-nccl does where EFA cannot deliver 128-byte stores in order.
   bool nccl_net_ll = true;
+  // The NIC as NCCL's socket transport tells it apart (its threads and sockets by default:
+  // system/socket_transport.hpp), and the most one TCP flow carries on the network (a cloud's
+  // per-flow limit; 0: none). cluster.socket_nic, cluster.tcp_flow_GBps.
+  SocketNic socket_nic = SocketNic::Generic;
+  BytesPerSecond tcp_flow_Bps = 0;
+  // What the communication library's own transport lets one GPU move across nodes per direction
+  // (NCCL's socket transport over a TCP link kind: nccl_socket_Bps); inter_route and rail_route
+  // carry at most this. 0: nothing beyond the links. Set by the scenario (resolve.cpp) for a
+  // built-in or generated cluster; a platform file's links are taken as they are.
+  BytesPerSecond transport_Bps = 0;
 
   // The bandwidth of a ring through the node's GPUs, per direction: the intra link's, bounded as
   // NCCL's topology search bounds it where the ring crosses the CPU (the root complex's peer-to-
@@ -124,6 +135,8 @@ struct ClusterDescription {
   Route inter_route() const;
   // The same while all of a node's GPUs send at once (one per rail): each gets uplink / G.
   Route rail_route() const;
+  // A GPU's rate across nodes over links of `links_Bps`: at most transport_Bps where it is set.
+  BytesPerSecond transport_bound(BytesPerSecond links_Bps) const;
   // The rails a node's used GPUs drive: one NIC a GPU at most. On rail-optimised nodes (DGX A100
   // and H100: one compute NIC beside each GPU on its PCIe switch) NCCL's topology search gives each
   // GPU's channels the NIC nearest to it (src/graph/search.cc, by PCI distance), and a GPU's own

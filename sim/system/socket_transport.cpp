@@ -1,0 +1,40 @@
+#include "system/socket_transport.hpp"
+
+#include <algorithm>
+
+
+namespace ddlsim {
+inline namespace system_layer {
+
+SocketThreads nccl_socket_threads(SocketNic nic) {
+  switch (nic) {
+    case SocketNic::AwsEna: return {2, 8};
+    case SocketNic::GcpGvnic: return {4, 1};
+    case SocketNic::Generic: break;
+  }
+  return {0, 1};
+}
+
+const char* to_string(SocketNic nic) {
+  switch (nic) {
+    case SocketNic::AwsEna: return "aws-ena";
+    case SocketNic::GcpGvnic: return "gcp-gvnic";
+    case SocketNic::Generic: break;
+  }
+  return "generic";
+}
+
+bool tcp_link_kind(const std::string& kind) {
+  return kind == "1gbe" || kind == "10gbe" || kind == "25gbe" || kind == "40gbe" || kind == "100gbe-tcp";
+}
+
+BytesPerSecond nccl_socket_Bps(SocketThreads s, BytesPerSecond thread_Bps, BytesPerSecond flow_Bps) {
+  const auto flows = [&](int sockets, BytesPerSecond threads_Bps) {
+    return flow_Bps > 0 ? std::min(threads_Bps, sockets * flow_Bps) : threads_Bps;
+  };
+  if (s.threads <= 0) return flows(kNcclChannelsPerNic, thread_Bps);
+  return kNcclChannelsPerNic * flows(s.threads * s.socks_per_thread, s.threads * thread_Bps);
+}
+
+}  // namespace system_layer
+}  // namespace ddlsim

@@ -1,0 +1,48 @@
+// NCCL's socket transport: where the network between nodes is plain TCP (no RDMA), NCCL moves a
+// GPU's data across nodes through CPU threads and TCP sockets (src/transport/net_socket.cc), and
+// those threads, not the wire, bound what one GPU moves (docs/model.md, "NCCL over TCP sockets").
+#pragma once
+#include <string>
+
+#include "core/units.hpp"
+
+namespace ddlsim {
+inline namespace system_layer {
+
+// One CPU thread's TCP rate per direction while it sends to one peer and receives from another
+// at once, as NCCL's proxy thread does in a ring: NVIDIA/nccl issue 209 (GCP, 32 Gb/s, one ring on
+// one socket: 1.85 GB/s with NCCL 2.4.2, 2.06 with 2.3.7) and this machine's one thread through a
+// veth pair (calibration/tcp_thread_rate.sh, calibration/measured/tcp-one-thread.csv: median
+// 1.90 GB/s each way over five runs, 1.75-2.00).
+constexpr BytesPerSecond kTcpThread_Bps = 1.9e9;
+
+// NCCL's rings use two channels a NIC: src/graph/connect.cc ncclTopoPostset doubles the channels
+// its topology search found ("Having two channels per NIC makes the NIC utilization closer to
+// peak": NVIDIA/nccl issue 438). Each channel has its own connection to the next GPU.
+constexpr int kNcclChannelsPerNic = 2;
+
+// What NCCL's socket transport picks on a NIC by itself (NCCL_SOCKET_NTHREADS and
+// NCCL_NSOCKS_PERTHREAD left unset; ncclNetSocketGetNsockNthread): on AWS's ENA (PCI vendor
+// 0x1d0f) 2 helper threads of 8 sockets a connection, on Google's gVNIC (0x1ae0) 4 of 1, on any
+// other NIC none: the GPU's proxy thread moves every connection's data itself, one socket each.
+struct SocketThreads {
+  int threads = 0;           // helper threads a connection (0: the proxy thread alone)
+  int socks_per_thread = 1;  // sockets each helper thread drives
+};
+enum class SocketNic { Generic, AwsEna, GcpGvnic };
+SocketThreads nccl_socket_threads(SocketNic nic);
+// "generic", "aws-ena", "gcp-gvnic" (cluster.socket_nic).
+const char* to_string(SocketNic nic);
+
+// The link kinds NCCL reaches over TCP sockets (Ethernet without RDMA: 1/10/25/40 GbE and
+// 100gbe-tcp; the 100/200/400 GbE kinds are RoCE).
+bool tcp_link_kind(const std::string& kind);
+
+// What one GPU moves across nodes per direction through NCCL's socket transport: with helper
+// threads, each of its kNcclChannelsPerNic connections has `threads` threads of `thread_Bps`, and
+// its threads x socks_per_thread sockets carry at most `flow_Bps` each (a cloud's per-flow limit; 0:
+// none); without, the proxy thread's `thread_Bps` for every connection, one socket each.
+BytesPerSecond nccl_socket_Bps(SocketThreads s, BytesPerSecond thread_Bps, BytesPerSecond flow_Bps);
+
+}  // namespace system_layer
+}  // namespace ddlsim

@@ -1,0 +1,92 @@
+// NCCL's socket transport (system/socket_transport.hpp): over a TCP link kind, the CPU threads that
+// move a GPU's data across nodes bound it, checked against values worked out by hand.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <string>
+
+#include "system/socket_transport.hpp"
+#include "test_util.hpp"
+
+namespace {
+
+using namespace ddlsim;
+using testutil::run_ddlsim;
+
+TEST(SocketTransport, ThreadsAndSocketsBoundAGpuAsWorkedOutByHand) {
+  // The proxy thread alone moves both channels' data: one thread's rate.
+  EXPECT_DOUBLE_EQ(nccl_socket_Bps({0, 1}, 1.9e9, 0), 1.9e9);
+  // ... unless the two channels' sockets (one each) carry less: 2 x 0.5.
+  EXPECT_DOUBLE_EQ(nccl_socket_Bps({0, 1}, 1.9e9, 0.5e9), 1.0e9);
+  // AWS's ENA: 2 channels x min(2 threads x 1.9, 16 sockets x 1.25) = 2 x 3.8.
+  EXPECT_DOUBLE_EQ(nccl_socket_Bps(nccl_socket_threads(SocketNic::AwsEna), 1.9e9, 1.25e9), 7.6e9);
+  // ... outside a placement group (5 Gb/s a flow) still the threads: 16 x 0.625 = 10 > 3.8.
+  EXPECT_DOUBLE_EQ(nccl_socket_Bps(nccl_socket_threads(SocketNic::AwsEna), 1.9e9, 0.625e9), 7.6e9);
+  // Google's gVNIC: 2 channels x 4 threads x 1.9; with a 1 GB/s flow limit 2 x 4 sockets x 1.
+  EXPECT_DOUBLE_EQ(nccl_socket_Bps(nccl_socket_threads(SocketNic::GcpGvnic), 1.9e9, 0), 15.2e9);
+  EXPECT_DOUBLE_EQ(nccl_socket_Bps(nccl_socket_threads(SocketNic::GcpGvnic), 1.9e9, 1e9), 8e9);
+  for (const char* k : {"1gbe", "10gbe", "25gbe", "40gbe", "100gbe-tcp"}) EXPECT_TRUE(tcp_link_kind(k)) << k;
+  for (const char* k : {"100gbe", "200gbe", "400gbe", "ib-edr", "ib-ndr", "nvlink4"}) EXPECT_FALSE(tcp_link_kind(k)) << k;
+}
+
+double busbw_GBps(const std::string& args) {
+  const auto r = run_ddlsim("collective --algorithm ring --sizes 1G --format json " + args);
+  EXPECT_EQ(r.code, 0) << args << "\n" << r.out;
+  if (r.code != 0) return 0;
+  return nlohmann::json::parse(r.out)[0]["busbw_GBps"].get<double>();
+}
+
+// Two nodes of one GPU each on 100 Gb/s Ethernet over TCP (11.75 GB/s): a 1 GiB ring allreduce
+// runs at the proxy thread's 1.9 GB/s with NCCL's defaults on a generic NIC, in both backends; at
+// the link's with enough threads; and other libraries, RoCE and a platform file are not bounded so.
+TEST(SocketTransport, NcclOverTcpRunsAtItsThreadsRate) {
+  const auto on = [](const std::string& inter, const std::string& library) {
+    return "--cluster.platform=cluster4x25g --cluster.gpus_per_node=1 --cluster.nodes=2 --cluster.inter=" + inter +
+           " --comm.library=" + library + " ";
+  };
+  const std::string tcp = on("100gbe-tcp", "nccl");
+  EXPECT_NEAR(busbw_GBps(tcp), 1.9, 1e-3);
+  EXPECT_NEAR(busbw_GBps(tcp + "--simulation.backend=simgrid"), 1.9, 1e-3);
+  EXPECT_NEAR(busbw_GBps(tcp + "--cluster.tcp_thread_GBps=3"), 3.0, 1e-3);
+  // 2 channels x 4 threads x 1.9 = 15.2 > the link's 11.75.
+  EXPECT_NEAR(busbw_GBps(tcp + "--comm.nccl_socket_threads=4"), 11.75, 0.02);
+  // AWS's NIC with 1 GB/s a flow: 2 channels x min(2 x 1.9, 16 x 1) = 7.6.
+  EXPECT_NEAR(busbw_GBps(tcp + "--cluster.socket_nic=aws-ena --cluster.tcp_flow_GBps=1"), 7.6, 0.01);
+  EXPECT_NEAR(busbw_GBps(tcp + "--cluster.socket_nic=aws-ena --cluster.tcp_flow_GBps=1 --simulation.backend=simgrid"),
+              7.6, 0.01);
+  // NCCL clamps threads x sockets to 64: 16 threads of at most 4 sockets, 128 flows of 0.05 GB/s.
+  EXPECT_NEAR(busbw_GBps(tcp + "--comm.nccl_socket_threads=16 --comm.nccl_socks_per_thread=64 "
+                               "--cluster.tcp_flow_GBps=0.05"),
+              2 * 64 * 0.05, 0.01);
+  EXPECT_NEAR(busbw_GBps(on("100gbe", "nccl")), 11.5, 0.02);  // RoCE: NCCL's IB transport
+  EXPECT_GT(busbw_GBps(on("100gbe-tcp", "mpi")), 3.0);  // Open MPI's TCP path: not this transport
+  // A platform file's links are taken as they are (described or fitted for the cluster).
+  const std::string xml = testing::TempDir() + "socket_transport_2n.xml";
+  const auto gen = run_ddlsim("platform generate --nodes 2 --gpus-per-node 1 --intra pcie3 --inter 100gbe-tcp -o " + xml);
+  ASSERT_EQ(gen.code, 0) << gen.out;
+  EXPECT_GT(busbw_GBps("--cluster.platform=" + xml + " --cluster.nodes=2 --comm.library=nccl --simulation.backend=simgrid"), 5.0);
+}
+
+// More threads, sockets or a faster thread never slow the exchange down.
+TEST(SocketTransport, MoreThreadsNeverSlower) {
+  const std::string tcp = "--cluster.platform=cluster4x25g --cluster.nodes=3 --cluster.inter=100gbe-tcp "
+                          "--comm.library=nccl ";
+  double last = 0;
+  for (int threads : {0, 1, 2, 4, 8, 16}) {
+    const double b = busbw_GBps(tcp + "--comm.nccl_socket_threads=" + std::to_string(threads));
+    EXPECT_GE(b, last * (1 - 1e-12)) << threads;
+    last = b;
+  }
+  EXPECT_GE(busbw_GBps(tcp + "--cluster.tcp_thread_GBps=2.5"), busbw_GBps(tcp + "--cluster.tcp_thread_GBps=2"));
+}
+
+TEST(SocketTransport, BadValuesAreRefusedNamingTheKey) {
+  const auto r = run_ddlsim("collective --cluster.socket_nic=mellanox");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("cluster.socket_nic"), std::string::npos) << r.out;
+  const auto t = run_ddlsim("collective --comm.nccl_socket_threads=17");
+  EXPECT_EQ(t.code, 2) << t.out;
+  EXPECT_NE(t.out.find("comm.nccl_socket_threads"), std::string::npos) << t.out;
+}
+
+}  // namespace
