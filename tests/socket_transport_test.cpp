@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <fstream>
 #include <string>
 
 #include "system/socket_transport.hpp"
@@ -78,6 +79,28 @@ TEST(SocketTransport, MoreThreadsNeverSlower) {
     last = b;
   }
   EXPECT_GE(busbw_GBps(tcp + "--cluster.tcp_thread_GBps=2.5"), busbw_GBps(tcp + "--cluster.tcp_thread_GBps=2"));
+}
+
+// `fit` on nccl-tests output of a TCP cluster fits the threads' rate (the link does not bound it):
+// output predicted at 3.2 GB/s a thread gives back 3.2, and the overlay carries the key.
+TEST(SocketTransport, FitRecoversTheThreadRateFromNcclTestsOutput) {
+  const std::string dir = testing::TempDir(), ini = dir + "socket_fit.ini", log = dir + "2n_1g_socket_fit.log",
+                    overlay = dir + "socket_fit_overlay.ini";
+  std::ofstream(ini) << "[cluster]\nplatform = cluster4x25g\ngpus_per_node = 1\nnodes = 2\ninter = 100gbe-tcp\n"
+                        "[comm]\nlibrary = nccl\n";
+  const auto gen = run_ddlsim("collective " + ini + " --cluster.tcp_thread_GBps=3.2 -b 1M -e 1G --format nccl -o " + log);
+  ASSERT_EQ(gen.code, 0) << gen.out;
+  const auto fit = run_ddlsim("fit " + log + " --scenario " + ini + " --op allreduce --format json --overlay-out " + overlay);
+  ASSERT_EQ(fit.code, 0) << fit.out;
+  bool found = false;
+  const nlohmann::json j = nlohmann::json::parse(fit.out);
+  for (const auto& p : j["effective"])
+    if (p["name"] == "tcp_thread") {
+      found = true;
+      EXPECT_NEAR(p["after"].get<double>(), 3.2, 1e-3) << fit.out;
+    }
+  EXPECT_TRUE(found) << fit.out;
+  EXPECT_NE(testutil::slurp(overlay).find("tcp_thread_GBps = 3.2"), std::string::npos) << testutil::slurp(overlay);
 }
 
 TEST(SocketTransport, BadValuesAreRefusedNamingTheKey) {

@@ -170,7 +170,8 @@ std::string render_fit_table(const std::vector<RegressionFit>& regs, const Effec
 int cmd_fit(const Args& args) {
   po::options_description own = measured_options("fit");
   own.add_options()("params", po::value<std::string>()->default_value("inter_bw,inter_latency,compute"),
-                    "comma-separated: inter_bw, inter_latency, intra_bw, intra_latency, compute")(
+                    "comma-separated: inter_bw, inter_latency, intra_bw, intra_latency, tcp_thread, compute (nccl-tests "
+                    "logs: the four links', and tcp_thread where NCCL runs over TCP sockets)")(
       "overlay-out", po::value<std::string>()->default_value(""), "write the fitted values as an overlay INI")(
       "format", po::value<std::string>()->default_value("table"), "table, csv or json")(
       "strict", po::bool_switch(),

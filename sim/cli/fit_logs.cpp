@@ -119,10 +119,10 @@ int fit_collective_logs(const ParsedArgs& pa, Format format) {
   const std::string scenario_file = pa.vm["scenario"].as<std::string>();
   const auto overlays = pa.vm.count("overlay") ? pa.vm["overlay"].as<std::vector<std::string>>() : std::vector<std::string>{};
   const ScenarioInput in = read_scenario(scenario_file, overlays, pa.overrides);
-  const std::string names = pa.vm["params"].defaulted() ? "inter_bw,inter_latency,intra_bw,intra_latency"
-                                                        : pa.vm["params"].as<std::string>();
-  const CollectiveFit f =
-      fit_collectives(collective_points(logs, in.settings, dir_of(scenario_file)), split(names, ','), train_max);
+  const CollectivePoints pts = collective_points(logs, in.settings, dir_of(scenario_file));
+  const std::vector<std::string> names =
+      pa.vm["params"].defaulted() ? default_collective_parameters(pts) : split(pa.vm["params"].as<std::string>(), ',');
+  const CollectiveFit f = fit_collectives(pts, names, train_max);
   if (pa.vm["strict"].as<bool>()) check_strict(f.eff);
   std::string files;
   for (const auto& l : logs) files += (files.empty() ? "" : ", ") + l.out.file;

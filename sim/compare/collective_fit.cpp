@@ -215,6 +215,13 @@ bool bounds_largest(const CollectivePoints& train, const SharedParameter& p) {
 
 }  // namespace
 
+std::vector<std::string> default_collective_parameters(const CollectivePoints& points) {
+  std::vector<std::string> names = {"inter_bw", "inter_latency", "intra_bw", "intra_latency"};
+  const auto sockets = [](const Scenario& s) { return s.system.cluster.socket_transport && s.system.nodes > 1; };
+  if (std::any_of(points.bases.begin(), points.bases.end(), sockets)) names.push_back("tcp_thread");
+  return names;
+}
+
 CollectiveFit fit_collectives(const CollectivePoints& all, const std::vector<std::string>& names,
                               int train_max_nodes) {
   const CollectivePoints train = train_max_nodes > 0 ? points_where(all, train_max_nodes, false) : all;
@@ -223,9 +230,9 @@ CollectiveFit fit_collectives(const CollectivePoints& all, const std::vector<std
   std::vector<SharedParameter> params;
   for (const std::string& n : names) {
     if (n == "compute") throw InputError("--params compute: nccl-tests logs measure no compute; expected inter_bw, "
-                                         "inter_latency, intra_bw or intra_latency");
+                                         "inter_latency, intra_bw, intra_latency or tcp_thread");
     params.push_back(shared_parameter(n, train.bases));
-    if ((n == "inter_bw" || n == "intra_bw") && !bounds_largest(train, params.back()))
+    if ((n == "inter_bw" || n == "intra_bw" || n == "tcp_thread") && !bounds_largest(train, params.back()))
       params.back().held_because = "not what bounds the largest messages of these logs (a priori, a 25 % faster link "
                                    "moves none by 1 %); kept as it was";
   }

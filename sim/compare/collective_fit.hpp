@@ -84,8 +84,12 @@ struct CollectiveFit {
 std::string collective_overlay_text(const CollectiveFit& f, const std::string& measured_files,
                                     const std::string& scenario_file);
 
-// `names`: inter_bw, inter_latency, intra_bw, intra_latency. Throws InputError for `compute` (the
-// logs measure no compute) and when either side of the split has no log.
+// What `fit` fits by default: the links' bandwidths and latencies, and where NCCL's socket
+// transport carries the traffic between nodes, its threads' rate (tcp_thread).
+std::vector<std::string> default_collective_parameters(const CollectivePoints& points);
+
+// `names`: inter_bw, inter_latency, intra_bw, intra_latency, tcp_thread. Throws InputError for
+// `compute` (the logs measure no compute) and when either side of the split has no log.
 CollectiveFit fit_collectives(const CollectivePoints& points, const std::vector<std::string>& names,
                               int train_max_nodes);
 

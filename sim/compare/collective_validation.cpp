@@ -83,7 +83,7 @@ CollectiveSystemResult run_system(const std::string& folder, const CsvTable& ind
   r.a_priori = score_bands(pts, pts.bases, std::vector<double>(pts.bases.size(), NAN));
   r.coverage = nccl_interval_coverage(pts);
   const bool larger = std::any_of(pts.nodes.begin(), pts.nodes.end(), [&](int n) { return n > train_max; });
-  r.fit = fit_collectives(pts, {"inter_bw", "inter_latency", "intra_bw", "intra_latency"}, larger ? train_max : 0);
+  r.fit = fit_collectives(pts, default_collective_parameters(pts), larger ? train_max : 0);
   return r;
 }
 

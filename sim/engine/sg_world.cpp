@@ -57,8 +57,8 @@ void build_node(sg4::NetZone* top, const ClusterDescription& c, int n) {
     gpus.push_back(top->create_host(host, 1e12));
     links.push_back(top->create_split_duplex_link(host + "-link", c.gpu_path_Bps())->set_latency(c.intra.latency_s));
     std::vector<sg4::LinkInRoute> out{sg4::LinkInRoute(links.back(), Dir::UP)};
-    if (c.transport_Bps > 0)
-      out.emplace_back(top->create_split_duplex_link(host + "-transport", c.transport_Bps)->set_latency(0), Dir::UP);
+    if (c.transport_Bps() > 0)
+      out.emplace_back(top->create_split_duplex_link(host + "-transport", c.transport_Bps())->set_latency(0), Dir::UP);
     out.emplace_back(up, Dir::UP);
     top->add_route(gpus.back()->get_netpoint(), nullptr, nullptr, nullptr, out, true);
   }

@@ -54,11 +54,11 @@ std::vector<RestsOn> rests_on(const Scenario& sc) {
     add("cluster.inter_bw_GBps", fmt::format("{:.4g} GB/s a rail, {}'s {}", sys.cluster.inter.bw_Bps / kGB,
                                              sys.cluster.name, sys.cluster.inter.name));
     add("cluster.inter_latency_us", fmt::format("{:.3g} us a hop", sys.cluster.inter.latency_s * 1e6));
-    if (sys.cluster.transport_Bps > 0)
+    if (sys.cluster.socket_transport)
       add("cluster.tcp_thread_GBps",
           fmt::format("{:.3g} GB/s a CPU thread: NCCL's socket transport ({} NIC) moves at most {:.3g} GB/s a GPU "
-                      "across nodes", kTcpThread_Bps / kGB, to_string(sys.cluster.socket_nic),
-                      sys.cluster.transport_Bps / kGB));
+                      "across nodes", sys.cluster.tcp_thread_Bps / kGB, to_string(sys.cluster.socket_nic),
+                      sys.cluster.transport_Bps() / kGB));
   }
   if (sys.cluster.gpus_per_node > 1)
     add("cluster.intra_bw_GBps", fmt::format("{:.4g} GB/s, {}'s {}", sys.cluster.intra.bw_Bps / kGB,

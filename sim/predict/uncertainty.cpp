@@ -99,7 +99,7 @@ UncertainInput socket_threads(BytesPerSecond thread_Bps) {
   return {"NCCL's socket threads", "x thread rate", 1.0e9 / thread_Bps, 10.78e9 / thread_Bps,
           "one TCP thread's rate, 1.0 (NVIDIA/nccl issue 450) to 10.78 GB/s (meta-pytorch/torchcomms PR 3920)",
           "ddlsim fit on the cluster's own nccl-tests logs, or cluster.tcp_thread_GBps from a one-thread TCP test",
-          [](Scenario& s, double f) { s.system.cluster.transport_Bps *= f; }};
+          [](Scenario& s, double f) { s.system.cluster.tcp_thread_Bps *= f; }};
 }
 
 // The slow-down of compute kernels overlapped with NCCL collectives: 18.9 % on average, 40 % at most,
@@ -174,8 +174,8 @@ std::vector<UncertainInput> uncertain_inputs(const Scenario& sc) {
   else if (sys.nodes == 1 && sys.ranks() > 1 && nccl && sys.cluster.xml_path.empty() &&
            sc.left_default("cluster.intra_bw_GBps"))
     out.push_back(nccl_inside_node());
-  if (sys.nodes > 1 && sys.cluster.transport_Bps > 0 && sc.left_default("cluster.tcp_thread_GBps"))
-    out.push_back(socket_threads(kTcpThread_Bps));
+  if (sys.nodes > 1 && sys.cluster.socket_transport && sc.left_default("cluster.tcp_thread_GBps"))
+    out.push_back(socket_threads(sys.cluster.tcp_thread_Bps));
   const bool measured_interference = c.calibration && c.calibration->interference >= 0;
   if (sys.ranks() > 1 && sc.execution.overlap && nccl && !c.cpu_ranks() &&
       !measured_interference && sc.left_default("comm.interference"))

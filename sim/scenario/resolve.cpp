@@ -506,13 +506,13 @@ void check_mixed_compute(const Reader& r, const std::vector<NodeGroup>& groups) 
 // moves (system/socket_transport.hpp). A platform file's links are taken as they are.
 void use_socket_transport(const Reader& r, Scenario& sc) {
   ClusterDescription& c = sc.system.cluster;
-  c.transport_Bps = 0;
-  if (sc.execution.library != Library::Nccl || !c.xml_path.empty() || !tcp_link_kind(c.inter.name)) return;
-  SocketThreads s = nccl_socket_threads(c.socket_nic);
+  c.tcp_thread_Bps = r.real("cluster.tcp_thread_GBps") * kGB;
+  c.socket_transport = sc.execution.library == Library::Nccl && c.xml_path.empty() && tcp_link_kind(c.inter.name);
+  SocketThreads& s = c.socket_threads;
+  s = nccl_socket_threads(c.socket_nic);
   if (r.given("comm.nccl_socket_threads")) s.threads = r.small_int("comm.nccl_socket_threads");
   if (r.given("comm.nccl_socks_per_thread")) s.socks_per_thread = r.small_int("comm.nccl_socks_per_thread");
   if (s.threads > 0) s.socks_per_thread = std::min(s.socks_per_thread, 64 / s.threads);  // NCCL's MAX_SOCKETS
-  c.transport_Bps = nccl_socket_Bps(s, r.real("cluster.tcp_thread_GBps") * kGB, c.tcp_flow_Bps);
 }
 
 SimGridOptions resolve_simgrid(const Reader& r) {

@@ -229,8 +229,13 @@ Route ClusterDescription::rail_route() const {
   return r;
 }
 
+BytesPerSecond ClusterDescription::transport_Bps() const {
+  return socket_transport ? nccl_socket_Bps(socket_threads, tcp_thread_Bps, tcp_flow_Bps) : 0;
+}
+
 BytesPerSecond ClusterDescription::transport_bound(BytesPerSecond links_Bps) const {
-  return transport_Bps > 0 ? std::min(links_Bps, transport_Bps) : links_Bps;
+  const BytesPerSecond t = transport_Bps();
+  return t > 0 ? std::min(links_Bps, t) : links_Bps;
 }
 
 void use_library_factors(ClusterDescription& c, const std::string& library, bool network_latency_only) {

@@ -115,11 +115,13 @@ struct ClusterDescription {
   // per-flow limit; 0: none). cluster.socket_nic, cluster.tcp_flow_GBps.
   SocketNic socket_nic = SocketNic::Generic;
   BytesPerSecond tcp_flow_Bps = 0;
-  // What the communication library's own transport lets one GPU move across nodes per direction
-  // (NCCL's socket transport over a TCP link kind: nccl_socket_Bps); inter_route and rail_route
-  // carry at most this. 0: nothing beyond the links. Set by the scenario (resolve.cpp) for a
-  // built-in or generated cluster; a platform file's links are taken as they are.
-  BytesPerSecond transport_Bps = 0;
+  // NCCL's socket transport carries the traffic between nodes (NCCL over a TCP link kind on a
+  // built-in or generated cluster; set by the scenario, resolve.cpp: a platform file's links are
+  // taken as they are), with these threads a connection and one thread's TCP rate
+  // (comm.nccl_socket_threads and _socks_per_thread, cluster.tcp_thread_GBps).
+  bool socket_transport = false;
+  SocketThreads socket_threads;
+  BytesPerSecond tcp_thread_Bps = kTcpThread_Bps;
 
   // The bandwidth of a ring through the node's GPUs, per direction: the intra link's, bounded as
   // NCCL's topology search bounds it where the ring crosses the CPU (the root complex's peer-to-
@@ -135,7 +137,10 @@ struct ClusterDescription {
   Route inter_route() const;
   // The same while all of a node's GPUs send at once (one per rail): each gets uplink / G.
   Route rail_route() const;
-  // A GPU's rate across nodes over links of `links_Bps`: at most transport_Bps where it is set.
+  // What the library's own transport lets one GPU move across nodes per direction (NCCL's socket
+  // transport: nccl_socket_Bps); 0: nothing beyond the links. inter_route and rail_route carry at
+  // most this: transport_bound(links).
+  BytesPerSecond transport_Bps() const;
   BytesPerSecond transport_bound(BytesPerSecond links_Bps) const;
   // The rails a node's used GPUs drive: one NIC a GPU at most. On rail-optimised nodes (DGX A100
   // and H100: one compute NIC beside each GPU on its PCIe switch) NCCL's topology search gives each
