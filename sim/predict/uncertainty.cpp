@@ -93,8 +93,8 @@ UncertainInput fitted_exchanges(const StepCostOverrides& o) {
 // percentile, wider): NVIDIA/nccl issue 450 (100 Gb/s TCP, Skylake hosts, 4 channels of one thread
 // and one socket each: 4-6 GB/s bus bandwidth, 1.0 GB/s a connection at the low end) to
 // meta-pytorch/torchcomms PR 3920 (one TCP connection at 10.78 GB/s on 200 GbE, its thread at 90.6 %
-// of a core). The default (1.9 GB/s) is near the low end: most clusters without RDMA are older or
-// cloud hosts, and NCCL's own one-thread runs (issue 209) sit there.
+// of a core). The default (1.9 GB/s: NCCL's own one-thread runs in issue 209, and this machine's)
+// sits near the low end; newer hosts reach several times it.
 UncertainInput socket_threads(BytesPerSecond thread_Bps) {
   return {"NCCL's socket threads", "x thread rate", 1.0e9 / thread_Bps, 10.78e9 / thread_Bps,
           "one TCP thread's rate, 1.0 (NVIDIA/nccl issue 450) to 10.78 GB/s (meta-pytorch/torchcomms PR 3920)",
