@@ -204,8 +204,19 @@ std::vector<Probe> scan_range(Search& s, double lo, double hi, bool log, Advice&
   return ps;
 }
 
+// What bounds the metric past the best value of `key`, where ddlsim knows it: NCCL's socket
+// transport, for an inter-node link faster than its threads. "" where it does not.
+std::string what_limits(const Evaluator& ev, const std::string& key, double best) {
+  if (key != "cluster.inter_bw_GBps") return "";
+  const ClusterDescription& c = ev.base_scenario().system.cluster;
+  if (!c.socket_transport || best * kGB < c.transport_Bps()) return "";
+  return fmt::format("NCCL's socket transport, whose CPU threads move at most {:.3g} GB/s a GPU across nodes "
+                     "(cluster.tcp_thread_GBps; an RDMA network or more socket threads lifts it)",
+                     c.transport_Bps() / kGB);
+}
+
 // No probe reaches the target: the best one, and where the metric stops improving.
-void answer_unreachable(const std::vector<Probe>& ps, double lo, double hi, Advice& a) {
+void answer_unreachable(const Evaluator& ev, const std::vector<Probe>& ps, double lo, double hi, Advice& a) {
   const auto best = std::max_element(ps.begin(), ps.end(), [&](const Probe& x, const Probe& y) {
     return better(a.target->metric, y.m, x.m);
   });
@@ -215,10 +226,12 @@ void answer_unreachable(const std::vector<Probe>& ps, double lo, double hi, Advi
   a.conclusion = fmt::format("not reachable: no {} from {} to {} gives {}; the best is {} = {} ({} = {:.6g})",
                              a.key.name, value_text(a.key, lo), value_text(a.key, hi), relation(*a.target), a.key.name,
                              a.answer, a.target->metric.name, best->m);
-  if (best != ps.end() - 1)
-    a.notes.push_back(fmt::format("{} stops improving beyond {} = {}: something else limits it there (`ddlsim "
-                                  "simulate` shows where the step's time goes)", a.target->metric.name, a.key.name,
-                                  a.answer));
+  if (best == ps.end() - 1) return;
+  const std::string limit = what_limits(ev, a.key.name, best->x);
+  a.notes.push_back(fmt::format("{} stops improving beyond {} = {}: {}", a.target->metric.name, a.key.name, a.answer,
+                                limit.empty() ? "something else limits it there (`ddlsim simulate` shows where the "
+                                                "step's time goes)"
+                                              : limit + " limits it there"));
 }
 
 // Returns how many values it sampled before bisecting.
@@ -232,7 +245,7 @@ std::size_t search_boundary(const Evaluator& ev, const AdviseRequest& req, Advic
   const auto first = std::find_if(ps.begin(), ps.end(), [&](const Probe& p) { return a.target->reached_by(p.m); });
   const std::size_t points = ps.size() + s.failed;
   if (first == ps.end()) {
-    answer_unreachable(ps, lo, hi, a);
+    answer_unreachable(ev, ps, lo, hi, a);
     return points;
   }
   if (first == ps.begin()) {
