@@ -33,7 +33,8 @@ Prediction predict_of(const std::string& file, const std::vector<std::string>& o
 // with n the gradient bytes, alpha the route's latency (two intra-node and two inter-node hops) and
 // B the route's ring bandwidth (the inter-node link's, intra-node made fast so it is not the slowest
 // hop; duplex factor 1 on poti). advise must find B within 0.1 %. No straggler term: the devices'
-// spread is off (compute.device_spread = 0; tests/stragglers_test.cpp checks it), and so are the
+// spread and their step-to-step jitter are off (compute.device_spread = 0, compute.jitter_cv = 0;
+// tests/stragglers_test.cpp checks them), and so are the
 // framework's buffer copies (framework.buffer_copies = none; tests/framework_costs_test.cpp), and
 // NCCL's socket transport is not what bounds the ring (cluster.tcp_thread_GBps far above the link).
 TEST(Advise, RingBandwidthForEfficiencyMatchesClosedForm) {
@@ -41,7 +42,7 @@ TEST(Advise, RingBandwidthForEfficiencyMatchesClosedForm) {
   const std::vector<std::string> keys = {"--cluster.platform=poti", "--training.framework=tf_mirrored",
                                          "--input.format=synthetic", "--training.batch_per_gpu=32",
                                          "--training.samples=" + std::to_string(32 * p * 100),
-                                         "--cluster.intra_bw_GBps=1000", "--compute.device_spread=0",
+                                         "--cluster.intra_bw_GBps=1000", "--compute.device_spread=0", "--compute.jitter_cv=0",
                                          "--framework.buffer_copies=none", "--cluster.tcp_thread_GBps=1e6",
                                          "--cluster.nodes=" + std::to_string(p)};
   std::vector<std::string> one_gpu = keys;

@@ -66,9 +66,10 @@ TEST(OutsideRoofline, SuperBenchA100Models) {
   std::printf("MAPE: tf32 %.1f %%, mixed (pure FP16, channels-first) %.1f %%\n", 100 * tf32, 100 * mixed);
   // 14.9 and 43.6 % when it was added; 12.1 and 40.5 % once biases ran their own kernels; 11.0 and
   // 35.3 % with an eager framework's default host time (cost/host_dispatch.hpp); FP16 30.2 % once
-  // channels-first FP16 batch norm ran a block a channel (cost/compute.cpp, from H100 kernels).
-  EXPECT_LE(tf32, 0.111);
-  EXPECT_LE(mixed, 0.303);
+  // channels-first FP16 batch norm ran a block a channel (cost/compute.cpp, from H100 kernels); 9.2
+  // and 25.3 % once the eight ranks jitter from step to step as measured steps do (cost/stragglers.hpp).
+  EXPECT_LE(tf32, 0.093);
+  EXPECT_LE(mixed, 0.254);
 }
 
 // An older SuperBench baseline on other hardware (microsoft/superbench-results v0.2.1/V100:
@@ -80,7 +81,8 @@ TEST(OutsideRoofline, SuperBenchA100Models) {
 // multiply-adds an image, 24 even if Winograd cut every convolution 2.25-fold, where the V100
 // PCIe's FP32 peak is 14), so they were not measured as labelled. The ResNets and DenseNets:
 // FP32 4.9 %, FP16 40.6 % (every row too fast, +26 to +58 %: the channels-first FP16 gap of the
-// A100 check above).
+// A100 check above); 5.1 and 38.3 % once the two ranks jitter from step to step by the measured
+// steps' median (cost/stragglers.hpp), which these GPU-bound FP32 steps likely exceed.
 TEST(OutsideRoofline, SuperBenchV100PcieModels) {
   constexpr Row kV100[] = {{"resnet50", "fp32", 327.70},    {"resnet50", "mixed", 571.35},
                            {"resnet101", "fp32", 192.03},   {"resnet101", "mixed", 351.84},
@@ -96,8 +98,8 @@ TEST(OutsideRoofline, SuperBenchV100PcieModels) {
     (std::string(r.precision) == "fp32" ? fp32 : fp16) += std::abs(error) / 5;
   }
   std::printf("MAPE: fp32 %.1f %%, fp16 (pure FP16, channels-first) %.1f %%\n", 100 * fp32, 100 * fp16);
-  EXPECT_LE(fp32, 0.050);
-  EXPECT_LE(fp16, 0.407);
+  EXPECT_LE(fp32, 0.052);
+  EXPECT_LE(fp16, 0.384);
 }
 
 // The same A100 baseline's transformers (docs/design.md, "Transformers"): superbenchmark's pytorch_bert

@@ -50,13 +50,14 @@ TEST(Predict, SingleGpuHasNoCommunication) {
   EXPECT_DOUBLE_EQ(p.efficiency, 1);
 }
 
-// Every synchronisation also waits for the slowest device (cost/stragglers.hpp), computed here
+// Every synchronisation also waits for the slowest device and the ranks' step-to-step jitter
+// (cost/stragglers.hpp), computed here
 // from the one-rank compute time of the sync step's schedule.
 TEST(Predict, EpochIsStepsTimesStepTime) {
   const Prediction p = predict_default({"--cluster.nodes=3", "--training.sync_period=4"});
   const Seconds compute_s = p.steps.local.phases[0].end_s - p.steps.local.phases[0].start_s +
                             p.steps.local.phases[1].end_s - p.steps.local.phases[1].start_s;
-  const Seconds wait_s = straggler_wait_s(compute_s, 0, kGpuDeviceSpread, 4, p.ranks);
+  const Seconds wait_s = straggler_wait_s(compute_s, kGpuStepJitterCv, kGpuDeviceSpread, 4, p.ranks);
   EXPECT_GT(wait_s, 0);
   const double expect = p.syncs_per_epoch * (p.steps.sync.step_s + wait_s) +
                         (p.steps_per_epoch - p.syncs_per_epoch) * p.steps.local.step_s;

@@ -2,7 +2,9 @@
 // and what compute.jitter_cv and compute.device_spread do to a prediction.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <sstream>
 
 #include "cost/compute.hpp"
 #include "cost/stragglers.hpp"
@@ -69,7 +71,7 @@ TEST(Stragglers, PredictionAddsTheWaitToEverySyncStep) {
     extra[extra.size() - 2] = "--cluster.nodes=" + std::to_string(nodes);
     return predict_with(extra);
   };
-  const Prediction calm = with({"--compute.device_spread=0"});
+  const Prediction calm = with({"--compute.jitter_cv=0", "--compute.device_spread=0"});
   const Prediction jitter = with({"--compute.jitter_cv=0.05", "--compute.device_spread=0"});
   EXPECT_EQ(calm.straggler_wait_s, 0);
   std::vector<std::string> args = base;
@@ -92,7 +94,8 @@ TEST(Stragglers, PredictionAddsTheWaitToEverySyncStep) {
 }
 
 TEST(Stragglers, GpusWaitForTheSlowestDeviceByDefault) {
-  const std::vector<std::string> base = {"--cluster.platform=cluster4x25g", "--cluster.nodes=4", "--input.format=synthetic"};
+  const std::vector<std::string> base = {"--cluster.platform=cluster4x25g", "--cluster.nodes=4",
+                                         "--input.format=synthetic", "--compute.jitter_cv=0"};
   const Prediction spread = predict_with(base);
   std::vector<std::string> off = base;
   off.push_back("--compute.device_spread=0");
@@ -105,6 +108,60 @@ TEST(Stragglers, GpusWaitForTheSlowestDeviceByDefault) {
   EXPECT_GT(spread.epoch_time_s, calm.epoch_time_s);
   EXPECT_DOUBLE_EQ(spread.single_gpu_epoch_s, calm.single_gpu_epoch_s);
   EXPECT_EQ(calm.straggler_wait_s, 0);
+}
+
+// Left unset, a GPU rank varies from step to step as the measured steps did, on top of its device's
+// spread: sqrt(0.0429^2 + 0.014826^2) = 0.045390, times E_16, times the forward + backward time.
+TEST(Stragglers, GpuStepsVaryAsMeasuredByDefault) {
+  EXPECT_EQ(jitter_cv(ComputeTuning{}), kGpuStepJitterCv);
+  ComputeTuning cpu;
+  auto cal = std::make_shared<Calibration>();
+  cal->device_kind = "cpu";
+  cpu.calibration = cal;
+  EXPECT_EQ(jitter_cv(cpu), 0);
+  cpu.jitter_cv = 0.01;
+  EXPECT_EQ(jitter_cv(cpu), 0.01);
+  const std::vector<std::string> base = {"--cluster.platform=cluster4x25g", "--cluster.nodes=4", "--input.format=synthetic"};
+  const Prediction p = predict_with(base);
+  const Scenario sc = resolve_scenario(read_scenario("", base).settings, ".");
+  const ComputeProfile prof = compute_profile(sc.model, sc.system.device, sc.execution.precision,
+                                              sc.execution.batch_per_gpu, sc.system.compute);
+  EXPECT_NEAR(p.straggler_wait_s, (prof.forward_s() + prof.backward_s()) * 0.045390 * expected_max_std_normal(16),
+              1e-5 * p.straggler_wait_s);
+}
+
+// The default and its percentiles, recomputed from the measured steps: each run's (p90 - p10) /
+// (2 x 1.2816) / median step, then the median and the 10th and 90th percentiles over the runs
+// (linear interpolation between order statistics).
+TEST(Stragglers, JitterDefaultIsTheMeasuredStepsOwn) {
+  std::vector<double> cv;
+  for (const char* file : {"h100-zoo-steps.csv", "h200-torch-steps.csv"}) {
+    std::istringstream in(testutil::slurp(testutil::source_dir() + "/calibration/measured/" + file));
+    std::string line;
+    std::getline(in, line);
+    std::vector<std::string> head;
+    for (std::stringstream h(line); std::getline(h, line, ',');) head.push_back(line);
+    const auto col = [&](const char* name) {
+      return std::size_t(std::find(head.begin(), head.end(), name) - head.begin());
+    };
+    const std::size_t med = col("step_time_s"), p10 = col("step_time_p10_s"), p90 = col("step_time_p90_s");
+    ASSERT_LT(p90, head.size()) << file;
+    while (std::getline(in, line)) {
+      std::vector<std::string> c;
+      for (std::stringstream r(line); std::getline(r, line, ',');) c.push_back(line);
+      cv.push_back((std::stod(c[p90]) - std::stod(c[p10])) / (2 * 1.2815515655446004) / std::stod(c[med]));
+    }
+  }
+  ASSERT_EQ(cv.size(), 43u);
+  std::sort(cv.begin(), cv.end());
+  const auto q = [&](double f) {
+    const double h = (cv.size() - 1) * f;
+    const std::size_t lo = std::size_t(h);
+    return cv[lo] + (h - lo) * (cv[lo + 1] - cv[lo]);
+  };
+  EXPECT_NEAR(q(0.5), kGpuStepJitterCv, 5e-5);
+  EXPECT_NEAR(q(0.1), kGpuStepJitterCvP10, 5e-5);
+  EXPECT_NEAR(q(0.9), kGpuStepJitterCvP90, 5e-5);
 }
 
 TEST(Stragglers, JitterAndSpreadAreFractionsFromZeroToOne) {

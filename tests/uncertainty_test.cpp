@@ -142,15 +142,15 @@ TEST(Uncertainty, OneInputGivesItsOwnPredictionsAsTheEnds) {
   EXPECT_NEAR(u.samples_per_s.p90, lo.samples_per_s, 1e-12 * p.samples_per_s);
 }
 
-// Two nodes: compute, NCCL's exchanges, its socket threads (Poti's 1 GbE is TCP) and interference;
-// the ends are the root sum of squares of each input's log-deviations, computed here from the four
-// inputs' own predictions.
+// Two nodes: compute, NCCL's exchanges, its socket threads (Poti's 1 GbE is TCP), the ranks' jitter
+// and interference; the ends are the root sum of squares of each input's log-deviations, computed
+// here from the five inputs' own predictions.
 TEST(Uncertainty, InputsCombineAsTheRootSumOfSquaresOfTheirLogDeviations) {
   const Scenario s = testutil::scenario_default({"--cluster.nodes=2"});
   const Prediction p = ddlsim::predict(s);
   const ddlsim::Uncertainty u = ddlsim::prediction_uncertainty(s, p);
   const std::vector<ddlsim::UncertainInput> inputs = ddlsim::uncertain_inputs(s);
-  ASSERT_EQ(inputs.size(), 4u);
+  ASSERT_EQ(inputs.size(), 5u);
   double down = 0, up = 0, shares = 0;
   for (const auto& in : inputs) {
     Scenario a = s, b = s;
@@ -196,23 +196,25 @@ TEST(Uncertainty, ValuesTheScenarioSetsCarryNoDefaultSpread) {
   };
   const std::vector<std::string> all = names(testutil::scenario_default({"--cluster.nodes=2"}));
   EXPECT_EQ(all, (std::vector<std::string>{"compute (roofline)", "NCCL across nodes", "NCCL's socket threads",
-                                           "interference"}));
+                                           "step-to-step jitter", "interference"}));
   EXPECT_EQ(names(testutil::scenario_default({"--cluster.nodes=2", "--cluster.tcp_thread_GBps=2"})),
-            (std::vector<std::string>{"compute (roofline)", "NCCL across nodes", "interference"}));
+            (std::vector<std::string>{"compute (roofline)", "NCCL across nodes", "step-to-step jitter", "interference"}));
   // An RDMA network has no socket threads.
   EXPECT_EQ(names(testutil::scenario_default({"--cluster.nodes=2", "--cluster.inter=100gbe"})),
-            (std::vector<std::string>{"compute (roofline)", "NCCL across nodes", "interference"}));
+            (std::vector<std::string>{"compute (roofline)", "NCCL across nodes", "step-to-step jitter", "interference"}));
   // Another library's exchange: the rails' own spread (no compute slow-down beside host copies).
   EXPECT_EQ(names(testutil::scenario_default({"--cluster.nodes=2", "--comm.library=mpi"})),
-            (std::vector<std::string>{"compute (roofline)", "inter-node bandwidth"}));
+            (std::vector<std::string>{"compute (roofline)", "inter-node bandwidth", "step-to-step jitter"}));
   EXPECT_EQ(names(testutil::scenario_default({"--cluster.nodes=2", "--cluster.inter_bw_GBps=10",
-                                              "--comm.interference=0.1", "--cluster.tcp_thread_GBps=2"})),
+                                              "--comm.interference=0.1", "--cluster.tcp_thread_GBps=2",
+                                              "--compute.jitter_cv=0.02"})),
             (std::vector<std::string>{"compute (roofline)"}));
   // Links fitted with their spread (`ddlsim fit` writes comm.time_p10/p90 beside them): that spread.
   const Scenario fitted = testutil::scenario_default({"--cluster.nodes=2", "--cluster.inter_bw_GBps=10",
                                                       "--comm.time_p10=0.9", "--comm.time_p90=1.2",
                                                       "--cluster.tcp_thread_GBps=2"});
-  EXPECT_EQ(names(fitted), (std::vector<std::string>{"compute (roofline)", "exchange time (fitted)", "interference"}));
+  EXPECT_EQ(names(fitted), (std::vector<std::string>{"compute (roofline)", "exchange time (fitted)", "step-to-step jitter",
+                                                      "interference"}));
   EXPECT_DOUBLE_EQ(ddlsim::uncertain_inputs(fitted)[1].lo, 0.9);
   EXPECT_DOUBLE_EQ(ddlsim::uncertain_inputs(fitted)[1].hi, 1.2);
   EXPECT_EQ(names(testutil::scenario_default({"--cluster.nodes=2", "--compute.throughput=300",
@@ -221,9 +223,10 @@ TEST(Uncertainty, ValuesTheScenarioSetsCarryNoDefaultSpread) {
   // One node of several GPUs under NCCL: the one-node logs' spread, unless the node's links are set.
   const std::vector<std::string> one_node =
       names(testutil::scenario_default({"--cluster.platform=dgx-a100", "--cluster.nodes=1"}));
-  EXPECT_EQ(one_node, (std::vector<std::string>{"compute (roofline)", "NCCL inside a node", "interference"}));
+  EXPECT_EQ(one_node, (std::vector<std::string>{"compute (roofline)", "NCCL inside a node", "step-to-step jitter", "interference"}));
   EXPECT_EQ(names(testutil::scenario_default({"--cluster.platform=dgx-a100", "--cluster.nodes=1",
-                                              "--cluster.intra_bw_GBps=200", "--comm.interference=0.1"})),
+                                              "--cluster.intra_bw_GBps=200", "--comm.interference=0.1",
+                                              "--compute.jitter_cv=0.02"})),
             (std::vector<std::string>{"compute (roofline)"}));
 }
 

@@ -32,14 +32,17 @@ TEST(ValidateModels, ResNet152AndAlexNetParameterTotals) {
 
 // OUT OF SAMPLE, the figures that say how ddlsim does on data it has not seen: nothing fitted
 // (compute from each 1-GPU row only), and each model's rows predicted with the group's parameter
-// fitted on the other models. Bounds: today's 4.8 % and 4.0 % rounded up, so a change that makes
-// them worse fails; both must stay below linear scaling (9.0 %).
+// fitted on the other models. Bounds: 4.8 % and 4.0 % rounded up, so a change that makes them worse
+// fails; both must stay below linear scaling (9.0 %). The ranks' measured step-to-step jitter
+// (cost/stragglers.hpp) moved leave-one-model-out to 4.2 % (the parameter server of 10 GbE EC2
+// servers, already too slow, slower still; every other multi-GPU group but DGX-1's synthetic rows
+// closer).
 TEST(ValidateSet, APrioriAndLeaveOneModelOutBeatLinearScaling) {
   const ddlsim::ValidationResult v = ddlsim::run_validation(ddlsim::default_validation_folder());
   EXPECT_EQ(v.apriori.synthetic.n, 77);
   EXPECT_EQ(v.loo.synthetic.n, 77);
   EXPECT_LE(v.apriori.synthetic.mape, 0.049);
-  EXPECT_LE(v.loo.synthetic.mape, 0.041);
+  EXPECT_LE(v.loo.synthetic.mape, 0.042);
   EXPECT_LT(v.apriori.synthetic.mape, v.baseline_synthetic.mape);
   EXPECT_LT(v.loo.synthetic.mape, v.baseline_synthetic.mape);
   EXPECT_LT(v.apriori.real.mape, v.baseline_real.mape);
@@ -49,7 +52,9 @@ TEST(ValidateSet, APrioriAndLeaveOneModelOutBeatLinearScaling) {
 
 // The published set (NVIDIA DeepLearningExamples, Lambda, an Azure Horovod study; 58 rows, nothing
 // fitted): every figure is a priori. Bounds: today's MAPE (9.8 % synthetic, 3.2 % real: 3.9 %
-// before the measured decode times) rounded up, a guard against getting worse; on this set alone
+// before the measured decode times, 3.8 % with the ranks' measured step-to-step jitter, which
+// turns DLE's TensorFlow rows from 0-2 % too fast to 2-4 % too slow and its PyTorch rows from 3-6 %
+// too fast to 1-2 %) rounded up, a guard against getting worse; on this set alone
 // the pooled figure is 7.6 %, held up by Horovod over 10 GbE on Azure (35 % off); the target is
 // asserted over every set below.
 TEST(ValidateSet, PublishedRunsAPriori) {
@@ -59,7 +64,7 @@ TEST(ValidateSet, PublishedRunsAPriori) {
   EXPECT_EQ(v.apriori.synthetic.n, 24);
   EXPECT_EQ(v.apriori.real.n, 12);
   EXPECT_LE(v.apriori.synthetic.mape, 0.098);
-  EXPECT_LE(v.apriori.real.mape, 0.033);
+  EXPECT_LE(v.apriori.real.mape, 0.038);
   EXPECT_LT(v.apriori.synthetic.mape, v.baseline_synthetic.mape);
   EXPECT_LT(v.apriori.real.mape, v.baseline_real.mape);
   for (const auto& g : v.groups) EXPECT_TRUE(g.fitted.name.empty()) << g.group.name;  // nothing fitted
@@ -69,9 +74,9 @@ TEST(ValidateSet, PublishedRunsAPriori) {
 // A100 and DGX-1; ResNeXt under TensorFlow 20.06 + Horovod on DGX A100, DGX-1 and DGX-2: 36 rows),
 // bundled after every constant in the model was set: nothing was chosen with them in view, so
 // all three figures are out of sample. Bounds: the first run's figures rounded up. The roofline
-// alone is 7.3 % off on the 18 one-GPU rows (the PyTorch ones 3.4 %); the multi-GPU rows are 7.7 %
-// off (linear scaling 10.8 %): PyTorch's FP32 and TF32 rows within 3.1 %, its mixed-precision rows
-// too fast by 12.5 to 18.8 %, as DLE's ResNet-50 mixed rows are (docs/compare.md, "Validation").
+// alone is 7.3 % off on the 18 one-GPU rows (the PyTorch ones 3.4 %); the multi-GPU rows were 7.7 %
+// off (5.0 % once ranks jittered by default; linear scaling 10.8 %): PyTorch's FP32 and TF32 rows
+// within 3.1 %, its mixed-precision rows too fast by 12.5 to 18.8 %, as DLE's ResNet-50 mixed rows are (docs/compare.md, "Validation").
 TEST(ValidateSet, ConvNetsRowsOutOfSample) {
   const ddlsim::ValidationResult v =
       ddlsim::run_validation(ddlsim::default_validation_folder(), "convnets");
@@ -91,15 +96,15 @@ TEST(ValidateSet, ConvNetsRowsOutOfSample) {
 }
 
 // Issue 11's target, A PRIORI over the whole bundled set (every set, every group, synthetic and
-// real data: 186 multi-GPU rows, nothing fitted): at most 7 % (today 6.5 %: 6.4 % before the
-// ConvNets rows were bundled), and below linear scaling on every group whose linear-scaling error
+// real data: 186 multi-GPU rows, nothing fitted): at most 7 % (6.5 % before the ranks jittered by
+// default, today 5.4 %), and below linear scaling on every group whose linear-scaling error
 // exceeds 5 %.
 TEST(ValidateSet, EveryBundledSetAPrioriMeetsTheTarget) {
   const ddlsim::ValidationResult v =
       ddlsim::run_validation(ddlsim::default_validation_folder(), "all");
   ASSERT_EQ(v.groups.size(), 22u);
   EXPECT_EQ(v.apriori_all.n, 186);
-  EXPECT_LE(v.apriori_all.mape, 0.066);
+  EXPECT_LE(v.apriori_all.mape, 0.055);
   EXPECT_LT(v.apriori_all.mape, v.baseline_all.mape);
   for (const auto& g : v.groups) {
     if (g.baseline_synthetic.mape > 0.05) EXPECT_LT(g.apriori.synthetic.mape, g.baseline_synthetic.mape) << g.group.name;

@@ -42,6 +42,11 @@ double device_spread(const ComputeTuning& t) {
   return t.cpu_ranks() ? 0 : kGpuDeviceSpread;
 }
 
+double jitter_cv(const ComputeTuning& t) {
+  if (t.jitter_cv >= 0) return t.jitter_cv;
+  return t.cpu_ranks() ? 0 : kGpuStepJitterCv;
+}
+
 Seconds straggler_wait_s(Seconds compute_s, double cv, double spread, int sync_period, int ranks) {
   if ((cv <= 0 && spread <= 0) || ranks <= 1) return 0;
   const double k = sync_period;

@@ -27,6 +27,22 @@ double expected_max_std_normal(int n);
 // sigma: sigma = 0.08 / 5.396 = 0.0148.
 constexpr double kGpuDeviceSpread = 0.08 / 5.396;
 
+// A GPU's step-to-step variation when compute.jitter_cv is not given: 43 PyTorch training steps
+// measured on one lent H100 (calibration/measured/h100-zoo-steps.csv: 22 zoo models, 10 or 20
+// steps each) and one lent H200 (h200-torch-steps.csv: 7 steps, 20 each). Each run's coefficient of
+// variation, read as a normal's, is (p90 - p10) / (2 x 1.2816) / median step; over the 43 runs it
+// has its median at kGpuStepJitterCv and its 10th and 90th percentiles at kGpuStepJitterCvP10 and
+// kGpuStepJitterCvP90 (tests/stragglers_test.cpp recomputes them). GPU-bound steps (VGG, ViT, TF32
+// ResNet-50) vary by 0.1-1 %; steps that wait on the host's launches (MobileNet, EfficientNet,
+// DenseNet) by 5-15 %.
+constexpr double kGpuStepJitterCv = 0.0429;
+constexpr double kGpuStepJitterCvP10 = 0.0022;
+constexpr double kGpuStepJitterCvP90 = 0.0888;
+
+// The variation that applies: compute.jitter_cv when given; 0 for CPU ranks of a `cpu`
+// calibration (not measured); else kGpuStepJitterCv.
+double jitter_cv(const ComputeTuning& t);
+
 // The spread that applies: compute.device_spread when given; 0 for CPU ranks of a `cpu`
 // calibration (one machine's cores share its clock); else kGpuDeviceSpread.
 double device_spread(const ComputeTuning& t);

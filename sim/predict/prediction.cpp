@@ -94,7 +94,7 @@ Run run(const Scenario& sc, const RankKinds& kinds, const std::vector<ComputePro
   r.steps = run_steps(sc.backend, rs, comm_topology(sys, nodes, gpus_per_node, e.ps_servers), e.comm(), sys,
                       sc.simgrid);
   r.shape = epoch_shape(e.samples, e.batch_per_gpu, nodes * gpus_per_node, e.sync_period, e.drop_last);
-  r.wait_s = straggler_wait_s(r.schedule.forward_s + r.schedule.backward_s, sys.compute.jitter_cv,
+  r.wait_s = straggler_wait_s(r.schedule.forward_s + r.schedule.backward_s, jitter_cv(sys.compute),
                               device_spread(sys.compute), e.sync_period, nodes * gpus_per_node);
   r.epoch_s = r.shape.syncs * (r.steps.sync.step_s + r.wait_s) + (r.shape.steps - r.shape.syncs) * r.steps.local.step_s;
   return r;

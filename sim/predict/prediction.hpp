@@ -68,7 +68,7 @@ struct Prediction {
 // Epoch figures from the two kinds of step: a sync step every k-th micro-batch.
 //   steps  = ceil(samples / (batch x ranks)) (floor with drop_last),  syncs = ceil(steps / k)
 //   epoch  = syncs x (t_sync + wait) + (steps - syncs) x t_local
-// where wait is the straggler wait of cost/stragglers.hpp (0 unless compute.jitter_cv is set).
+// where wait is the straggler wait of cost/stragglers.hpp (compute.jitter_cv, compute.device_spread).
 struct EpochShape {
   long long steps = 0;
   long long syncs = 0;

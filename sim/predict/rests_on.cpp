@@ -68,7 +68,7 @@ std::vector<RestsOn> rests_on(const Scenario& sc) {
                                         to_string(e.library)));
     if (e.overlap) add("comm.interference", fmt::format("{:.3g}, {}'s default", default_interference(e.library),
                                                         to_string(e.library)));
-    add("compute.jitter_cv", fmt::format("{:.3g}", c.jitter_cv));
+    add("compute.jitter_cv", fmt::format("{:.3g}, a rank's step-to-step variation", jitter_cv(c)));
     add("compute.device_spread", fmt::format("{:.3g}, the speed spread between devices of one model", device_spread(c)));
     if (e.sharding != Sharding::None) {
       add("comm.bucket_mb", fmt::format("{:.4g} MiB of gradients a sharded unit (FSDP's wrap size)", e.bucket_bytes / kMiB));

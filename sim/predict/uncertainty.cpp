@@ -112,6 +112,16 @@ UncertainInput interference() {
           [](Scenario& s, double v) { s.execution.step_costs.interference = v; }};
 }
 
+// A rank's step-to-step variation (cost/stragglers.hpp): the 10th to 90th percentile of the 43
+// PyTorch steps measured on a lent H100 and H200, whose median is the default. A step bound by its
+// GPU varies little, one that waits on the host's launches much more.
+UncertainInput step_jitter() {
+  return {"step-to-step jitter", "coefficient of variation", kGpuStepJitterCvP10, kGpuStepJitterCvP90,
+          "43 PyTorch steps on an H100 and an H200, each run's variation (calibration/measured/)",
+          "compute.jitter_cv from the step times of one GPU's run (their p10 and p90)",
+          [](Scenario& s, double v) { s.system.compute.jitter_cv = v; }};
+}
+
 // The figures a band is given for, read off a prediction.
 struct Figures {
   double step, epoch, samples, efficiency, exposed;
@@ -176,6 +186,7 @@ std::vector<UncertainInput> uncertain_inputs(const Scenario& sc) {
     out.push_back(nccl_inside_node());
   if (sys.nodes > 1 && sys.cluster.socket_transport && sc.left_default("cluster.tcp_thread_GBps"))
     out.push_back(socket_threads(sys.cluster.tcp_thread_Bps));
+  if (sys.ranks() > 1 && !c.cpu_ranks() && sc.left_default("compute.jitter_cv")) out.push_back(step_jitter());
   const bool measured_interference = c.calibration && c.calibration->interference >= 0;
   if (sys.ranks() > 1 && sc.execution.overlap && nccl && !c.cpu_ranks() &&
       !measured_interference && sc.left_default("comm.interference"))

@@ -457,7 +457,7 @@ ComputeTuning resolve_compute(const Reader& r, int batch) {
   t.pointwise_fusion = r.choice<bool>("compute.fusion", {{"none", false}, {"pointwise", true}});
   t.bn_channel_blocks = r.choice<bool>("compute.nchw_batchnorm", {{"blocks", true}, {"roofline", false}});
   t.autocast = r.choice<bool>("compute.mixed_activations", {{"autocast", true}, {"fp16", false}});
-  t.jitter_cv = r.real("compute.jitter_cv");
+  if (r.given("compute.jitter_cv")) t.jitter_cv = r.real("compute.jitter_cv");
   if (r.given("compute.device_spread")) t.device_spread = r.real("compute.device_spread");
   t.threads_per_rank = r.small_int("compute.threads_per_rank");
   if (r.given("compute.node_cores")) t.node_cores = r.small_int("compute.node_cores");

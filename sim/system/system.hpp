@@ -52,7 +52,7 @@ struct ComputeTuning {
   bool bn_channel_blocks = true;      // channels-first FP16 batch norm a block a channel (cost/compute.cpp)
   bool pointwise_fusion = false;      // chains of pointwise layers as one kernel each way
                                       // (torch.compile, XLA: cost/fusion.hpp)
-  double jitter_cv = 0;               // per-rank compute variation (cost/stragglers.hpp); 0: none
+  double jitter_cv = -1;              // per-rank compute variation (cost/stragglers.hpp); < 0: default
   double device_spread = -1;          // speed spread between devices (cost/stragglers.hpp); < 0: default
   double time_factor = 1;             // every compute time times this: what an uncertainty range
                                       // sets (predict/uncertainty.hpp); no key
