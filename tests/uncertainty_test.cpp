@@ -74,6 +74,55 @@ TEST(Uncertainty, RooflineSpreadIsTheH100StepsOwn) {
   EXPECT_NEAR(quantile(ratio, 0.9), ddlsim::kRooflineTimeP90, 5e-4);
 }
 
+// The Kepler and Volta spreads: MXNet's K80 and V100 rows of the batch set (groups mxnet_k80 and
+// mxnet_v100 of scenarios/validation/batch/runs.csv), each as `ddlsim compare` scores it on the
+// group's scenario; measured / roofline time is predicted / measured throughput.
+TEST(Uncertainty, RooflineSpreadsOfOlderGenerationsAreMxnetsOwn) {
+  const std::string dir = testutil::source_dir() + "/scenarios/validation/batch/";
+  std::istringstream runs(testutil::slurp(dir + "runs.csv"));
+  std::string head, line, k80 = "", v100 = "";
+  std::getline(runs, head);
+  while (std::getline(runs, line)) {
+    if (line.rfind("mxnet_k80,", 0) == 0) k80 += line + "\n";
+    if (line.rfind("mxnet_v100,", 0) == 0) v100 += line + "\n";
+  }
+  const struct {
+    std::string rows;
+    std::size_t n;
+    double p10, p90;
+  } gens[] = {{k80, 12, ddlsim::kKeplerRooflineTimeP10, ddlsim::kKeplerRooflineTimeP90},
+              {v100, 16, ddlsim::kVoltaRooflineTimeP10, ddlsim::kVoltaRooflineTimeP90}};
+  for (const auto& g : gens) {
+    const testutil::TempFile csv("runs.csv", head + "\n" + g.rows);
+    std::vector<double> ratio = compare_ratios(csv.path() + " --scenario " + dir + "mxnet.ini");
+    for (double& r : ratio) r = 1 / r;
+    ASSERT_EQ(ratio.size(), g.n);
+    EXPECT_NEAR(quantile(ratio, 0.1), g.p10, 5e-4);
+    EXPECT_NEAR(quantile(ratio, 0.9), g.p90, 5e-4);
+  }
+}
+
+// Which spread a roofline prediction takes: its GPU's generation where MXNet measured it in the
+// same math (a K80 in any precision: no tensor cores; a V100 in FP32), else the H100's.
+TEST(Uncertainty, RooflineSpreadFollowsTheGeneration) {
+  const auto roofline = [](std::vector<std::string> keys) {
+    for (const auto& in : ddlsim::uncertain_inputs(testutil::scenario_default(keys)))
+      if (in.name == "compute (roofline)") return std::make_pair(in.lo, in.hi);
+    return std::make_pair(0.0, 0.0);
+  };
+  using P = std::pair<double, double>;
+  EXPECT_EQ(roofline({"--compute.device=k80", "--model.precision=fp32"}),
+            P(ddlsim::kKeplerRooflineTimeP10, ddlsim::kKeplerRooflineTimeP90));
+  EXPECT_EQ(roofline({"--compute.device=k80", "--model.precision=mixed"}),
+            P(ddlsim::kKeplerRooflineTimeP10, ddlsim::kKeplerRooflineTimeP90));
+  EXPECT_EQ(roofline({"--compute.device=v100-32gb", "--model.precision=fp32"}),
+            P(ddlsim::kVoltaRooflineTimeP10, ddlsim::kVoltaRooflineTimeP90));
+  EXPECT_EQ(roofline({"--compute.device=v100", "--model.precision=mixed"}),
+            P(ddlsim::kRooflineTimeP10, ddlsim::kRooflineTimeP90));
+  EXPECT_EQ(roofline({"--compute.device=a100", "--model.precision=fp32"}),
+            P(ddlsim::kRooflineTimeP10, ddlsim::kRooflineTimeP90));
+}
+
 // Measured / predicted time of the allreduces of 1 MiB and more that the development systems of
 // scenarios/validation/nccl logged (index.csv, role dev), each log scored by `ddlsim compare` on its
 // system's scenario at its node and GPU counts (the file name's "<N>n_<G>g_"): the logs on one node
@@ -255,8 +304,8 @@ TEST(Uncertainty, SimulateReportsTheIntervalAndExplainsIt) {
 
 // How often the interval holds the bundled sets' measurements (compare/coverage.hpp). The issue's
 // targets: 70-90 % of the rows inside, calibrated from 1-GPU rows and from the roofline alone, and a
-// median relative half-width of at most 15 % calibrated. Held where they stand (see the page,
-// docs/validation-training.md).
+// median relative half-width of at most 15 % calibrated. The roofline's meet them; the calibrated
+// ones are held where they stand (see the page, docs/validation-training.md).
 TEST(Uncertainty, CoverageOfTheBundledSets) {
   const ddlsim::ValidationResult v = ddlsim::run_validation(ddlsim::default_validation_folder(), "all");
   const ddlsim::Coverage& c = v.coverage_calibrated;
@@ -265,12 +314,14 @@ TEST(Uncertainty, CoverageOfTheBundledSets) {
               c.share(), c.median_half_width(), r.inside, r.n, r.share(), r.median_half_width());
   ASSERT_GT(c.n, 50);
   ASSERT_GT(r.n, c.n);
-  // Where they stand: the roofline's intervals hold about half the rows; the calibrated ones, whose
-  // inputs with a cited spread (GPUs of one model, the rails, interference) move these single-node
-  // rows little, hold a quarter: the spread of what multi-GPU runs lose beside compute has no
-  // cited source yet. A change that narrows them further fails here.
+  // The roofline's intervals, with the Kepler and Volta spreads measured apart, hold 70-90 %. The
+  // calibrated ones hold two thirds (a quarter before the ranks' measured jitter joined them): the
+  // parameter servers of the EC2 cluster, predicted too slow, fall outside, and nothing cited
+  // spreads what the input pipeline or the framework cost. A change that narrows them fails here.
   EXPECT_LE(c.median_half_width(), 0.15);
-  EXPECT_GE(c.share(), 0.24);
-  EXPECT_GE(r.share(), 0.50);
+  EXPECT_GE(c.share(), 0.66);
+  EXPECT_LE(c.share(), 0.90);
+  EXPECT_GE(r.share(), 0.70);
+  EXPECT_LE(r.share(), 0.90);
   EXPECT_GE(r.median_half_width(), 0.15);
 }

@@ -20,11 +20,35 @@ constexpr double kZ80 = 1.2815515655446004;
 // `ddlsim compare ... --scenario calibration/measured/h100-one-gpu.ini`: measured / predicted
 // has its 10th percentile at kRooflineTimeP10 and its 90th at kRooflineTimeP90 (linear
 // interpolation between order statistics; tests/uncertainty_test.cpp recomputes them).
-UncertainInput roofline_compute() {
-  return {"compute (roofline)", "x compute time", kRooflineTimeP10, kRooflineTimeP90,
-          "measured / roofline step time of 36 PyTorch steps on an H100 (calibration/measured/h100-zoo-steps.csv)",
+// A generation measured apart takes its own spread where the math ran as measured: the K80's GK210
+// dies (Kepler) and the V100s (Volta) that MXNet's performance guide timed in FP32 at batches 1 to
+// 128 (apache/mxnet docs/faq/perf.md, "Training results", MXNet 1.2 and cuDNN 7.0;
+// scenarios/validation/batch/README.md): measured / roofline time, the 12 K80 and 16 V100 rows,
+// 10th and 90th percentiles. A K80 has no tensor cores, so its spread serves every precision; a
+// V100's only FP32. A Kepler die reaches about half its roofline (not analysed here: the clock a
+// loaded board holds below its 875 MHz boost, and cuDNN's Kepler kernels, are the likely parts).
+// Tensor-core math on a V100, and other generations, borrow the H100's steps' spread.
+UncertainInput roofline_compute(const std::string& device, Precision precision) {
+  const auto starts = [&](const char* p) { return device.rfind(p, 0) == 0; };
+  struct Spread {
+    double lo, hi;
+    const char* source;
+  };
+  const Spread s =
+      starts("k80") ? Spread{kKeplerRooflineTimeP10, kKeplerRooflineTimeP90,
+                             "measured / roofline time of 12 MXNet runs on one K80 die (apache/mxnet perf.md; "
+                             "scenarios/validation/batch)"}
+      : starts("v100") && precision == Precision::FP32 ? Spread{kVoltaRooflineTimeP10, kVoltaRooflineTimeP90,
+                                "measured / roofline time of 16 MXNet runs on one V100 (apache/mxnet perf.md; "
+                                "scenarios/validation/batch)"}
+      : starts("h100") || starts("h200")
+          ? Spread{kRooflineTimeP10, kRooflineTimeP90,
+                   "measured / roofline step time of 36 PyTorch steps on an H100 (calibration/measured/h100-zoo-steps.csv)"}
+          : Spread{kRooflineTimeP10, kRooflineTimeP90,
+                   "the H100's (36 PyTorch steps, calibration/measured/h100-zoo-steps.csv): none measured for this GPU and precision"};
+  return {"compute (roofline)", "x compute time", s.lo, s.hi, s.source,
           "ddlsim calibrate on the GPU, or compute.throughput from one GPU's run",
-          [](Scenario& s, double f) { s.system.compute.time_factor = f; }};
+          [](Scenario& sc, double f) { sc.system.compute.time_factor = f; }};
 }
 
 // A step calibrated on one GPU runs on others of the same model: the spread between GPUs of one
@@ -171,7 +195,7 @@ std::vector<UncertainInput> uncertain_inputs(const Scenario& sc) {
   if (!c.cpu_ranks()) {
     const bool measured = c.calibration || c.measured_samples_per_s > 0;
     if (measured && sc.left_default("compute.device_spread")) out.push_back(measured_compute());
-    if (!measured) out.push_back(roofline_compute());
+    if (!measured) out.push_back(roofline_compute(sys.device.name, sc.execution.precision));
   }
   // Links a platform file gives were described or fitted for the cluster: their spread is not these.
   const bool default_links = sys.cluster.xml_path.empty() && sc.left_default("cluster.inter_bw_GBps");

@@ -70,6 +70,13 @@ Uncertainty prediction_uncertainty(const Scenario& sc, const Prediction& point);
 // roofline time (uncertainty.cpp cites them; tests/uncertainty_test.cpp recomputes them).
 inline constexpr double kRooflineTimeP10 = 0.951;
 inline constexpr double kRooflineTimeP90 = 1.471;
+// ... that MXNet's performance guide gives one GPU of an older generation in FP32 (one die of a K80,
+// Kepler; a V100, Volta): scenarios/validation/batch, the development rows of groups mxnet_k80 and
+// mxnet_v100 (batch 1 to 128, synthetic data), measured / roofline time.
+inline constexpr double kKeplerRooflineTimeP10 = 1.981;
+inline constexpr double kKeplerRooflineTimeP90 = 2.214;
+inline constexpr double kVoltaRooflineTimeP10 = 0.994;
+inline constexpr double kVoltaRooflineTimeP90 = 1.244;
 // ... of an NCCL allreduce of 1 MiB or more across nodes, measured time / ddlsim's a priori time,
 // over the development logs of scenarios/validation/nccl (the held-out systems left out).
 inline constexpr double kNcclTimeP10 = 0.920;
