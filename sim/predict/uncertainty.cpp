@@ -136,6 +136,17 @@ UncertainInput interference() {
           [](Scenario& s, double v) { s.execution.step_costs.interference = v; }};
 }
 
+// Two dies on one board share its power (system/device.hpp shared_board_clock_floor): a measured or
+// roofline die ran alone or at its boost clock, and with its board's other die busy it may fall to
+// the base clock. The datasheet's range, boost to base (K80: 875 to 560 MHz), stands for the 10th
+// to 90th percentile (wider).
+UncertainInput shared_board(double clock_floor) {
+  return {"dies sharing a board", "x compute time", 1.0, 1 / clock_floor,
+          "the board's base and boost clocks, both dies busy (K80 datasheet: 560 and 875 MHz)",
+          "compute.throughput measured with every die of the board busy (one rank a die)",
+          [](Scenario& s, double f) { s.system.compute.time_factor *= f; }};
+}
+
 // A rank's step-to-step variation (cost/stragglers.hpp): the 10th to 90th percentile of the 43
 // PyTorch steps measured on a lent H100 and H200, whose median is the default. A step bound by its
 // GPU varies little, one that waits on the host's launches much more.
@@ -197,6 +208,8 @@ std::vector<UncertainInput> uncertain_inputs(const Scenario& sc) {
     if (measured && sc.left_default("compute.device_spread")) out.push_back(measured_compute());
     if (!measured) out.push_back(roofline_compute(sys.device.name, sc.execution.precision));
   }
+  if (!c.cpu_ranks() && sys.device.shared_board_clock_floor < 1 && sys.cluster.gpus_per_node > 1)
+    out.push_back(shared_board(sys.device.shared_board_clock_floor));
   // Links a platform file gives were described or fitted for the cluster: their spread is not these.
   const bool default_links = sys.cluster.xml_path.empty() && sc.left_default("cluster.inter_bw_GBps");
   const StepCostOverrides& fitted = sc.execution.step_costs;

@@ -24,6 +24,10 @@ struct Device {
   // NVIDIA's driver (`nvidia-smi topo -p2p` reports GNS, "GPU not supported"): NCCL then routes
   // their traffic through host memory (docs/design.md "CPU sockets and PCIe switches").
   bool pcie_peer_to_peer = true;
+  // Boards of two dies that share one power budget (the K80's two GK210): with both dies busy, a
+  // die may run as slow as its base clock, this fraction of the boost clock the peaks assume (K80
+  // datasheet: 560 of 875 MHz). 1 for a board of one die.
+  double shared_board_clock_floor = 1;
 
   FlopsPerSecond peak(Precision p) const;
 };
