@@ -37,7 +37,7 @@ BENCHMARK_CAPTURE(BM_AnalyticResNet50, fsdp_full, "ring", "--training.sharding=f
 BENCHMARK_CAPTURE(BM_AnalyticResNet50, zero2, "ring", "--training.sharding=zero2")->Arg(128);
 
 // The point prediction with its 80 % interval (predict/uncertainty.hpp: two analytic predictions
-// an uncertain input; three inputs on many nodes). Goal: at most 10x BM_AnalyticResNet50 at the
+// an uncertain input; four inputs on many nodes). Goal: at most 10x BM_AnalyticResNet50 at the
 // same node count.
 static void BM_AnalyticResNet50WithInterval(benchmark::State& state) {
   const Scenario sc = resnet50_on(int(state.range(0)), "ring");

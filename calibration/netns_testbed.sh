@@ -3,7 +3,7 @@
 # each joined to a bridge in the calling namespace by a veth pair, every port shaped with tbf to
 # RATE in both directions (a full-duplex NIC of that rate per rank), plus an rsh agent that lets
 # OpenMPI start ranks inside the namespaces (the namespace names are the mpirun hosts).
-#   netns_testbed.sh up PREFIX N RATE SUBNET   e.g. up ddlnb 4 100mbit 10.77.3
+#   netns_testbed.sh up PREFIX N RATE SUBNET   e.g. up ddlnb 4 100mbit 10.77.3 (RATE none: unshaped)
 #   netns_testbed.sh down PREFIX N
 #   netns_testbed.sh agent                     (prints the path of the rsh agent)
 set -eu
@@ -25,9 +25,12 @@ case "$cmd" in
       ip -n "$ns" addr add "$subnet.$((i + 1))/24" dev "${prefix}e$i"
       ip -n "$ns" link set "${prefix}e$i" up
       ip -n "$ns" link set lo up
-      # tbf: RATE, a bucket of 64 kB, at most 100 ms of queue.
-      ip netns exec "$ns" tc qdisc add dev "${prefix}e$i" root tbf rate "$rate" burst 64kb latency 100ms
-      tc qdisc add dev "${prefix}h$i" root tbf rate "$rate" burst 64kb latency 100ms
+      # tbf: RATE, a bucket of 64 kB, at most 100 ms of queue; RATE none: no shaping (what the
+      # hosts' CPUs move through veth; tbf with that bucket tops out near 0.4 GB/s).
+      if [ "$rate" != none ]; then
+        ip netns exec "$ns" tc qdisc add dev "${prefix}e$i" root tbf rate "$rate" burst 64kb latency 100ms
+        tc qdisc add dev "${prefix}h$i" root tbf rate "$rate" burst 64kb latency 100ms
+      fi
       i=$((i + 1))
     done ;;
   down)

@@ -1,5 +1,6 @@
-// NCCL's socket transport (system/socket_transport.hpp): over a TCP link kind, the CPU threads that
-// move a GPU's data across nodes bound it, checked against values worked out by hand.
+// Socket transports (system/socket_transport.hpp): over a TCP link kind, the CPU threads that move a
+// GPU's data across nodes bound it (NCCL's socket transport, gloo, Open MPI's TCP BTL), checked
+// against values worked out by hand.
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -16,16 +17,19 @@ using testutil::run_ddlsim;
 
 TEST(SocketTransport, ThreadsAndSocketsBoundAGpuAsWorkedOutByHand) {
   // The proxy thread alone moves both channels' data: one thread's rate.
-  EXPECT_DOUBLE_EQ(nccl_socket_Bps({0, 1}, 1.9e9, 0), 1.9e9);
+  EXPECT_DOUBLE_EQ(socket_transport_Bps({0, 1}, 1.9e9, 0), 1.9e9);
   // ... unless the two channels' sockets (one each) carry less: 2 x 0.5.
-  EXPECT_DOUBLE_EQ(nccl_socket_Bps({0, 1}, 1.9e9, 0.5e9), 1.0e9);
+  EXPECT_DOUBLE_EQ(socket_transport_Bps({0, 1}, 1.9e9, 0.5e9), 1.0e9);
   // AWS's ENA: 2 channels x min(2 threads x 1.9, 16 sockets x 1.25) = 2 x 3.8.
-  EXPECT_DOUBLE_EQ(nccl_socket_Bps(nccl_socket_threads(SocketNic::AwsEna), 1.9e9, 1.25e9), 7.6e9);
+  EXPECT_DOUBLE_EQ(socket_transport_Bps(nccl_socket_threads(SocketNic::AwsEna), 1.9e9, 1.25e9), 7.6e9);
   // ... outside a placement group (5 Gb/s a flow) still the threads: 16 x 0.625 = 10 > 3.8.
-  EXPECT_DOUBLE_EQ(nccl_socket_Bps(nccl_socket_threads(SocketNic::AwsEna), 1.9e9, 0.625e9), 7.6e9);
+  EXPECT_DOUBLE_EQ(socket_transport_Bps(nccl_socket_threads(SocketNic::AwsEna), 1.9e9, 0.625e9), 7.6e9);
   // Google's gVNIC: 2 channels x 4 threads x 1.9; with a 1 GB/s flow limit 2 x 4 sockets x 1.
-  EXPECT_DOUBLE_EQ(nccl_socket_Bps(nccl_socket_threads(SocketNic::GcpGvnic), 1.9e9, 0), 15.2e9);
-  EXPECT_DOUBLE_EQ(nccl_socket_Bps(nccl_socket_threads(SocketNic::GcpGvnic), 1.9e9, 1e9), 8e9);
+  EXPECT_DOUBLE_EQ(socket_transport_Bps(nccl_socket_threads(SocketNic::GcpGvnic), 1.9e9, 0), 15.2e9);
+  EXPECT_DOUBLE_EQ(socket_transport_Bps(nccl_socket_threads(SocketNic::GcpGvnic), 1.9e9, 1e9), 8e9);
+  // gloo and Open MPI: one thread, one connection a peer: min(1.9, 1 x 1.0).
+  EXPECT_DOUBLE_EQ(socket_transport_Bps(kOneThreadOnePeer, 1.9e9, 0), 1.9e9);
+  EXPECT_DOUBLE_EQ(socket_transport_Bps(kOneThreadOnePeer, 1.9e9, 1e9), 1e9);
   for (const char* k : {"1gbe", "10gbe", "25gbe", "40gbe", "100gbe-tcp"}) EXPECT_TRUE(tcp_link_kind(k)) << k;
   for (const char* k : {"100gbe", "200gbe", "400gbe", "ib-edr", "ib-ndr", "nvlink4"}) EXPECT_FALSE(tcp_link_kind(k)) << k;
 }
@@ -39,7 +43,7 @@ double busbw_GBps(const std::string& args) {
 
 // Two nodes of one GPU each on 100 Gb/s Ethernet over TCP (11.75 GB/s): a 1 GiB ring allreduce
 // runs at the proxy thread's 1.9 GB/s with NCCL's defaults on a generic NIC, in both backends; at
-// the link's with enough threads; and other libraries, RoCE and a platform file are not bounded so.
+// the link's with enough threads; RoCE and a platform file are not bounded so.
 TEST(SocketTransport, NcclOverTcpRunsAtItsThreadsRate) {
   const auto on = [](const std::string& inter, const std::string& library) {
     return "--cluster.platform=cluster4x25g --cluster.gpus_per_node=1 --cluster.nodes=2 --cluster.inter=" + inter +
@@ -60,12 +64,38 @@ TEST(SocketTransport, NcclOverTcpRunsAtItsThreadsRate) {
                                "--cluster.tcp_flow_GBps=0.05"),
               2 * 64 * 0.05, 0.01);
   EXPECT_NEAR(busbw_GBps(on("100gbe", "nccl")), 11.5, 0.02);  // RoCE: NCCL's IB transport
-  EXPECT_GT(busbw_GBps(on("100gbe-tcp", "mpi")), 3.0);  // Open MPI's TCP path: not this transport
+  EXPECT_GT(busbw_GBps(on("100gbe", "mpi")), 3.0);  // RoCE: MPI's RDMA path, no socket threads
   // A platform file's links are taken as they are (described or fitted for the cluster).
   const std::string xml = testing::TempDir() + "socket_transport_2n.xml";
   const auto gen = run_ddlsim("platform generate --nodes 2 --gpus-per-node 1 --intra pcie3 --inter 100gbe-tcp -o " + xml);
   ASSERT_EQ(gen.code, 0) << gen.out;
   EXPECT_GT(busbw_GBps("--cluster.platform=" + xml + " --cluster.nodes=2 --comm.library=nccl --simulation.backend=simgrid"), 5.0);
+}
+
+double time_s(const std::string& args) {
+  const auto r = run_ddlsim("collective --algorithm ring --sizes 1G --format json " + args);
+  EXPECT_EQ(r.code, 0) << args << "\n" << r.out;
+  return r.code == 0 ? nlohmann::json::parse(r.out)[0]["time_s"].get<double>() : 0;
+}
+
+// gloo and MPI over TCP: one thread moves a rank's data (measured here through both libraries:
+// calibration/measured/tcp-unshaped-*.csv). Two ranks' ring moves S = 1 GiB each way, so slowing
+// the thread from 1.9 to 1.0 GB/s adds S (1 / 1.0 - 1 / 1.9) / 1e9 = 0.5086145 s, whatever the
+// staging through host memory around it costs; with one connection a peer, a 1 GB/s flow limit is
+// the same as a 1 GB/s thread, where NCCL's two channels keep their 1.9.
+TEST(SocketTransport, GlooAndMpiOverTcpRunAtOneThreadsRate) {
+  const std::string two = "--cluster.platform=cluster4x25g --cluster.gpus_per_node=1 --cluster.nodes=2 "
+                          "--cluster.inter=100gbe-tcp ";
+  for (const char* lib : {"mpi", "gloo"}) {
+    const std::string on = two + "--comm.library=" + lib + " ";
+    const double fast = time_s(on), slow = time_s(on + "--cluster.tcp_thread_GBps=1");
+    EXPECT_NEAR(slow - fast, 0.5086145, 1e-6) << lib;
+    EXPECT_NEAR(time_s(on + "--cluster.tcp_flow_GBps=1"), slow, 1e-9) << lib;
+    EXPECT_LT(time_s(on + "--cluster.tcp_thread_GBps=1e6"), fast) << lib;  // the link's 11.75 then
+  }
+  const std::string mpi = two + "--comm.library=mpi --simulation.backend=simgrid ";
+  EXPECT_NEAR(time_s(mpi + "--cluster.tcp_thread_GBps=1") - time_s(mpi), 0.5086145, 1e-6);
+  EXPECT_NEAR(time_s(two + "--comm.library=nccl --cluster.tcp_flow_GBps=1"), time_s(two + "--comm.library=nccl"), 1e-12);
 }
 
 // More threads, sockets or a faster thread never slow the exchange down.

@@ -7,6 +7,7 @@
 #include "core/error.hpp"
 #include "core/parse.hpp"
 #include "core/text.hpp"
+#include "predict/rests_on.hpp"
 
 namespace ddlsim {
 inline namespace plan_layer {
@@ -204,15 +205,15 @@ std::vector<Probe> scan_range(Search& s, double lo, double hi, bool log, Advice&
   return ps;
 }
 
-// What bounds the metric past the best value of `key`, where ddlsim knows it: NCCL's socket
-// transport, for an inter-node link faster than its threads. "" where it does not.
+// What bounds the metric past the best value of `key`, where ddlsim knows it: a socket transport
+// (NCCL's, gloo's, MPI's over TCP), for an inter-node link faster than its threads. "" where not.
 std::string what_limits(const Evaluator& ev, const std::string& key, double best) {
   if (key != "cluster.inter_bw_GBps") return "";
   const ClusterDescription& c = ev.base_scenario().system.cluster;
   if (!c.socket_transport || best * kGB < c.transport_Bps()) return "";
-  return fmt::format("NCCL's socket transport, whose CPU threads move at most {:.3g} GB/s a GPU across nodes "
+  return fmt::format("{}, whose CPU threads move at most {:.3g} GB/s a GPU across nodes "
                      "(cluster.tcp_thread_GBps; an RDMA network or more socket threads lifts it)",
-                     c.transport_Bps() / kGB);
+                     socket_transport_name(ev.base_scenario()), c.transport_Bps() / kGB);
 }
 
 // No probe reaches the target: the best one, and where the metric stops improving.

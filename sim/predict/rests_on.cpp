@@ -25,6 +25,14 @@ const char* storage_name(Storage s) {
 
 }  // namespace
 
+std::string socket_transport_name(const Scenario& sc) {
+  const ClusterDescription& c = sc.system.cluster;
+  if (!c.socket_transport) return "";
+  if (sc.execution.library == Library::Nccl)
+    return fmt::format("NCCL's socket transport ({} NIC)", to_string(c.socket_nic));
+  return fmt::format("{}'s TCP transport, one thread a rank", to_string(sc.execution.library));
+}
+
 std::vector<RestsOn> rests_on(const Scenario& sc) {
   std::vector<RestsOn> out;
   const auto add = [&](const char* key, std::string what) {
@@ -56,9 +64,8 @@ std::vector<RestsOn> rests_on(const Scenario& sc) {
     add("cluster.inter_latency_us", fmt::format("{:.3g} us a hop", sys.cluster.inter.latency_s * 1e6));
     if (sys.cluster.socket_transport)
       add("cluster.tcp_thread_GBps",
-          fmt::format("{:.3g} GB/s a CPU thread: NCCL's socket transport ({} NIC) moves at most {:.3g} GB/s a GPU "
-                      "across nodes", sys.cluster.tcp_thread_Bps / kGB, to_string(sys.cluster.socket_nic),
-                      sys.cluster.transport_Bps() / kGB));
+          fmt::format("{:.3g} GB/s a CPU thread: {} moves at most {:.3g} GB/s a GPU across nodes",
+                      sys.cluster.tcp_thread_Bps / kGB, socket_transport_name(sc), sys.cluster.transport_Bps() / kGB));
   }
   if (sys.cluster.gpus_per_node > 1)
     add("cluster.intra_bw_GBps", fmt::format("{:.4g} GB/s, {}'s {}", sys.cluster.intra.bw_Bps / kGB,

@@ -18,5 +18,9 @@ struct RestsOn {
 
 std::vector<RestsOn> rests_on(const Scenario& sc);
 
+// The socket transport that carries the scenario's traffic between nodes, in words ("NCCL's socket
+// transport (generic NIC)", "gloo's TCP transport, one thread a rank"); "" where none does.
+std::string socket_transport_name(const Scenario& sc);
+
 }  // namespace predict_layer
 }  // namespace ddlsim

@@ -112,15 +112,15 @@ UncertainInput fitted_exchanges(const StepCostOverrides& o) {
           [](Scenario& s, double f) { s.execution.step_costs.exchange_time_factor = f; }};
 }
 
-// NCCL's socket transport (system/socket_transport.hpp): what one CPU thread moves through TCP,
-// from the slowest published rate to the fastest (the range stands for the 10th to 90th
-// percentile, wider): NVIDIA/nccl issue 450 (100 Gb/s TCP, Skylake hosts, 4 channels of one thread
+// A socket transport (NCCL's, gloo's, MPI's over TCP; system/socket_transport.hpp): what one CPU
+// thread moves through TCP, from the slowest published rate to the fastest (the range stands for
+// the 10th to 90th percentile, wider): NVIDIA/nccl issue 450 (100 Gb/s TCP, Skylake hosts, 4 channels of one thread
 // and one socket each: 4-6 GB/s bus bandwidth, 1.0 GB/s a connection at the low end) to
 // meta-pytorch/torchcomms PR 3920 (one TCP connection at 10.78 GB/s on 200 GbE, its thread at 90.6 %
 // of a core). The default (1.9 GB/s: NCCL's own one-thread runs in issue 209, and this machine's)
 // sits near the low end; newer hosts reach several times it.
 UncertainInput socket_threads(BytesPerSecond thread_Bps) {
-  return {"NCCL's socket threads", "x thread rate", 1.0e9 / thread_Bps, 10.78e9 / thread_Bps,
+  return {"socket threads", "x thread rate", 1.0e9 / thread_Bps, 10.78e9 / thread_Bps,
           "one TCP thread's rate, 1.0 (NVIDIA/nccl issue 450) to 10.78 GB/s (meta-pytorch/torchcomms PR 3920)",
           "ddlsim fit on the cluster's own nccl-tests logs, or cluster.tcp_thread_GBps from a one-thread TCP test",
           [](Scenario& s, double f) { s.system.cluster.tcp_thread_Bps *= f; }};

@@ -237,11 +237,13 @@ std::vector<KeySpec> declare_keys() {
              "by default, aws-ena 2 x 8, gcp-gvnic 4 x 1, generic none (the proxy thread); default auto, the "
              "platform's (aws-ena on AWS's TCP instances)"),
       real("cluster.tcp_flow_GBps", "", 0, 1e6, "GB/s",
-           "the most one TCP flow carries on the network (a cloud's per-flow limit), GB/s; 0: none; default "
+           "the most one TCP flow carries on the network (a cloud's per-flow limit; NCCL runs 2 connections "
+           "a GPU, gloo and MPI one a peer), GB/s; 0: none; default "
            "the platform's: 1.25 on AWS's ENA (10 Gb/s inside a cluster placement group), else 0"),
       vary(real("cluster.tcp_thread_GBps", format_number(kTcpThread_Bps / 1e9).c_str(), 1e-6, 1e6, "GB/s",
                 "what one CPU thread moves through TCP per direction while sending and receiving at once, GB/s: "
-                "bounds NCCL's socket transport (docs/model.md, \"NCCL over TCP sockets\")"),
+                "bounds NCCL's socket transport, gloo and MPI over TCP link kinds (docs/model.md, \"NCCL over TCP "
+                "sockets\")"),
            0.1, 100, kLog),
       vary(real("cluster.intra_bw_GBps", "", 1e-6, 1e6, "GB/s",
                 "intra-node (GPU to node) effective bandwidth per direction, GB/s (decimal)"),

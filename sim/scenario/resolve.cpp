@@ -502,13 +502,19 @@ void check_mixed_compute(const Reader& r, const std::vector<NodeGroup>& groups) 
                       "): a measurement describes one device; the roofline models each");
 }
 
-// NCCL over a TCP link kind between nodes runs its socket transport: its threads bound what a GPU
-// moves (system/socket_transport.hpp). A platform file's links are taken as they are.
+// NCCL, gloo and MPI over a TCP link kind between nodes run a socket transport: its threads bound
+// what a GPU moves (system/socket_transport.hpp). A platform file's links are taken as they are.
 void use_socket_transport(const Reader& r, Scenario& sc) {
   ClusterDescription& c = sc.system.cluster;
+  const Library lib = sc.execution.library;
   c.tcp_thread_Bps = r.real("cluster.tcp_thread_GBps") * kGB;
-  c.socket_transport = sc.execution.library == Library::Nccl && c.xml_path.empty() && tcp_link_kind(c.inter.name);
+  c.socket_transport = (lib == Library::Nccl || lib == Library::Gloo || lib == Library::Mpi) && c.xml_path.empty() &&
+                       tcp_link_kind(c.inter.name);
   SocketThreads& s = c.socket_threads;
+  if (lib != Library::Nccl) {
+    s = kOneThreadOnePeer;
+    return;
+  }
   s = nccl_socket_threads(c.socket_nic);
   if (r.given("comm.nccl_socket_threads")) s.threads = r.small_int("comm.nccl_socket_threads");
   if (r.given("comm.nccl_socks_per_thread")) s.socks_per_thread = r.small_int("comm.nccl_socks_per_thread");

@@ -230,7 +230,7 @@ Route ClusterDescription::rail_route() const {
 }
 
 BytesPerSecond ClusterDescription::transport_Bps() const {
-  return socket_transport ? nccl_socket_Bps(socket_threads, tcp_thread_Bps, tcp_flow_Bps) : 0;
+  return socket_transport ? socket_transport_Bps(socket_threads, tcp_thread_Bps, tcp_flow_Bps) : 0;
 }
 
 BytesPerSecond ClusterDescription::transport_bound(BytesPerSecond links_Bps) const {

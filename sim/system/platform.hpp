@@ -115,10 +115,10 @@ struct ClusterDescription {
   // per-flow limit; 0: none). cluster.socket_nic, cluster.tcp_flow_GBps.
   SocketNic socket_nic = SocketNic::Generic;
   BytesPerSecond tcp_flow_Bps = 0;
-  // NCCL's socket transport carries the traffic between nodes (NCCL over a TCP link kind on a
-  // built-in or generated cluster; set by the scenario, resolve.cpp: a platform file's links are
+  // A socket transport carries the traffic between nodes (NCCL, gloo or MPI over a TCP link kind on
+  // a built-in or generated cluster; set by the scenario, resolve.cpp: a platform file's links are
   // taken as they are), with these threads a connection and one thread's TCP rate
-  // (comm.nccl_socket_threads and _socks_per_thread, cluster.tcp_thread_GBps).
+  // (comm.nccl_socket_threads and _socks_per_thread for NCCL, cluster.tcp_thread_GBps).
   bool socket_transport = false;
   SocketThreads socket_threads;
   BytesPerSecond tcp_thread_Bps = kTcpThread_Bps;
@@ -137,8 +137,8 @@ struct ClusterDescription {
   Route inter_route() const;
   // The same while all of a node's GPUs send at once (one per rail): each gets uplink / G.
   Route rail_route() const;
-  // What the library's own transport lets one GPU move across nodes per direction (NCCL's socket
-  // transport: nccl_socket_Bps); 0: nothing beyond the links. inter_route and rail_route carry at
+  // What the library's own transport lets one GPU move across nodes per direction (a socket
+  // transport: socket_transport_Bps); 0: nothing beyond the links. inter_route and rail_route carry at
   // most this: transport_bound(links).
   BytesPerSecond transport_Bps() const;
   BytesPerSecond transport_bound(BytesPerSecond links_Bps) const;

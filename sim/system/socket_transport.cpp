@@ -8,11 +8,11 @@ inline namespace system_layer {
 
 SocketThreads nccl_socket_threads(SocketNic nic) {
   switch (nic) {
-    case SocketNic::AwsEna: return {2, 8};
-    case SocketNic::GcpGvnic: return {4, 1};
+    case SocketNic::AwsEna: return {2, 8, kNcclChannelsPerNic};
+    case SocketNic::GcpGvnic: return {4, 1, kNcclChannelsPerNic};
     case SocketNic::Generic: break;
   }
-  return {0, 1};
+  return {0, 1, kNcclChannelsPerNic};
 }
 
 const char* to_string(SocketNic nic) {
@@ -28,12 +28,12 @@ bool tcp_link_kind(const std::string& kind) {
   return kind == "1gbe" || kind == "10gbe" || kind == "25gbe" || kind == "40gbe" || kind == "100gbe-tcp";
 }
 
-BytesPerSecond nccl_socket_Bps(SocketThreads s, BytesPerSecond thread_Bps, BytesPerSecond flow_Bps) {
+BytesPerSecond socket_transport_Bps(SocketThreads s, BytesPerSecond thread_Bps, BytesPerSecond flow_Bps) {
   const auto flows = [&](int sockets, BytesPerSecond threads_Bps) {
     return flow_Bps > 0 ? std::min(threads_Bps, sockets * flow_Bps) : threads_Bps;
   };
-  if (s.threads <= 0) return flows(kNcclChannelsPerNic, thread_Bps);
-  return kNcclChannelsPerNic * flows(s.threads * s.socks_per_thread, s.threads * thread_Bps);
+  if (s.threads <= 0) return flows(s.connections, thread_Bps);
+  return s.connections * flows(s.threads * s.socks_per_thread, s.threads * thread_Bps);
 }
 
 }  // namespace system_layer

@@ -1,6 +1,7 @@
-// NCCL's socket transport: where the network between nodes is plain TCP (no RDMA), NCCL moves a
-// GPU's data across nodes through CPU threads and TCP sockets (src/transport/net_socket.cc), and
-// those threads, not the wire, bound what one GPU moves (docs/model.md, "NCCL over TCP sockets").
+// Socket transports: where the network between nodes is plain TCP (no RDMA), NCCL moves a GPU's
+// data across nodes through CPU threads and TCP sockets (src/transport/net_socket.cc), as gloo and
+// Open MPI's TCP BTL do a rank's, and those threads, not the wire, bound what one GPU moves
+// (docs/model.md, "NCCL over TCP sockets").
 #pragma once
 #include <string>
 
@@ -28,7 +29,18 @@ constexpr int kNcclChannelsPerNic = 2;
 struct SocketThreads {
   int threads = 0;           // helper threads a connection (0: the proxy thread alone)
   int socks_per_thread = 1;  // sockets each helper thread drives
+  int connections = kNcclChannelsPerNic;  // a GPU's connections to the next node in its ring
 };
+
+// gloo and Open MPI's TCP BTL: one thread moves all of a rank's TCP traffic, on one connection a
+// peer. gloo's TCP device runs one epoll loop thread for every pair's I/O (facebookincubator/gloo
+// gloo/transport/tcp/loop.h: "a single listening socket on the device instance and I/O for all
+// pair instances"); Open MPI progresses its TCP BTL in the calling thread, one connection a peer
+// by default (btl_tcp_links = 1, Open MPI r14076; its TCP FAQ, "Can I use multiple TCP
+// connections"). Measured here on an unshaped veth pair (calibration/tcp_library_rates.sh,
+// calibration/measured/tcp-unshaped-*.csv): both ways at once, 1.97-1.99 GB/s a direction through
+// Open MPI and 1.84 through gloo at 256 MiB, the one-thread rate kTcpThread_Bps stands for.
+constexpr SocketThreads kOneThreadOnePeer{0, 1, 1};
 enum class SocketNic { Generic, AwsEna, GcpGvnic };
 SocketThreads nccl_socket_threads(SocketNic nic);
 // "generic", "aws-ena", "gcp-gvnic" (cluster.socket_nic).
@@ -38,11 +50,11 @@ const char* to_string(SocketNic nic);
 // 100gbe-tcp; the 100/200/400 GbE kinds are RoCE).
 bool tcp_link_kind(const std::string& kind);
 
-// What one GPU moves across nodes per direction through NCCL's socket transport: with helper
-// threads, each of its kNcclChannelsPerNic connections has `threads` threads of `thread_Bps`, and
-// its threads x socks_per_thread sockets carry at most `flow_Bps` each (a cloud's per-flow limit; 0:
-// none); without, the proxy thread's `thread_Bps` for every connection, one socket each.
-BytesPerSecond nccl_socket_Bps(SocketThreads s, BytesPerSecond thread_Bps, BytesPerSecond flow_Bps);
+// What one GPU moves across nodes per direction through a socket transport: with helper threads,
+// each of its `connections` has `threads` threads of `thread_Bps`, and its threads x
+// socks_per_thread sockets carry at most `flow_Bps` each (a cloud's per-flow limit; 0: none);
+// without, one thread's `thread_Bps` for every connection, one socket each.
+BytesPerSecond socket_transport_Bps(SocketThreads s, BytesPerSecond thread_Bps, BytesPerSecond flow_Bps);
 
 }  // namespace system_layer
 }  // namespace ddlsim
