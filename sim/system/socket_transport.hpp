@@ -38,8 +38,8 @@ struct SocketThreads {
 // pair instances"); Open MPI progresses its TCP BTL in the calling thread, one connection a peer
 // by default (btl_tcp_links = 1, Open MPI r14076; its TCP FAQ, "Can I use multiple TCP
 // connections"). Measured here on an unshaped veth pair (calibration/tcp_library_rates.sh,
-// calibration/measured/tcp-unshaped-*.csv): both ways at once, 1.97-1.99 GB/s a direction through
-// Open MPI and 1.84 through gloo at 256 MiB, the one-thread rate kTcpThread_Bps stands for.
+// calibration/measured/tcp-unshaped-*.csv): both ways at once, 1.89-2.01 GB/s a direction through
+// Open MPI and 1.60-1.77 through gloo from 16 to 256 MiB, about the one-thread rate kTcpThread_Bps.
 constexpr SocketThreads kOneThreadOnePeer{0, 1, 1};
 enum class SocketNic { Generic, AwsEna, GcpGvnic };
 SocketThreads nccl_socket_threads(SocketNic nic);
