@@ -250,6 +250,9 @@ std::string fitted_platform_xml(const NetFit& f, int nodes, const std::string& d
                                   "id=\"ddlsim.duplex_factor\" value=\"{:.6g}\"/>", f.exchange_factor, f.duplex_factor);
   if (f.step_overhead_s > 0)
     props += fmt::format("\n  <prop id=\"ddlsim.step_overhead_us\" value=\"{:.6g}\"/>", f.step_overhead_s * 1e6);
+  if (f.time_p90 > 0)
+    props += fmt::format("\n  <prop id=\"ddlsim.time_p10\" value=\"{:.6g}\"/>\n  <prop id=\"ddlsim.time_p90\" "
+                         "value=\"{:.6g}\"/>", f.time_p10, f.time_p90);
   if (!f.library.empty()) {
     props += fmt::format("\n  <prop id=\"ddlsim.netbench_library\" value=\"{}\"/>", f.library);
     // The same factors under the library's name, so that files fitted with several libraries can
@@ -260,6 +263,20 @@ std::string fitted_platform_xml(const NetFit& f, int nodes, const std::string& d
   }
   xml.insert(at + device_prop.size(), props);
   return xml;
+}
+
+std::pair<double, double> ring_spread(const std::vector<NetSample>& samples,
+                                      const std::function<Seconds(const NetSample&)>& fitted_s) {
+  double lo = 0, hi = 0;
+  for (const NetSample& s : samples) {
+    if (s.test != "ring") continue;
+    const Seconds fit = fitted_s(s);
+    if (!(fit > 0)) continue;
+    const double p10 = (s.reps > 0 ? s.p10_s : s.time_s) / fit, p90 = (s.reps > 0 ? s.p90_s : s.time_s) / fit;
+    lo = hi == 0 ? p10 : std::min(lo, p10);
+    hi = std::max(hi, p90);
+  }
+  return {lo, hi};
 }
 
 std::string merge_library_factors(const std::string& xml, const std::string& old_xml, const std::string& library,

@@ -1,7 +1,9 @@
 // Network calibration: reading `ddlsim netbench` CSV, fitting latency, bandwidth and the
 // exchange factor with least squares (Eigen), and writing the fitted platform (docs/calibration.md).
 #pragma once
+#include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/units.hpp"
@@ -39,6 +41,9 @@ struct NetFit {
   double duplex_factor = 1;     // d: per-direction share of B while each rank sends and receives (shift rows)
   double bibw_factor = 0;       // osu_bibw / (2 osu_bw), for the report (0: not measured)
   int samples = 0;
+  // The ring rows' repetitions against the fitted ring (ring_spread): the lowest 10th and the
+  // highest 90th percentile of measured / fitted time over the sizes; 0: no ring rows.
+  double time_p10 = 0, time_p90 = 0;
   std::string method;           // how each figure was obtained
   std::string library;          // what measured it (netbench_library); "" unknown
 };
@@ -57,10 +62,16 @@ std::string latency_warning(const NetFit& f, double factor);
 // The fitted network as the Route the analytic collectives use (latency alpha, step overhead o).
 Route fitted_route(const NetFit& f);
 
+// The spread of the ring rows around the fitted ring: `fitted_s(row)` is the ring allreduce of the
+// row's size on the fitted network. Each row's 10th and 90th percentile (its time where netbench
+// recorded no spread) over that; the lowest and the highest over the rows. {0, 0}: no ring rows.
+std::pair<double, double> ring_spread(const std::vector<NetSample>& samples,
+                                      const std::function<Seconds(const NetSample&)>& fitted_s);
+
 // A SimGrid platform of `nodes` nodes with one `device` GPU each, joined by the fitted network
 // (route latency alpha, bandwidth B, property ddlsim.exchange_factor = e, ddlsim.step_overhead_us =
-// o in microseconds; ddlsim.netbench_library
-// names f.library when known: the factors describe that library's protocol).
+// o in microseconds, ddlsim.time_p10 and ddlsim.time_p90 where the ring rows gave a spread;
+// ddlsim.netbench_library names f.library when known: the factors describe that library's protocol).
 std::string fitted_platform_xml(const NetFit& f, int nodes, const std::string& device, const std::string& source);
 
 // `xml` (a fitted platform) with the per-library factor properties (ddlsim.exchange_factor.LIB,

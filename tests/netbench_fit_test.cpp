@@ -10,6 +10,8 @@
 #include "core/error.hpp"
 #include "cost/collectives.hpp"
 #include "engine/platform_reader.hpp"
+#include "predict/uncertainty.hpp"
+#include "predict_util.hpp"
 #include "system/platform.hpp"
 #include "test_util.hpp"
 
@@ -235,6 +237,51 @@ TEST(NetbenchFit, RingStepSplitsIntoNetworkLatencyAndSoftwareOverhead) {
   EXPECT_NEAR(c.step_overhead_s, o, 1e-12);
 }
 
+// The ring rows' repetitions become the fitted platform's spread, and the spread the interval of a
+// scenario's exchanges on it. The rows above, with their 10th and 90th percentiles: 2 ranks 2 MB
+// 0.31-0.35 s, 3 ranks 2 MB 0.23-0.26, 2 ranks 4 MB 0.62-0.70, 3 ranks 4 MB 0.47-0.50, each over
+// its fitted time (the rows' medians, fitted exactly): the lowest 10th 0.23 / 0.238637037 =
+// 0.963807, the highest 90th 0.70 / 0.6408 = 1.092385.
+TEST(NetbenchFit, RingRepetitionsGiveThePlatformsSpread) {
+  std::string csv = "test,ranks,bytes,time_s,algbw_Bps,busbw_Bps,min_s,p10_s,p50_s,p90_s,reps\n";
+  csv += fmt::format("pingpong,2,8,{},0,0,{},{},{},{},1000\n", 50e-6 + 8 / 12.5e6, 30e-6, 45e-6, 50e-6 + 8 / 12.5e6, 120e-6);
+  std::istringstream rest(synthetic_csv());
+  for (std::string line; std::getline(rest, line);)
+    if (line.rfind("pingpong", 0) != 0 && line.rfind("test,", 0) != 0) csv += line + "\n";
+  csv += "ring,2,2000000,0.3208,0,0,0.30,0.31,0.3208,0.35,5\nring,3,2000000,0.238637037,0,0,0.22,0.23,0.238637037,0.26,5\n";
+  csv += "ring,2,4000000,0.6408,0,0,0.61,0.62,0.6408,0.70,5\nring,3,4000000,0.475674074,0,0,0.46,0.47,0.475674074,0.50,5\n";
+  testutil::TempFile in("net.csv", csv);
+  const std::string xml = in.dir() + "/fitted.xml";
+  const auto r = testutil::run_ddlsim("netfit " + in.path() + " --out " + xml + " --nodes 3");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("time_spread p10 0.9638 p90 1.092"), std::string::npos) << r.out;
+  const ClusterDescription c = read_platform_file(xml);
+  EXPECT_NEAR(c.time_p10, 0.963807, 1e-6);
+  EXPECT_NEAR(c.time_p90, 1.092385, 1e-5);
+  const auto inputs = [&](std::vector<std::string> keys) {
+    keys.push_back("--cluster.platform=" + xml);
+    keys.push_back("--cluster.nodes=3");
+    return ddlsim::uncertain_inputs(testutil::scenario_default(keys));
+  };
+  bool found = false;
+  for (const auto& u : inputs({}))
+    if (u.name == "exchange time (fitted)") {
+      found = true;
+      EXPECT_NEAR(u.lo, 0.963807, 1e-6);
+      EXPECT_NEAR(u.hi, 1.092385, 1e-5);
+    }
+  EXPECT_TRUE(found);
+  for (const auto& u : inputs({"--comm.time_p10=0.9", "--comm.time_p90=1.2"}))
+    if (u.name == "exchange time (fitted)") EXPECT_EQ(u.lo, 0.9);  // the keys win
+  // Measured with another library: its repetitions say nothing of this one's.
+  testutil::TempFile mpi("mpi.csv", "# library: mpi\n" + csv);
+  const std::string mpi_xml = mpi.dir() + "/fitted.xml";
+  ASSERT_EQ(testutil::run_ddlsim("netfit " + mpi.path() + " --out " + mpi_xml + " --nodes 3").code, 0);
+  for (const auto& u : ddlsim::uncertain_inputs(testutil::scenario_default(
+           {"--cluster.platform=" + mpi_xml, "--cluster.nodes=3", "--comm.library=nccl"})))
+    EXPECT_NE(u.name, "exchange time (fitted)");
+}
+
 // The warning names both latencies and fires only above --latency-factor (default 3).
 TEST(NetbenchFit, LatencyWarningAboveTheFactor) {
   NetFit f;
@@ -280,6 +327,31 @@ TEST(NetbenchFit, BadStepOverheadPropertyNamesFileAndKey) {
     EXPECT_NE(std::string(e.what()).find(file.path() + ": property ddlsim.step_overhead_us = '-3'"), std::string::npos)
         << e.what();
   }
+}
+
+// A spread property out of its range, or one end without the other, is refused naming the file.
+TEST(NetbenchFit, BadSpreadPropertiesNameFileAndKey) {
+  NetFit f;
+  f.latency_s = 50e-6, f.bw_Bps = 12.5e6, f.time_p10 = 0.9, f.time_p90 = 1.2;
+  const std::string xml = fitted_platform_xml(f, 2, "rtx4090", "net.csv");
+  const std::string p10 = "<prop id=\"ddlsim.time_p10\" value=\"0.9\"/>";
+  ASSERT_NE(xml.find(p10), std::string::npos) << xml;
+  const auto refused = [](std::string text, const std::string& what) {
+    testutil::TempFile file("bad.xml", text);
+    try {
+      read_platform_file(file.path());
+      ADD_FAILURE() << "accepted: " << what;
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find(file.path() + ": propert"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find(what), std::string::npos) << e.what();
+    }
+  };
+  std::string nan = xml;
+  nan.replace(nan.find(p10), p10.size(), "<prop id=\"ddlsim.time_p10\" value=\"nan\"/>");
+  refused(nan, "ddlsim.time_p10 = 'nan'");
+  std::string alone = xml;
+  alone.erase(alone.find(p10), p10.size());
+  refused(alone, "ddlsim.time_p10 and ddlsim.time_p90");
 }
 
 // netfit's bounds (issue 43): --nodes within what a generated file holds, rows within a day and

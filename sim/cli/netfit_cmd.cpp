@@ -7,6 +7,7 @@
 
 #include <iostream>
 #include <set>
+#include <tuple>
 
 #include "calibration/netfit.hpp"
 #include "compare/bench_output.hpp"
@@ -91,6 +92,10 @@ void print_fit(const NetFit& fit) {
                            "duplex_factor {:.4g}\nbibw_factor {:.4g}\nsamples {}\nmethod {}\n",
                            fit.latency_s, fit.bw_Bps, fit.bw_Bps * 8e-6, fit.exchange_factor, fit.duplex_factor, fit.bibw_factor,
                            fit.samples, fit.method);
+  if (fit.time_p90 > 0)
+    std::cout << fmt::format("time_spread p10 {:.4g} p90 {:.4g} (the ring rows' repetitions over the fitted ring; "
+                             "the platform carries them as the 80 % interval of its exchanges)\n",
+                             fit.time_p10, fit.time_p90);
 }
 
 }  // namespace
@@ -121,6 +126,7 @@ int cmd_netfit(const Args& args) {
   const auto samples = parse_netbench_csv(text, csv);
   NetFit fit = fit_network(samples, csv);
   fit.library = fitted_library(pa.vm["library"].as<std::string>(), netbench_library(text, csv), csv);
+  std::tie(fit.time_p10, fit.time_p90) = ring_spread(samples, [&](const NetSample& s) { return ring_on(fit, s); });
   int nodes = pa.vm["nodes"].as<int>();
   if (nodes < 0 || nodes > kMaxGeneratedNodes)
     throw InputError(fmt::format("--nodes {}: expected 1 to {} nodes (the file routes every pair of them), or 0 for "

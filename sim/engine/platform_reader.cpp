@@ -83,6 +83,14 @@ double overhead_property(const sg4::Engine& e, const std::string& path) {
   throw InputError(fmt::format("{}: property {} = '{}': expected microseconds from 0 to 1e9", path, name, clip(text)));
 }
 
+// ddlsim.time_p10 or ddlsim.time_p90 (written by `ddlsim netfit`): measured / fitted exchange time; 0 when absent.
+double spread_property(const sg4::Engine& e, const char* name, const std::string& path) {
+  const char* text = e.get_netzone_root()->get_property(name);
+  if (!text) return 0.0;
+  if (const auto v = parse_real(text, 0.01, 100)) return *v;
+  throw InputError(fmt::format("{}: property {} = '{}': expected a ratio of times from 0.01 to 100", path, name, clip(text)));
+}
+
 // ddlsim.exchange_factor.LIB and ddlsim.duplex_factor.LIB: {LIB: [exchange, duplex]} (1 where one is missing).
 nlohmann::json library_factors(const sg4::Engine& e, const std::string& path) {
   nlohmann::json out = nlohmann::json::object();
@@ -133,6 +141,8 @@ std::string describe(const std::string& path) {
   j["exchange_factor"] = factor_property(e, "ddlsim.exchange_factor", path);  // written by `ddlsim netfit`
   j["duplex_factor"] = factor_property(e, "ddlsim.duplex_factor", path);
   j["step_overhead_us"] = overhead_property(e, path);
+  j["time_p10"] = spread_property(e, "ddlsim.time_p10", path);
+  j["time_p90"] = spread_property(e, "ddlsim.time_p90", path);
   const char* lib = e.get_netzone_root()->get_property("ddlsim.netbench_library");
   j["factors_library"] = lib ? lib : "";
   j["library_factors"] = library_factors(e, path);
@@ -191,6 +201,10 @@ ClusterDescription read_platform_file(const std::string& path) {
   c.inter.duplex_factor = j["duplex_factor"].get<double>();
   c.factors_library = j["factors_library"].get<std::string>();
   c.step_overhead_s = j["step_overhead_us"].get<double>() * 1e-6;
+  c.time_p10 = j["time_p10"].get<double>();
+  c.time_p90 = j["time_p90"].get<double>();
+  if ((c.time_p10 > 0) != (c.time_p90 > 0) || c.time_p10 > c.time_p90)
+    throw InputError(path + ": properties ddlsim.time_p10 and ddlsim.time_p90: expected both, the first at most the second");
   for (const auto& [lib, f] : j["library_factors"].items()) c.library_factors[lib] = {f[0].get<double>(), f[1].get<double>()};
   for (const auto& node : j["node_host_speeds"]) c.node_host_speeds.push_back(node.get<std::vector<double>>());
   return c;

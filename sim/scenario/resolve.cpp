@@ -521,6 +521,17 @@ void use_socket_transport(const Reader& r, Scenario& sc) {
   if (s.threads > 0) s.socks_per_thread = std::min(s.socks_per_thread, 64 / s.threads);  // NCCL's MAX_SOCKETS
 }
 
+// A platform file netfit fitted carries its ring rows' spread: the interval of the exchanges where
+// the scenario sets none and runs the library that measured them (or the file does not say which).
+void use_fitted_spread(const Reader& r, Scenario& sc) {
+  const ClusterDescription& c = sc.system.cluster;
+  StepCostOverrides& o = sc.execution.step_costs;
+  if (c.time_p90 <= 0 || r.given("comm.time_p10")) return;
+  if (!c.factors_library.empty() && c.factors_library != to_string(sc.execution.library)) return;
+  o.time_p10 = c.time_p10;
+  o.time_p90 = c.time_p90;
+}
+
 SimGridOptions resolve_simgrid(const Reader& r) {
   SimGridOptions o;
   o.fidelity = r.choice<Fidelity>("simulation.fidelity", {{"fast", Fidelity::Fast}, {"full", Fidelity::Full}});
@@ -635,6 +646,7 @@ Scenario resolve_scenario(const Settings& given, const std::string& base_dir) {
   use_library_factors(sc.system.cluster, to_string(sc.execution.library),
                       r.choice<bool>("comm.round_latency", {{"library", false}, {"network", true}}));
   use_socket_transport(r, sc);
+  use_fitted_spread(r, sc);
   sc.system.compute = resolve_compute(r, sc.execution.batch_per_gpu);
   if (r.given("compute.memory_gib")) {
     sc.system.device.memory_bytes = r.real("compute.memory_gib") * kGiB;

@@ -75,6 +75,9 @@ struct ClusterDescription {
   // library its plain ddlsim.*_factor properties came from ("" when not recorded); see
   // use_library_factors.
   std::map<std::string, std::pair<double, double>> library_factors;
+  // A fitted file's spread of measured / fitted exchange time (ddlsim.time_p10 and _p90, written by
+  // `ddlsim netfit` from its ring rows' repetitions), for factors_library's exchanges; 0: none.
+  double time_p10 = 0, time_p90 = 0;
   std::string factors_library;
   // A platform file's host speeds, flop/s: per node (netzone, ordered by first host) its hosts in
   // natural order, as the SimGrid backend places ranks. Empty for built-in clusters.
