@@ -98,6 +98,29 @@ TEST(SocketTransport, GlooAndMpiOverTcpRunAtOneThreadsRate) {
   EXPECT_NEAR(time_s(two + "--comm.library=nccl --cluster.tcp_flow_GBps=1"), time_s(two + "--comm.library=nccl"), 1e-12);
 }
 
+// Inside a node MPI and gloo swap host-staged buffers through host memory (Open MPI's shared
+// memory, gloo's TCP over loopback: calibration/measured/one-host-*.csv), not NVLink: two A100s of
+// a DGX ring 1 GiB with S = 1 GiB each way, so the host rate going from 2 to 1 GB/s adds
+// S (1/1 - 1/2) / 1e9 = 0.536870912 s in both backends. MPI's default (7.69 GB/s) and gloo's (2.95)
+// are far below NVLink; CUDA-aware MPI (no staging) and NCCL keep NVLink.
+TEST(SocketTransport, MpiAndGlooInsideANodeGoThroughHostMemory) {
+  const std::string node = "--cluster.platform=dgx-a100 --cluster.nodes=1 --cluster.gpus_per_node=2 ";
+  for (const char* backend : {"analytic", "simgrid"}) {
+    const std::string mpi = node + "--comm.library=mpi --simulation.backend=" + backend + " ";
+    EXPECT_NEAR(time_s(mpi + "--comm.host_exchange_GBps=1") - time_s(mpi + "--comm.host_exchange_GBps=2"),
+                0.536870912, 1e-6) << backend;
+  }
+  const double mpi = busbw_GBps(node + "--comm.library=mpi"), gloo = busbw_GBps(node + "--comm.library=gloo");
+  EXPECT_LT(mpi, 7.69);
+  EXPECT_LT(gloo, 2.95);
+  EXPECT_LT(gloo, mpi);
+  EXPECT_GT(busbw_GBps(node + "--comm.library=mpi --comm.host_staging=off"), 100);
+  EXPECT_GT(busbw_GBps(node + "--comm.library=nccl"), 100);
+  // Across nodes of one GPU each there is no route inside a node: the host rate changes nothing.
+  const std::string two = "--cluster.platform=dgx-a100 --cluster.nodes=2 --cluster.gpus_per_node=1 --comm.library=mpi ";
+  EXPECT_DOUBLE_EQ(time_s(two + "--comm.host_exchange_GBps=0.5"), time_s(two));
+}
+
 // More threads, sockets or a faster thread never slow the exchange down.
 TEST(SocketTransport, MoreThreadsNeverSlower) {
   const std::string tcp = "--cluster.platform=cluster4x25g --cluster.nodes=3 --cluster.inter=100gbe-tcp "

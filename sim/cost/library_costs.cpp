@@ -31,7 +31,6 @@ Seconds default_per_call_s(Library l) { return l == Library::Nccl ? nccl_tuning:
 // but each variable is its own send whose device copy runs while the previous one is on the
 // wire (the executor runs copies and RecvTensor calls concurrently): the copies pipeline behind
 // the network instead of adding to it, so they are not staged here.
-bool stages_through_host(Library l) { return l == Library::Mpi || l == Library::Gloo; }
 
 namespace {
 
@@ -66,8 +65,7 @@ LibraryCosts library_costs(const Execution& e, const System& sys, const CommTopo
                    : cpu               ? 0
                                        : default_interference(e.library);
   c.per_call_s = o.per_call_s >= 0 ? o.per_call_s : default_per_call_s(e.library);
-  const bool staged = o.staging == HostStaging::On || (o.staging == HostStaging::Auto && !cpu && stages_through_host(e.library));
-  if (staged && !cpu) c.staging_Bps = host_link_Bps(sys);
+  if (staged_through_host(o.staging, e.library, cpu)) c.staging_Bps = host_link_Bps(sys);
   if (topo && topo->nccl_protocols && e.library == Library::Nccl) c.nccl = LibraryCosts::NcclCalls{e.comm(), *topo};
   c.time_factor = o.exchange_time_factor;
   return c;

@@ -46,7 +46,6 @@ struct LibraryCosts {
 // Defaults of library `l` on a GPU (no calibration, or a CUDA one).
 double default_interference(Library l);
 Seconds default_per_call_s(Library l);
-bool stages_through_host(Library l);
 
 // `topo`: the calls' ranks and routes (comm_topology), for NCCL's own estimate; null: none.
 LibraryCosts library_costs(const Execution& e, const System& sys, const CommTopology* topo = nullptr);

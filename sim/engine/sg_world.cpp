@@ -46,7 +46,9 @@ using Dir = sg4::LinkInRoute::Direction;
 // only. The routes are those of platform_xml(): 2 intra hops inside a node, intra, inter,
 // inter, intra across nodes. Where the library's transport bounds a GPU across nodes
 // (ClusterDescription::transport_Bps), the route to the centre crosses a link of that rate of the
-// GPU's own as well, which its routes inside the node do not.
+// GPU's own as well, which its routes inside the node do not. Where the library exchanges through
+// host memory inside a node (ClusterDescription::host_exchange_Bps), the routes inside the node
+// cross a link of that rate of each GPU's, which its route to the centre does not.
 void build_node(sg4::NetZone* top, const ClusterDescription& c, int n) {
   auto* up = top->create_split_duplex_link("node" + std::to_string(n) + "-uplink", c.uplink_Bps())
                  ->set_latency(c.inter.latency_s);
@@ -62,11 +64,22 @@ void build_node(sg4::NetZone* top, const ClusterDescription& c, int n) {
     out.emplace_back(up, Dir::UP);
     top->add_route(gpus.back()->get_netpoint(), nullptr, nullptr, nullptr, out, true);
   }
+  std::vector<sg4::Link*> host_paths;
+  if (c.host_exchange_Bps > 0)
+    for (int k = 0; k < c.gpus_per_node; ++k)
+      host_paths.push_back(
+          top->create_split_duplex_link(gpu_host_name(n, k) + "-hostmem", c.host_exchange_Bps)->set_latency(0));
   for (int a = 0; a < c.gpus_per_node; ++a)
-    for (int b = 0; b < c.gpus_per_node; ++b)
-      if (a != b)
-        top->add_bypass_route(gpus[a]->get_netpoint(), gpus[b]->get_netpoint(), nullptr, nullptr,
-                              {sg4::LinkInRoute(links[a], Dir::UP), sg4::LinkInRoute(links[b], Dir::DOWN)});
+    for (int b = 0; b < c.gpus_per_node; ++b) {
+      if (a == b) continue;
+      std::vector<sg4::LinkInRoute> route{sg4::LinkInRoute(links[a], Dir::UP)};
+      if (!host_paths.empty()) {
+        route.emplace_back(host_paths[a], Dir::UP);
+        route.emplace_back(host_paths[b], Dir::DOWN);
+      }
+      route.emplace_back(links[b], Dir::DOWN);
+      top->add_bypass_route(gpus[a]->get_netpoint(), gpus[b]->get_netpoint(), nullptr, nullptr, route);
+    }
 }
 }  // namespace
 

@@ -70,6 +70,10 @@ std::vector<RestsOn> rests_on(const Scenario& sc) {
   if (sys.cluster.gpus_per_node > 1)
     add("cluster.intra_bw_GBps", fmt::format("{:.4g} GB/s, {}'s {}", sys.cluster.intra.bw_Bps / kGB,
                                              sys.cluster.name, sys.cluster.intra.name));
+  if (sys.cluster.gpus_per_node > 1 && sys.cluster.host_exchange_Bps > 0)
+    add("comm.host_exchange_GBps",
+        fmt::format("{:.3g} GB/s a rank through host memory inside a node, {}'s as measured on the build machine",
+                    sys.cluster.host_exchange_Bps / kGB, to_string(e.library)));
   if (sys.ranks() > 1) {
     add("comm.per_call_us", fmt::format("{:.3g} us a call, {}'s default", default_per_call_s(e.library) * 1e6,
                                         to_string(e.library)));

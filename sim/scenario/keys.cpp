@@ -282,6 +282,10 @@ std::vector<KeySpec> declare_keys() {
                                                "spread; give both"),
       real("comm.time_p90", "", 0.01, 100, "", "90th percentile of measured / predicted exchange time where the "
                                                "links were fitted (see comm.time_p10)"),
+      real("comm.host_exchange_GBps", "", 1e-6, 1e6, "GB/s",
+           "inside a node, what one rank of MPI or gloo moves per direction through host memory where it exchanges "
+           "host buffers (host-staged GPU buffers, CPU ranks): bounds the routes between a node's GPUs; default "
+           "the library's, measured on the build machine: mpi 7.69 (shared memory), gloo 2.95 (TCP over loopback)"),
       choice("comm.host_staging", "auto", {"auto", "on", "off"},
              "auto, on or off: copy each bucket to host memory and back around the exchange (auto: mpi and gloo "
              "on a GPU)"),

@@ -532,6 +532,19 @@ void use_fitted_spread(const Reader& r, Scenario& sc) {
   o.time_p90 = c.time_p90;
 }
 
+// MPI and gloo exchanging host memory inside a node (host-staged GPU buffers, or CPU ranks): the
+// routes between a node's GPUs carry at most the library's host rate (system/socket_transport.hpp).
+// A platform file's links are taken as they are.
+void use_host_exchange(const Reader& r, Scenario& sc) {
+  ClusterDescription& c = sc.system.cluster;
+  const Execution& e = sc.execution;
+  const bool cpu = sc.system.compute.cpu_ranks();
+  const bool host = cpu || staged_through_host(e.step_costs.staging, e.library, cpu);
+  const BytesPerSecond given = r.given("comm.host_exchange_GBps") ? r.real("comm.host_exchange_GBps") * kGB : 0;
+  if (!c.xml_path.empty() || !host) return;
+  c.host_exchange_Bps = given > 0 ? given : host_exchange_Bps(e.library);
+}
+
 SimGridOptions resolve_simgrid(const Reader& r) {
   SimGridOptions o;
   o.fidelity = r.choice<Fidelity>("simulation.fidelity", {{"fast", Fidelity::Fast}, {"full", Fidelity::Full}});
@@ -648,6 +661,7 @@ Scenario resolve_scenario(const Settings& given, const std::string& base_dir) {
   use_socket_transport(r, sc);
   use_fitted_spread(r, sc);
   sc.system.compute = resolve_compute(r, sc.execution.batch_per_gpu);
+  use_host_exchange(r, sc);
   if (r.given("compute.memory_gib")) {
     sc.system.device.memory_bytes = r.real("compute.memory_gib") * kGiB;
     for (NodeGroup& g : sc.system.groups) g.device.memory_bytes = sc.system.device.memory_bytes;

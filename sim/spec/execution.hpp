@@ -43,6 +43,10 @@ inline bool gathers_in_backward(Sharding s) {
 
 // Whether gradients go through host memory around each exchange (cost/library_costs.hpp).
 enum class HostStaging { Auto, On, Off };  // Auto: the library's usual way
+// MPI and gloo on GPUs copy each buffer to host memory and reduce it there (Auto); GPU ranks only.
+inline bool staged_through_host(HostStaging s, Library l, bool cpu_ranks) {
+  return !cpu_ranks && (s == HostStaging::On || (s == HostStaging::Auto && (l == Library::Mpi || l == Library::Gloo)));
+}
 
 // What each exchange costs the step beyond its network time, when the user overrides the
 // library's defaults (cost/library_costs.hpp); a negative value keeps the default.

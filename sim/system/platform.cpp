@@ -212,7 +212,8 @@ Seconds overhead_for(Seconds measured, Seconds floor, Seconds latency) {
 
 Route ClusterDescription::intra_route() const {
   const Seconds latency = 2 * intra.latency_s;
-  return {latency, gpu_path_Bps(), intra.exchange_factor, intra.duplex_factor,
+  const BytesPerSecond bw = host_exchange_Bps > 0 ? std::min(gpu_path_Bps(), host_exchange_Bps) : gpu_path_Bps();
+  return {latency, bw, intra.exchange_factor, intra.duplex_factor,
           overhead_for(step_overhead_s, intra_round_floor_s, latency)};
 }
 

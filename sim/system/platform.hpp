@@ -125,6 +125,10 @@ struct ClusterDescription {
   bool socket_transport = false;
   SocketThreads socket_threads;
   BytesPerSecond tcp_thread_Bps = kTcpThread_Bps;
+  // Inside a node, the library exchanges through host memory at this rate a rank per direction
+  // (MPI's shared memory, gloo's loopback; host_exchange_Bps), not over the GPUs' links: the routes
+  // between two GPUs of a node carry at most it (set by the scenario, resolve.cpp); 0: no bound.
+  BytesPerSecond host_exchange_Bps = 0;
 
   // The bandwidth of a ring through the node's GPUs, per direction: the intra link's, bounded as
   // NCCL's topology search bounds it where the ring crosses the CPU (the root complex's peer-to-
@@ -134,7 +138,7 @@ struct ClusterDescription {
   std::string gpu_path_note() const;
   // Throws InputError naming `key` where the GPUs span sockets of a one-socket CPU.
   void check_node_topology(const std::string& key) const;
-  // GPU to GPU inside a node: two intra hops.
+  // GPU to GPU inside a node: two intra hops, at most host_exchange_Bps where that is set.
   Route intra_route() const;
   // GPU to GPU across nodes: intra, uplink, uplink, intra; limited by the slowest hop.
   Route inter_route() const;

@@ -24,6 +24,14 @@ const char* to_string(SocketNic nic) {
   return "generic";
 }
 
+BytesPerSecond host_exchange_Bps(Library l) {
+  switch (l) {
+    case Library::Mpi: return kMpiSharedMemory_Bps;
+    case Library::Gloo: return kGlooLoopback_Bps;
+    default: return 0;
+  }
+}
+
 bool tcp_link_kind(const std::string& kind) {
   return kind == "1gbe" || kind == "10gbe" || kind == "25gbe" || kind == "40gbe" || kind == "100gbe-tcp";
 }

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "core/units.hpp"
+#include "spec/comm.hpp"
 
 namespace ddlsim {
 inline namespace system_layer {
@@ -49,6 +50,17 @@ const char* to_string(SocketNic nic);
 // The link kinds NCCL reaches over TCP sockets (Ethernet without RDMA: 1/10/25/40 GbE and
 // 100gbe-tcp; the 100/200/400 GbE kinds are RoCE).
 bool tcp_link_kind(const std::string& kind);
+
+// Inside one node, MPI and gloo exchanging buffers in host memory (host-staged GPU buffers, or CPU
+// ranks) go through that memory, not the GPUs' links: Open MPI through its shared-memory BTL, gloo
+// through TCP over loopback (it has no shared-memory transport). What one rank moved per direction
+// while two ranks of this machine swapped 256 MiB (calibration/tcp_library_rates.sh,
+// calibration/measured/one-host-{mpi,gloo}.csv: 7.69 and 2.95 GB/s; 7.1-9.0 and 2.1-3.0 from 16 to
+// 256 MiB). Another host's memory and cores give other rates: comm.host_exchange_GBps.
+constexpr BytesPerSecond kMpiSharedMemory_Bps = 7.69e9;
+constexpr BytesPerSecond kGlooLoopback_Bps = 2.95e9;
+// The library's rate above; 0 for a library that does not exchange through host memory.
+BytesPerSecond host_exchange_Bps(Library l);
 
 // What one GPU moves across nodes per direction through a socket transport: with helper threads,
 // each of its `connections` has `threads` threads of `thread_Bps`, and its threads x
