@@ -88,7 +88,8 @@ double spread_property(const sg4::Engine& e, const char* name, const std::string
   const char* text = e.get_netzone_root()->get_property(name);
   if (!text) return 0.0;
   if (const auto v = parse_real(text, 0.01, 100)) return *v;
-  throw InputError(fmt::format("{}: property {} = '{}': expected a ratio of times from 0.01 to 100", path, name, clip(text)));
+  throw InputError(
+      fmt::format("{}: property {} = '{}': expected a ratio of times from 0.01 to 100", path, name, clip(text)));
 }
 
 // ddlsim.exchange_factor.LIB and ddlsim.duplex_factor.LIB: {LIB: [exchange, duplex]} (1 where one is missing).
@@ -204,7 +205,8 @@ ClusterDescription read_platform_file(const std::string& path) {
   c.time_p10 = j["time_p10"].get<double>();
   c.time_p90 = j["time_p90"].get<double>();
   if ((c.time_p10 > 0) != (c.time_p90 > 0) || c.time_p10 > c.time_p90)
-    throw InputError(path + ": properties ddlsim.time_p10 and ddlsim.time_p90: expected both, the first at most the second");
+    throw InputError(path + ": properties ddlsim.time_p10 and ddlsim.time_p90: expected both, the first at most "
+                            "the second");
   for (const auto& [lib, f] : j["library_factors"].items()) c.library_factors[lib] = {f[0].get<double>(), f[1].get<double>()};
   for (const auto& node : j["node_host_speeds"]) c.node_host_speeds.push_back(node.get<std::vector<double>>());
   return c;

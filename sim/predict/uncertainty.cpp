@@ -43,9 +43,11 @@ UncertainInput roofline_compute(const std::string& device, Precision precision) 
                                 "scenarios/validation/batch)"}
       : starts("h100") || starts("h200")
           ? Spread{kRooflineTimeP10, kRooflineTimeP90,
-                   "measured / roofline step time of 36 PyTorch steps on an H100 (calibration/measured/h100-zoo-steps.csv)"}
+                   "measured / roofline step time of 36 PyTorch steps on an H100 "
+                   "(calibration/measured/h100-zoo-steps.csv)"}
           : Spread{kRooflineTimeP10, kRooflineTimeP90,
-                   "the H100's (36 PyTorch steps, calibration/measured/h100-zoo-steps.csv): none measured for this GPU and precision"};
+                   "the H100's (36 PyTorch steps, calibration/measured/h100-zoo-steps.csv): none measured for "
+                   "this GPU and precision"};
   return {"compute (roofline)", "x compute time", s.lo, s.hi, s.source,
           "ddlsim calibrate on the GPU, or compute.throughput from one GPU's run",
           [](Scenario& sc, double f) { sc.system.compute.time_factor = f; }};
@@ -114,10 +116,10 @@ UncertainInput fitted_exchanges(const StepCostOverrides& o) {
 
 // A socket transport (NCCL's, gloo's, MPI's over TCP; system/socket_transport.hpp): what one CPU
 // thread moves through TCP, from the slowest published rate to the fastest (the range stands for
-// the 10th to 90th percentile, wider): NVIDIA/nccl issue 450 (100 Gb/s TCP, Skylake hosts, 4 channels of one thread
-// and one socket each: 4-6 GB/s bus bandwidth, 1.0 GB/s a connection at the low end) to
-// meta-pytorch/torchcomms PR 3920 (one TCP connection at 10.78 GB/s on 200 GbE, its thread at 90.6 %
-// of a core). The default (1.9 GB/s: NCCL's own one-thread runs in issue 209, and this machine's)
+// the 10th to 90th percentile, wider): NVIDIA/nccl issue 450 (100 Gb/s TCP, Skylake hosts, 4
+// channels of one thread and one socket each: 4-6 GB/s bus bandwidth, 1.0 GB/s a connection at the
+// low end) to meta-pytorch/torchcomms PR 3920 (one TCP connection at 10.78 GB/s on 200 GbE, its
+// thread at 90.6 % of a core). The default (1.9 GB/s: NCCL's own one-thread runs in issue 209, and this machine's)
 // sits near the low end; newer hosts reach several times it.
 UncertainInput socket_threads(BytesPerSecond thread_Bps) {
   return {"socket threads", "x thread rate", 1.0e9 / thread_Bps, 10.78e9 / thread_Bps,
