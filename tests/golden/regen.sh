@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Rewrites the golden outputs from build/ddlsim. Only for a deliberate change of the model's numbers.
+# Rewrites the golden outputs from build/ddlsim. Only for a deliberate change of the model's numbers;
+# then tests/golden/retranscribe.py refreshes the docs' transcripts.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 cd "$root"
