@@ -4,9 +4,10 @@ change to the model: every shown line that today's output no longer prints (in o
 by the most similar printed line after the previous match, and each replacement is printed. Read
 the diff: a table whose rows changed order needs a hand fix.
 Usage: /usr/bin/python3 tests/golden/retranscribe.py SOURCE_DIR BUILD/ddlsim"""
-import difflib, glob, os, subprocess, sys, tempfile
+import atexit, difflib, glob, os, shutil, subprocess, sys, tempfile
 src = os.path.abspath(sys.argv[1]); binary = os.path.abspath(sys.argv[2])
 tmp = tempfile.mkdtemp()
+atexit.register(shutil.rmtree, tmp)
 for d in ("scenarios", "tests", "calibration"): os.symlink(f"{src}/{d}", f"{tmp}/{d}")
 os.mkdir(f"{tmp}/docs")
 files = sorted(glob.glob(f"{src}/docs/*.md")) + [f"{src}/README.md"]
