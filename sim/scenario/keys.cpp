@@ -97,6 +97,26 @@ std::vector<std::string> link_names(bool intra) {
   return out;
 }
 
+// "2 x 8": NCCL's helper threads a connection and sockets a thread on `nic` (system/socket_transport.hpp).
+std::string socket_threads_text(SocketNic nic) {
+  const SocketThreads s = nccl_socket_threads(nic);
+  return std::to_string(s.threads) + " x " + std::to_string(s.socks_per_thread);
+}
+
+std::string socket_nic_help() {
+  return "the NIC as NCCL's socket transport tells it apart (TCP link kinds): its helper threads and sockets by "
+         "default, aws-ena " + socket_threads_text(SocketNic::AwsEna) + ", gcp-gvnic " +
+         socket_threads_text(SocketNic::GcpGvnic) +
+         ", generic none (the proxy thread); default auto, the platform's (aws-ena on AWS's TCP instances)";
+}
+
+std::string host_exchange_help() {
+  return "inside a node, what one rank of MPI or gloo moves per direction through host memory where it exchanges "
+         "host buffers (host-staged GPU buffers, CPU ranks): bounds the routes between a node's GPUs; default the "
+         "library's, measured on the build machine: mpi " + format_number(kMpiSharedMemory_Bps / 1e9) +
+         " (shared memory), gloo " + format_number(kGlooLoopback_Bps / 1e9) + " (TCP over loopback)";
+}
+
 constexpr bool kLog = true;
 
 // Two significant digits, for a help text.
@@ -232,10 +252,7 @@ std::vector<KeySpec> declare_keys() {
       choice("cluster.nccl_net_protocols", "", {"auto", "all", "simple"},
              "auto, all or simple: the protocols NCCL may run where its network plugin decides (simple: the plugin "
              "sets NCCL_PROTO=simple, as aws-ofi-nccl does on AWS p4d and p3dn); default auto, the platform's"),
-      choice("cluster.socket_nic", "", {"auto", "generic", "aws-ena", "gcp-gvnic"},
-             "the NIC as NCCL's socket transport tells it apart (TCP link kinds): its helper threads and sockets "
-             "by default, aws-ena 2 x 8, gcp-gvnic 4 x 1, generic none (the proxy thread); default auto, the "
-             "platform's (aws-ena on AWS's TCP instances)"),
+      choice("cluster.socket_nic", "", {"auto", "generic", "aws-ena", "gcp-gvnic"}, socket_nic_help().c_str()),
       real("cluster.tcp_flow_GBps", "", 0, 1e6, "GB/s",
            "the most one TCP flow carries on the network (a cloud's per-flow limit; NCCL runs 2 connections "
            "a GPU, gloo and MPI one a peer), GB/s; 0: none; default "
@@ -282,10 +299,7 @@ std::vector<KeySpec> declare_keys() {
                                                "spread; give both"),
       real("comm.time_p90", "", 0.01, 100, "", "90th percentile of measured / predicted exchange time where the "
                                                "links were fitted (see comm.time_p10)"),
-      real("comm.host_exchange_GBps", "", 1e-6, 1e6, "GB/s",
-           "inside a node, what one rank of MPI or gloo moves per direction through host memory where it exchanges "
-           "host buffers (host-staged GPU buffers, CPU ranks): bounds the routes between a node's GPUs; default "
-           "the library's, measured on the build machine: mpi 7.69 (shared memory), gloo 2.95 (TCP over loopback)"),
+      real("comm.host_exchange_GBps", "", 1e-6, 1e6, "GB/s", host_exchange_help().c_str()),
       choice("comm.host_staging", "auto", {"auto", "on", "off"},
              "auto, on or off: copy each bucket to host memory and back around the exchange (auto: mpi and gloo "
              "on a GPU)"),

@@ -37,9 +37,9 @@ std::string header(const ClusterDescription& c, int nodes) {
       c.name, nodes, c.gpus_per_node, c.device, xml_escape_comment(c.note), c.intra.name,
       xml_escape_comment(c.intra.note), c.inter.name, xml_escape_comment(c.inter.note), c.nics);
   if (tcp_link_kind(c.inter.name))
-    out += "<!-- NCCL runs its socket transport over these links: its CPU threads bound each GPU across nodes\n"
-           "     (docs/model.md, \"NCCL over TCP sockets\"). ddlsim applies that bound to built-in clusters, not to a\n"
-           "     platform file, whose links it takes as measured. -->\n";
+    out += "<!-- NCCL, gloo and MPI run a socket transport over these links: CPU threads bound each GPU across\n"
+           "     nodes (docs/model.md, \"NCCL over TCP sockets\"). ddlsim applies that bound to built-in clusters, not\n"
+           "     to a platform file, whose links it takes as measured. -->\n";
   const std::string path = c.gpu_path_note();
   if (!path.empty())
     out += fmt::format("<!-- CPU {}, {} GPU(s) per socket, {} per PCIe switch: each GPU's link carries {:.12g} GB/s,\n"

@@ -33,6 +33,11 @@ struct SocketThreads {
   int connections = kNcclChannelsPerNic;  // a GPU's connections to the next node in its ring
 };
 
+enum class SocketNic { Generic, AwsEna, GcpGvnic };
+SocketThreads nccl_socket_threads(SocketNic nic);
+// "generic", "aws-ena", "gcp-gvnic" (cluster.socket_nic).
+const char* to_string(SocketNic nic);
+
 // gloo and Open MPI's TCP BTL: one thread moves all of a rank's TCP traffic, on one connection a
 // peer. gloo's TCP device runs one epoll loop thread for every pair's I/O (facebookincubator/gloo
 // gloo/transport/tcp/loop.h: "a single listening socket on the device instance and I/O for all
@@ -42,10 +47,6 @@ struct SocketThreads {
 // calibration/measured/tcp-unshaped-*.csv): both ways at once, 1.89-2.01 GB/s a direction through
 // Open MPI and 1.60-1.77 through gloo from 16 to 256 MiB, about the one-thread rate kTcpThread_Bps.
 constexpr SocketThreads kOneThreadOnePeer{0, 1, 1};
-enum class SocketNic { Generic, AwsEna, GcpGvnic };
-SocketThreads nccl_socket_threads(SocketNic nic);
-// "generic", "aws-ena", "gcp-gvnic" (cluster.socket_nic).
-const char* to_string(SocketNic nic);
 
 // The link kinds NCCL reaches over TCP sockets (Ethernet without RDMA: 1/10/25/40 GbE and
 // 100gbe-tcp; the 100/200/400 GbE kinds are RoCE).
