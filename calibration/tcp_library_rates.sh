@@ -8,6 +8,10 @@
 # OUT_DIR/tcp-unshaped-{mpi,gloo}.csv and OUT_DIR/one-host-{mpi,gloo}.csv.
 # Usage (root, from a build): calibration/tcp_library_rates.sh DDLSIM OUT_DIR
 set -eu
+if [ $# -ne 2 ] || [ ! -x "$1" ] || [ ! -d "$2" ]; then
+  echo "usage: $0 DDLSIM OUT_DIR (the ddlsim binary, an existing folder for the CSVs)" >&2
+  exit 2
+fi
 ddlsim=$1
 out=$2
 here=$(cd "$(dirname "$0")" && pwd)
