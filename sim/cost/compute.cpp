@@ -116,11 +116,12 @@ LayerCost bare_cost(const Layer& l) {
 }
 
 // One layer's kernels priced; each kernel's time goes to `each` where given.
+// `ks`: room for the layer's kernel lists, reused from layer to layer.
 LayerCost layer_cost(const Layer& l, const Device& d, Precision p, int batch, const ComputeTuning& t,
-                     bool needs_input_gradient, const ActivationBytes& ab, bool eager_inplace,
+                     bool needs_input_gradient, const ActivationBytes& ab, bool eager_inplace, LayerOps& ks,
                      std::vector<KernelTime>* each = nullptr) {
   LayerCost c = bare_cost(l);
-  const LayerOps ks = layer_ops(l, op_rules(t, p, eager_inplace, needs_input_gradient), ab);
+  layer_ops(l, op_rules(t, p, eager_inplace, needs_input_gradient), ab, ks);
   if (ks.fwd.empty() && ks.bwd.empty()) return c;
   const double act_bytes = p == Precision::Mixed ? 2.0 : 4.0;  // weights' copies, attention's scores
   const OpSizes sizes = op_sizes(l, batch, ab, act_bytes);
@@ -246,11 +247,13 @@ ComputeProfile roofline_profile(const Model& model, const Device& device, Precis
   const std::vector<ActivationBytes> bytes = activation_bytes(model, precision, tuning.autocast);
   const bool eager_inplace = mode == FrameworkMode::Eager && !tuning.pointwise_fusion;
   std::size_t first_trainable = model.layers.size();
+  prof.layers.reserve(model.layers.size());
+  LayerOps ks;
   for (std::size_t i = 0; i < model.layers.size(); ++i) {
     const Layer& l = model.layers[i];
     if (each) each->push_back({l.name, {}});
     prof.layers.push_back(layer_cost(l, device, precision, batch, tuning, needs_input_gradient, bytes[i],
-                                     eager_inplace, each ? &each->back().kernels : nullptr));
+                                     eager_inplace, ks, each ? &each->back().kernels : nullptr));
     tensors += prof.layers.back().grad_tensors;
     if (l.params_trainable > 0 && !needs_input_gradient) first_trainable = i;
     needs_input_gradient = needs_input_gradient || l.params_trainable > 0;

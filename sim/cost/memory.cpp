@@ -1,6 +1,7 @@
 #include "cost/memory.hpp"
 
 #include <algorithm>
+#include <string_view>
 
 #include "cost/compute.hpp"
 #include "spec/optimizer.hpp"
@@ -33,7 +34,7 @@ std::int64_t saved_by_layer(const Model& m, std::size_t i, bool scores_saved) {
   if (m.layers[i].kind == LayerKind::Activation || next_needs) n += m.layers[i].out_elems;
   // gelu_new's operations save three more tensors of its size for autograd: tanh's result, 1 + it
   // and 0.5 x (cost/compute.cpp gelu_new_kernels).
-  if (m.layers[i].fn == "gelu_new") n += 3 * m.layers[i].out_elems;
+  if (m.layers[i].fn == std::string_view("gelu_new")) n += 3 * m.layers[i].out_elems;
   if (scores_saved) n += m.layers[i].inner_elems;
   return n;
 }

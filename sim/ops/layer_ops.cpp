@@ -1,6 +1,8 @@
 #include "ops/layer_ops.hpp"
 
+#include <algorithm>
 #include <string>
+#include <string_view>
 
 namespace ddlsim {
 inline namespace ops_layer {
@@ -36,6 +38,13 @@ Op window(Op o, int taps = 0) {
 Op beside_cudnn(Op o) {
   o.beside_cudnn = true;
   return o;
+}
+
+// A layer's kernels each way, written over what `ks` held (its lists keep their room: one LayerOps
+// serves a whole model's layers without allocating).
+void set(LayerOps& ks, std::initializer_list<Op> fwd, std::initializer_list<Op> bwd) {
+  ks.fwd.assign(fwd);
+  ks.bwd.assign(bwd);
 }
 
 // A kernel of attention: passes over its input (packed q, k, v), output and scores, and its work.
@@ -124,17 +133,17 @@ Op bias_sum() { return beside_cudnn(reduce(of_weights(stream("bias_grad", 0, 1))
 // its gradient, which a reduction reads).
 Op bias_gradient(const char* name) { return reduce(of_weights(attn(name, 0, 0, 1, 0)), ReduceTo::Params); }
 
-LayerOps attention_ops(const Layer& l, bool fused, bool mixed) {
+void attention_ops(const Layer& l, bool fused, bool mixed, LayerOps& ks) {
   const Op split = attn("attn_split", 2, 0, 0, 0), merge = attn("attn_merge", 0, 2, 0, 0);
   const Op split_bwd = attn("attn_split_bwd", 2, 0, 0, 0), merge_bwd = attn("attn_merge_bwd", 0, 2, 0, 0);
   const double half = l.causal ? 0.5 : 1;
   const bool bias = l.params_trainable > 0;
   if (fused) {
     const double mask = bias || l.shifted ? 1 : 0;
-    LayerOps ks{{split, attn("attn_fused", 1, 1, mask, half), merge},
-                {merge_bwd, attn("attn_fused_pre", 0, 2, 0, 0), attn("attn_fused_bwd", 2, 1, 0, 2.5 * half), split_bwd}};
+    set(ks, {split, attn("attn_fused", 1, 1, mask, half), merge},
+        {merge_bwd, attn("attn_fused_pre", 0, 2, 0, 0), attn("attn_fused_bwd", 2, 1, 0, 2.5 * half), split_bwd});
     if (bias) ks.bwd.insert(ks.bwd.end(), {attn("attn_bias_grad_pass", 0, 0, 1, 0), bias_gradient("attn_bias_grad")});
-    return ks;
+    return;
   }
   const double attended = l.window > 0 ? l.window : l.in.h;
   const double gemm_flops = 4.0 * double(l.in.h) * attended * l.out.c;
@@ -147,7 +156,6 @@ LayerOps attention_ops(const Layer& l, bool fused, bool mixed) {
   const Op scale = l.scale_scores ? attn("attn_scale_scores", 0, 0, 2, 0) : attn("attn_scale_q", 2.0 / 3, 0, 0, 0);
   Op scale_bwd = scale;
   scale_bwd.name = l.scale_scores ? "attn_scale_scores_bwd" : "attn_scale_q_bwd";
-  LayerOps ks;
   ks.fwd = {split};
   if (!l.scale_scores) ks.fwd.push_back(scale);
   ks.fwd.push_back(gemm("attn_scores", 2.0 / 3, 0, Product::Scores));
@@ -174,7 +182,6 @@ LayerOps attention_ops(const Layer& l, bool fused, bool mixed) {
   if (bias) ks.bwd.push_back(bias_gradient("attn_bias_grad"));
   ks.bwd.insert(ks.bwd.end(), {gemm("attn_grad_q", 2.0 / 3, 0, Product::GradQ),
                                gemm("attn_grad_k", 2.0 / 3, 0, Product::GradK), scale_bwd, split_bwd});
-  return ks;
 }
 
 // Hugging Face's gelu_new (transformers/activations.py NewGELUActivation, GPT-2's activation), the
@@ -192,7 +199,7 @@ LayerOps attention_ops(const Layer& l, bool fused, bool mixed) {
 // type (autograd casts a gradient to its input's type: engine.cpp validate_outputs), to the FP32
 // factor; tanh's; the scaling's; the add's gradient to x cast to FP16; the scaling's; pow's three
 // and the cast's gradient back to FP16; 0.5's (FP16); the two FP16 sums of x's three gradients.
-LayerOps gelu_new_ops(bool autocast_half_input) {
+void gelu_new_ops(bool autocast_half_input, LayerOps& ks) {
   const double w = 1.0 / 8;
   struct P {
     double in, out, work;
@@ -202,18 +209,18 @@ LayerOps gelu_new_ops(bool autocast_half_input) {
   static const char* const bwd[] = {"gelu_bwd1",  "gelu_bwd2",  "gelu_bwd3",  "gelu_bwd4",  "gelu_bwd5",
                                     "gelu_bwd6",  "gelu_bwd7",  "gelu_bwd8",  "gelu_bwd9",  "gelu_bwd10",
                                     "gelu_bwd11", "gelu_bwd12", "gelu_bwd13", "gelu_bwd14"};
-  const auto named = [](const char* const* names, std::initializer_list<P> ps) {
-    std::vector<Op> ops;
+  const auto named = [](std::vector<Op>& ops, const char* const* names, std::initializer_list<P> ps) {
     for (const P& p : ps) ops.push_back(stream(names[ops.size()], p.in, p.out, p.work));
-    return ops;
   };
-  if (autocast_half_input)
-    return {named(fwd, {{2, 0, w}, {1, 1, 0}, {0, 2, w}, {0, 2, w}, {1, 2, w}, {0, 2, w}, {0, 2, w}, {0, 2, w}, {1, 2, w}}),
-            named(bwd, {{0, 3, 0}, {1, 1, 0}, {1, 2, 0}, {0, 3, 0}, {0, 2, 0}, {1, 1, 0}, {0, 2, 0}, {0, 2, 0},
-                          {0, 2, 0}, {0, 3, 0}, {1, 1, 0}, {2, 0, 0}, {3, 0, 0}, {3, 0, 0}})};
-  return {named(fwd, {{1, 1, w}, {1, 1, w}, {1, 1, w}, {2, 1, w}, {1, 1, w}, {1, 1, w}, {1, 1, w}, {2, 1, w}}),
-          named(bwd, {{2, 1, 0}, {2, 1, 0}, {2, 1, 0}, {1, 1, 0}, {1, 1, 0}, {1, 1, 0}, {1, 1, 0}, {2, 1, 0},
-                        {1, 1, 0}, {2, 1, 0}, {2, 1, 0}})};
+  if (autocast_half_input) {
+    named(ks.fwd, fwd, {{2, 0, w}, {1, 1, 0}, {0, 2, w}, {0, 2, w}, {1, 2, w}, {0, 2, w}, {0, 2, w}, {0, 2, w}, {1, 2, w}});
+    named(ks.bwd, bwd, {{0, 3, 0}, {1, 1, 0}, {1, 2, 0}, {0, 3, 0}, {0, 2, 0}, {1, 1, 0}, {0, 2, 0}, {0, 2, 0},
+                        {0, 2, 0}, {0, 3, 0}, {1, 1, 0}, {2, 0, 0}, {3, 0, 0}, {3, 0, 0}});
+    return;
+  }
+  named(ks.fwd, fwd, {{1, 1, w}, {1, 1, w}, {1, 1, w}, {2, 1, w}, {1, 1, w}, {1, 1, w}, {1, 1, w}, {2, 1, w}});
+  named(ks.bwd, bwd, {{2, 1, 0}, {2, 1, 0}, {2, 1, 0}, {1, 1, 0}, {1, 1, 0}, {1, 1, 0}, {1, 1, 0}, {2, 1, 0},
+                      {1, 1, 0}, {2, 1, 0}, {2, 1, 0}});
 }
 // Whether a layer's kernels read an FP16 input and write an FP32 output under autocast (gelu_new's
 // promoted operations, above).
@@ -226,98 +233,99 @@ bool promotes_to_float(const ActivationBytes& ab) { return ab.in == 2 && ab.out 
 // 49 copies under silu_, MobileNetV2 35 under hardtanh_, MobileNetV3-Large 21 under hardswish_,
 // ResNet-50 none. Eager PyTorch only: a graph framework runs no in-place ops, and compilers
 // (compute.fusion = pointwise) functionalise them.
-LayerOps per_kind_ops(const Layer& l, bool fork_sums, bool promoted, bool inplace_copy) {
+void per_kind_ops(const Layer& l, bool fork_sums, bool promoted, bool inplace_copy, LayerOps& ks) {
   const double x_over_in = l.in_elems > 0 ? double(l.in.elems()) / double(l.in_elems) : 1;
   switch (l.kind) {
     case LayerKind::Conv2D:
     case LayerKind::Dense: {
-      LayerOps ks{{product(weighted(stream("fwd_gemm", 1, 1, 1)), Product::Forward)},
-                  {product(weighted(stream("bwd_data_gemm", 1, 1, 1)), Product::DataGrad),
-                   product(of_weights(weighted(stream("bwd_weight_gemm", 1, 1, 1))), Product::WeightGrad)}};
-      if (l.trainable_tensors() < 2 || l.bias_in_params_only) return ks;
+      set(ks, {product(weighted(stream("fwd_gemm", 1, 1, 1)), Product::Forward)},
+          {product(weighted(stream("bwd_data_gemm", 1, 1, 1)), Product::DataGrad),
+           product(of_weights(weighted(stream("bwd_weight_gemm", 1, 1, 1))), Product::WeightGrad)});
+      if (l.trainable_tensors() < 2 || l.bias_in_params_only) return;
       // A bias (bias_add, bias_sum): a dense layer's GEMM adds it in its epilogue.
       if (l.kind != LayerKind::Dense) ks.fwd.push_back(bias_add());
       ks.bwd.push_back(bias_sum());
-      return ks;
+      return;
     }
     case LayerKind::DepthwiseConv2D: {
-      LayerOps ks{{window(weighted(stream("dw_fwd", 1, 1, 1)))},
-                  {window(weighted(stream("dw_bwd_data", 1, 1, 1))), window(of_weights(weighted(stream("dw_bwd_weight", 1, 1, 1))))}};
-      if (l.trainable_tensors() < 2 || l.bias_in_params_only) return ks;
+      set(ks, {window(weighted(stream("dw_fwd", 1, 1, 1)))},
+          {window(weighted(stream("dw_bwd_data", 1, 1, 1))), window(of_weights(weighted(stream("dw_bwd_weight", 1, 1, 1))))});
+      if (l.trainable_tensors() < 2 || l.bias_in_params_only) return;
       ks.fwd.push_back(bias_add());
       ks.bwd.push_back(bias_sum());
-      return ks;
+      return;
     }
     case LayerKind::BatchNorm:
-      return {{reduce(stream("bn_stats", 1, 0, 0.5), ReduceTo::Channels), weighted(stream("bn_apply", 1, 1, 0.5))},
-              {reduce(of_weights(weighted(stream("bn_bwd_reduce", 1, 1, 0.5))), ReduceTo::Channels),
-               weighted(stream("bn_bwd_apply", 2, 1, 0.5))}};
+      return set(ks, {reduce(stream("bn_stats", 1, 0, 0.5), ReduceTo::Channels), weighted(stream("bn_apply", 1, 1, 0.5))},
+                 {reduce(of_weights(weighted(stream("bn_bwd_reduce", 1, 1, 0.5))), ReduceTo::Channels),
+                  weighted(stream("bn_bwd_apply", 2, 1, 0.5))});
     case LayerKind::Activation:
-      if (l.fn == "gelu_new") return gelu_new_ops(promoted);
-      if (inplace_copy) return {{stream("act_save_input", 1, 1, 0), stream("act_fwd", 1, 1, 1)}, {stream("act_bwd", 2, 1, 1)}};
-      return {{stream("act_fwd", 1, 1, 1)}, {stream("act_bwd", 2, 1, 1)}};
+      if (l.fn == std::string_view("gelu_new")) return gelu_new_ops(promoted, ks);
+      if (inplace_copy)
+        return set(ks, {stream("act_save_input", 1, 1, 0), stream("act_fwd", 1, 1, 1)}, {stream("act_bwd", 2, 1, 1)});
+      return set(ks, {stream("act_fwd", 1, 1, 1)}, {stream("act_bwd", 2, 1, 1)});
     case LayerKind::Add: {
       Op fwd = stream("add_fwd", 1, 1, 1);
       fwd.weights = l.params_trainable > 0;
-      LayerOps ks{{fwd}, {}};
+      set(ks, {fwd}, {});
       if (!fork_sums) ks.bwd.push_back(stream("add_bwd_sum", 0, 3, 1));
       if (l.params_trainable > 0) ks.bwd.push_back(reduce(of_weights(weighted(stream("add_bwd_param", 0, 1, 0))), ReduceTo::Params));
-      return ks;
+      return;
     }
     case LayerKind::LayerNorm:
-      return {{weighted(stream("ln_fwd", 1, 1, 1))},
-              {weighted(stream("ln_bwd_data", 2, 1, 0.5)), reduce(of_weights(weighted(stream("ln_bwd_weight", 1, 1, 0.5))), ReduceTo::Channels)}};
+      return set(ks, {weighted(stream("ln_fwd", 1, 1, 1))},
+                 {weighted(stream("ln_bwd_data", 2, 1, 0.5)),
+                  reduce(of_weights(weighted(stream("ln_bwd_weight", 1, 1, 0.5))), ReduceTo::Channels)});
     case LayerKind::Attention:  // attention_ops, which needs the rules
-      return {};
+    case LayerKind::Input:
+      return;
     case LayerKind::Embedding:  // ids need no gradient
-      return {{stream("emb_fwd", 1, 2, 0)}, {of_weights(stream("emb_bwd_sort", 1, 0, 0)), of_weights(weighted(stream("emb_bwd_sum", 0, 1, 0)))}};
+      return set(ks, {stream("emb_fwd", 1, 2, 0)},
+                 {of_weights(stream("emb_bwd_sort", 1, 0, 0)), of_weights(weighted(stream("emb_bwd_sum", 0, 1, 0)))});
     case LayerKind::Dropout: {  // fused_dropout: x in, y and the mask out; masked_scale: dy, mask in, dx out
       // Stochastic depth: a draw per sample (bernoulli_, div_: launches on N values), y = x noise;
       // backward dx = dy noise.
       if (l.per_sample)
-        return {{stream("drop_path_draw", 0, 0), stream("drop_path_scale", 0, 0), stream("drop_path_fwd", 1, 1)},
-                {stream("drop_path_bwd", 1, 1)}};
+        return set(ks, {stream("drop_path_draw", 0, 0), stream("drop_path_scale", 0, 0), stream("drop_path_fwd", 1, 1)},
+                   {stream("drop_path_bwd", 1, 1)});
       Op fwd = stream("dropout_fwd", 1, 1), bwd = stream("dropout_bwd", 1, 1);
       fwd.mask = bwd.mask = 1;
-      return {{fwd}, {bwd}};
+      return set(ks, {fwd}, {bwd});
     }
     case LayerKind::Multiply:
-      return {{stream("mul_fwd", 1, 1, 1)},
-              {stream("mul_bwd_x", 1, 1, 0.5),
-               reduce(stream("mul_bwd_scale", x_over_in, 1, 0.5), l.params_trainable > 0 ? ReduceTo::Params : ReduceTo::SampleChannels)}};
+      return set(ks, {stream("mul_fwd", 1, 1, 1)},
+                 {stream("mul_bwd_x", 1, 1, 0.5),
+                  reduce(stream("mul_bwd_scale", x_over_in, 1, 0.5),
+                         l.params_trainable > 0 ? ReduceTo::Params : ReduceTo::SampleChannels)});
     case LayerKind::Pool:
-      return {{window(stream("pool_fwd", 1, 1, 1))}, {window(stream("pool_bwd", 1, 1, 1), 1)}};
+      return set(ks, {window(stream("pool_fwd", 1, 1, 1))}, {window(stream("pool_bwd", 1, 1, 1), 1)});
     case LayerKind::Concat:
-      return {{stream("concat_fwd", 1, 1, 1)}, {stream("concat_bwd", 1, 1, 1)}};
+      return set(ks, {stream("concat_fwd", 1, 1, 1)}, {stream("concat_bwd", 1, 1, 1)});
     case LayerKind::Permute:
-      return {{stream("permute_fwd", 1, 1, 1)}, {stream("permute_bwd", 1, 1, 1)}};
+      return set(ks, {stream("permute_fwd", 1, 1, 1)}, {stream("permute_bwd", 1, 1, 1)});
     case LayerKind::Normalization:
-      return {{weighted(stream("norm_apply", 1, 1, 1))}, {}};
-    case LayerKind::Input:
-      return {};
+      return set(ks, {weighted(stream("norm_apply", 1, 1, 1))}, {});
     case LayerKind::Reshape: {
       // A view; a crop (Layer::slice_grads) is copied forward where it drops anything
       // (.contiguous()), and backward each sliced dimension's slice_backward zero-fills the input's
       // size and copies the gradient into it (read and write of the output's size).
       // A permuted view whose gradient is reshaped (Layer::grad_copy): one copy backward.
-      LayerOps ks;
       if (l.grad_copy) ks.bwd.push_back(stream("view_grad_copy", 1, 1));
-      if (l.slice_grads == 0) return ks;
+      if (l.slice_grads == 0) return;
       if (l.in_elems != l.out_elems) ks.fwd.push_back(stream("crop_copy", 0, 2));
       for (int i = 0; i < l.slice_grads; ++i) ks.bwd.insert(ks.bwd.end(), {stream("slice_zero", 1, 0), stream("slice_copy", 0, 2)});
-      return ks;
+      return;
     }
   }
-  return {};
 }
 
 // The earlier uniform rule: every kernel reads its input and writes its output once; backward is
 // two such kernels for layers with weights and 1.5 passes else.
-LayerOps uniform_ops(const Layer& l) {
+void uniform_ops(const Layer& l, LayerOps& ks) {
   if (l.params_trainable > 0)
-    return {{weighted(stream("fwd", 1, 1, 1))},
-            {weighted(stream("bwd_data", 1, 1, 1)), of_weights(weighted(stream("bwd_weight", 1, 1, 1)))}};
-  return {{weighted(stream("fwd", 1, 1, 1))}, {stream("bwd", 1.5, 1.5, 1)}};
+    return set(ks, {weighted(stream("fwd", 1, 1, 1))},
+               {weighted(stream("bwd_data", 1, 1, 1)), of_weights(weighted(stream("bwd_weight", 1, 1, 1)))});
+  set(ks, {weighted(stream("fwd", 1, 1, 1))}, {stream("bwd", 1.5, 1.5, 1)});
 }
 
 bool is_free(LayerKind k) { return k == LayerKind::Input || k == LayerKind::Reshape; }
@@ -330,7 +338,9 @@ Op cast(const char* name, OpCast what) {
 
 }  // namespace
 
-LayerOps layer_ops(const Layer& l, const OpRules& r, const ActivationBytes& ab) {
+void layer_ops(const Layer& l, const OpRules& r, const ActivationBytes& ab, LayerOps& ks) {
+  ks.fwd.clear();
+  ks.bwd.clear();
   // A free layer (a reshape, a dropout of rate 0) passes its input on as its output; when that output
   // forks, autograd still sums its gradients (the fork sums below).
   // A crop's slice gradients and a permuted view's gradient copy are per-kind kernels (uniform
@@ -338,29 +348,28 @@ LayerOps layer_ops(const Layer& l, const OpRules& r, const ActivationBytes& ab) 
   const bool view_kernels = (l.slice_grads > 0 || l.grad_copy) && r.per_kind_traffic;
   if (is_free(l.kind) && !view_kernels &&
       (l.kind == LayerKind::Input || l.consumers < 2 || !r.fork_sums || !r.per_kind_traffic))
-    return {};
-  LayerOps ks;
+    return;
   if (r.per_kind_traffic) {
     // Attention's softmax runs in FP32 only under autocast (ops/autocast.hpp).
-    ks = l.kind == LayerKind::Attention ? attention_ops(l, r.fused_attention, r.softmax_fp32)
-                                        : per_kind_ops(l, r.fork_sums, promotes_to_float(ab),
-                                                       r.eager_inplace && l.inplace_copies_input());
+    if (l.kind == LayerKind::Attention)
+      attention_ops(l, r.fused_attention, r.softmax_fp32, ks);
+    else
+      per_kind_ops(l, r.fork_sums, promotes_to_float(ab), r.eager_inplace && l.inplace_copies_input(), ks);
     for (int i = 1; r.fork_sums && i < l.consumers; ++i) {
       Op sum = stream("fork_sum", 0, 3);
       sum.fork_sum = true;
       ks.bwd.push_back(sum);
     }
   } else {
-    ks = uniform_ops(l);
+    uniform_ops(l, ks);
   }
   // No layer before the first one with trainable weights needs a gradient; that layer computes
   // only its weights' gradient (autograd skips inputs that do not require one).
   const bool weights_only = r.per_kind_traffic && !r.input_grad;
   if (weights_only) {
-    std::vector<Op> kept;
-    for (Op& k : ks.bwd)
-      if (k.weight_grad && l.params_trainable > 0) kept.push_back(std::move(k));
-    ks.bwd = std::move(kept);
+    const bool keeps = l.params_trainable > 0;
+    ks.bwd.erase(std::remove_if(ks.bwd.begin(), ks.bwd.end(), [&](const Op& k) { return !(k.weight_grad && keeps); }),
+                 ks.bwd.end());
   }
   // Autocast's cast of the input (ops/autocast.hpp), and of its gradient back; of the weights
   // (4 bytes read, 2 written an element), and of their gradient back.
@@ -372,6 +381,11 @@ LayerOps layer_ops(const Layer& l, const OpRules& r, const ActivationBytes& ab) 
     ks.fwd.push_back(cast("cast_weights", OpCast::Weights));
     ks.bwd.push_back(cast("cast_weights_bwd", OpCast::Weights));
   }
+}
+
+LayerOps layer_ops(const Layer& l, const OpRules& r, const ActivationBytes& ab) {
+  LayerOps ks;
+  layer_ops(l, r, ab, ks);
   return ks;
 }
 

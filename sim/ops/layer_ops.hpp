@@ -69,6 +69,8 @@ struct OpRules {
 
 // The layer's forward and backward kernels in launch order, autocast's casts (`bytes`) last.
 LayerOps layer_ops(const Layer& l, const OpRules& rules, const ActivationBytes& bytes);
+// The same, written into `out` (its lists reused: the roofline's pass over a model allocates once).
+void layer_ops(const Layer& l, const OpRules& rules, const ActivationBytes& bytes, LayerOps& out);
 
 // The sizes an op's passes are counted in, for one layer at one batch size.
 struct OpSizes {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <stdexcept>
 
 #include "core/error.hpp"
@@ -72,8 +73,9 @@ RankSchedules kind_schedules(const Scenario& sc, const RankKinds& kinds, std::ve
   for (std::size_t k = 0; k < profs.size(); ++k) {
     profs[k].scale_by(contention);
     const Device& d = kinds.kinds[k].device;
-    System own = sys;
-    own.device = d;
+    std::optional<System> other;  // the system with this kind's device, where it is not the system's
+    if (d.name != sys.device.name) other.emplace(sys), other->device = d;
+    const System& own = other ? *other : sys;
     const CommTopology topo = comm_topology(sys, nodes, gpus_per_node, sc.execution.ps_servers);
     rs.kinds.push_back(build_schedule(profs[k], sc.execution, input_s, topo.ranks(), library_costs(sc.execution, own, &topo),
                                       framework_costs(sc.execution, own, nodes, gpus_per_node), gpus_per_node));

@@ -53,6 +53,8 @@ const Dataset* find_dataset(const Settings& s) {
 
 }  // namespace
 
+bool names_dataset(const Settings& settings) { return find_dataset(settings) != nullptr; }
+
 Settings with_dataset(const Settings& settings) {
   const Dataset* d = find_dataset(settings);
   if (!d) return settings;

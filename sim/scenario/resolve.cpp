@@ -587,14 +587,35 @@ std::string algorithm_misfit(Algorithm a, Library library, const System& sys) {
   return "";
 }
 
-Scenario resolve_scenario(const Settings& given, const std::string& base_dir) {
-  const Settings settings = with_dataset(given);
+namespace {
+// What the model is built from: the model.* settings, each value with where it was set (a relative
+// model.file is read from the scenario's folder or the working directory by that), and the folder.
+std::string model_key(const Settings& s, const std::string& base_dir) {
+  std::string key = base_dir;
+  for (auto it = s.lower_bound("model."); it != s.end() && it->first.compare(0, 6, "model.") == 0; ++it)
+    key += '\n' + it->first + '=' + it->second.value + '\n' + it->second.origin;
+  return key;
+}
+
+Model memoised_model(const Reader& r, const Settings& s, const std::string& base_dir, ModelMemo* memo) {
+  if (!memo) return resolve_model(r, base_dir);
+  std::string key = model_key(s, base_dir);
+  if (const Model* m = memo->find(key)) return *m;
+  Model m = resolve_model(r, base_dir);
+  memo->keep(std::move(key), m);
+  return m;
+}
+}  // namespace
+
+Scenario resolve_scenario(const Settings& given, const std::string& base_dir, ModelMemo* memo) {
+  Settings with_set;  // a dataset's keys applied (input.dataset), only when one is named
+  const Settings& settings = names_dataset(given) ? (with_set = with_dataset(given)) : given;
   const Reader r(settings);
   Scenario sc;
   sc.backend = r.choice<BackendKind>("simulation.backend", {{"analytic", BackendKind::Analytic},
                                                             {"simgrid", BackendKind::SimGrid}});
   sc.simgrid = resolve_simgrid(r);
-  sc.model = resolve_model(r, base_dir);
+  sc.model = memoised_model(r, settings, base_dir, memo);
   sc.system.groups = node_groups(r);
   check_mixed_compute(r, sc.system.groups);
   sc.system.cluster = resolve_cluster(r, base_dir, sc.system.groups);

@@ -100,10 +100,10 @@ bool needs_fork(const Settings& s) {
   return backend == "simgrid" || (platform.size() > 4 && platform.substr(platform.size() - 4) == ".xml");
 }
 
-SweepRow run_one(Settings s, const SweepOptions& o) {
+SweepRow run_one(Settings s, const SweepOptions& o, ModelMemo* memo = nullptr) {
   SweepRow r{std::move(s), std::nullopt, ""};
   try {
-    const Scenario sc = resolve_scenario(r.settings, o.base_dir);
+    const Scenario sc = resolve_scenario(r.settings, o.base_dir, memo);
     Prediction p = predict(sc);
     if (o.intervals) p.uncertainty = prediction_uncertainty(sc, p);
     r.record = prediction_record(p);
@@ -117,7 +117,9 @@ SweepRow run_one(Settings s, const SweepOptions& o) {
 void run_on_threads(std::vector<SweepRow>& rows, const std::vector<std::size_t>& which, const SweepOptions& o) {
   std::atomic<std::size_t> next{0};
   auto worker = [&] {
-    for (std::size_t k = next++; k < which.size(); k = next++) rows[which[k]] = run_one(rows[which[k]].settings, o);
+    ModelMemo memo;  // this thread's last model: a sweep's configurations mostly share theirs
+    for (std::size_t k = next++; k < which.size(); k = next++)
+      rows[which[k]] = run_one(std::move(rows[which[k]].settings), o, &memo);
   };
   std::vector<std::thread> pool;
   const int threads = int(std::min<std::size_t>(std::max(o.jobs, 1), which.size()));
@@ -249,8 +251,10 @@ std::string sweep_csv_header(bool intervals) {
 std::string sweep_csv_row(const SweepRow& r, bool intervals) {
   std::string out;
   for (const auto& k : scenario_keys()) out += csv_escape(r.settings.at(k.key).value) + ",";
-  const nlohmann::ordered_json rec = r.record ? *r.record : prediction_record(empty_prediction(intervals));
-  for (const auto& [k, v] : rec.items()) out += (r.record ? csv_cell(v) : std::string()) + ",";
+  if (r.record)
+    for (const auto& [k, v] : r.record->items()) out += csv_cell(v) + ",";
+  else
+    out += std::string(prediction_record(empty_prediction(intervals)).size(), ',');  // the result columns left blank
   return out + csv_escape(r.error) + "\n";
 }
 
