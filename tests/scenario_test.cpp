@@ -176,3 +176,33 @@ TEST(Scenario, Bf16OnAmpereAndLater) {
   EXPECT_NE(v100.find("BF16 needs an Ampere or later GPU"), std::string::npos) << v100;
   EXPECT_NE(error_of("[model]\nprecision = bf16\n[compute]\ndevice = t4\n"), "");
 }
+
+// A memo of the last model (sweeps, planners) hands back the model the settings would build: the
+// same one while the model keys stay, a new one as soon as any of them (or where it was set) differs.
+TEST(Scenario, ModelMemoGivesTheModelTheSettingsBuild) {
+  ModelMemo memo;
+  const auto model_of = [&](const std::vector<std::string>& args, ModelMemo* m) {
+    return resolve_scenario(read_scenario("", args).settings, ".", m).model;
+  };
+  const auto same = [](const Model& a, const Model& b) {
+    return a.name == b.name && a.layers.size() == b.layers.size() && a.params_total() == b.params_total() &&
+           a.fwd_flops_per_sample() == b.fwd_flops_per_sample() && a.input.h == b.input.h && a.classes == b.classes;
+  };
+  const std::vector<std::vector<std::string>> runs = {
+      {"--model.name=resnet50"},
+      {"--model.name=resnet50", "--cluster.nodes=4"},  // another key: the kept model
+      {"--model.name=resnet50", "--model.input_size=128"},
+      {"--model.name=resnet50", "--model.classes=10"},
+      {"--model.name=vgg16"},
+      {"--model.name=resnet50"},
+      {"--model.name=bert_base", "--model.dropout=0"},
+      {"--model.name=bert_base"},
+      {"--input.dataset=cifar10", "--model.name=resnet50"},  // the dataset sets the model's input size
+  };
+  for (const auto& args : runs) {
+    const Model fresh = model_of(args, nullptr);
+    EXPECT_TRUE(same(model_of(args, &memo), fresh)) << args.back();
+  }
+  // A wrong value still fails where the memo holds another model.
+  EXPECT_THROW(model_of({"--model.name=resnet51"}, &memo), InputError);
+}
