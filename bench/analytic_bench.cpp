@@ -61,3 +61,17 @@ BENCHMARK_CAPTURE(BM_AnalyticResNet50SharedProfile, ring, "ring", "")->Arg(128);
 BENCHMARK_CAPTURE(BM_AnalyticResNet50SharedProfile, hierarchical, "hierarchical", "")->Arg(128);
 BENCHMARK_CAPTURE(BM_AnalyticResNet50SharedProfile, dbtree, "dbtree", "")->Arg(128);
 BENCHMARK_CAPTURE(BM_AnalyticResNet50SharedProfile, nccl_auto, "auto", "--comm.nccl_protocol=auto")->Arg(128);
+
+// The same through a ProfileMemo, as a sweep's thread or a planner evaluates configurations that
+// differ in neutral keys (predict/prediction.hpp): the settings compared, the profiles kept.
+static void BM_AnalyticResNet50ThroughMemo(benchmark::State& state, const char* algorithm) {
+  const std::vector<std::string> args = {"--cluster.platform=dgx1", "--cluster.nodes=" + std::to_string(state.range(0)),
+                                         std::string("--comm.algorithm=") + algorithm};
+  const Settings settings = read_scenario("", args).settings;
+  const Scenario sc = resolve_scenario(settings, ".");
+  ProfileMemo memo;
+  for (auto _ : state) benchmark::DoNotOptimize(predict(sc, memo.profiles(sc, settings)));
+  state.counters["evals_per_s"] = benchmark::Counter(double(state.iterations()), benchmark::Counter::kIsRate);
+}
+BENCHMARK_CAPTURE(BM_AnalyticResNet50ThroughMemo, ring, "ring")->Arg(128);
+BENCHMARK_CAPTURE(BM_AnalyticResNet50ThroughMemo, dbtree, "dbtree")->Arg(128);

@@ -44,7 +44,8 @@ Prediction Evaluator::predict_at(const Assignment& a, bool interval) const {
   }
   Scenario sc = resolve_cached(s);
   if (params) sc.model = widen_to_params(sc.model, *params);
-  Prediction p = predict(sc);
+  // model.params widens the model after resolution: its profiles are not the settings' own.
+  Prediction p = params ? predict(sc) : predict(sc, profiles_.profiles(sc, s));
   if (interval) p.uncertainty = prediction_uncertainty(sc, p);
   return p;
 }

@@ -1,6 +1,7 @@
 #include "predict/prediction.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <map>
 #include <optional>
@@ -180,6 +181,43 @@ ComputeProfiles compute_profiles(const Scenario& sc) {
 }
 
 Prediction predict(const Scenario& sc) { return predict(sc, compute_profiles(sc)); }
+
+// cluster.nodes counts as neutral only between two counts (ProfileMemo checks).
+bool profile_neutral_key(const std::string& key) {
+  const auto starts = [&](const char* prefix) { return key.rfind(prefix, 0) == 0; };
+  static const char* const neutral[] = {
+      "cluster.nodes",          "cluster.inter",          "cluster.inter_bw_GBps",   "cluster.inter_latency_us",
+      "cluster.intra_bw_GBps",  "cluster.intra_latency_us", "cluster.nics",            "cluster.network_reduction",
+      "cluster.nccl_net_latency_us", "cluster.nccl_net_protocols", "cluster.socket_nic", "cluster.tcp_flow_GBps",
+      "cluster.tcp_thread_GBps", "training.sync_period", "training.samples", "training.epochs", "training.drop_last"};
+  for (const char* k : neutral)
+    if (key == k) return true;
+  return starts("comm.") || starts("network.") || starts("simulation.") ||
+         (starts("input.") && key != "input.dataset");
+}
+
+const ComputeProfiles& ProfileMemo::profiles(const Scenario& sc, const Settings& settings) {
+  const auto same_where_it_matters = [&](const Settings& kept) {
+    if (kept.size() != settings.size()) return false;
+    for (auto a = kept.begin(), b = settings.begin(); a != kept.end(); ++a, ++b) {
+      if (a->first != b->first) return false;
+      if (a->second.value == b->second.value && a->second.origin == b->second.origin) continue;
+      // cluster.nodes may name a mixed cluster (NAME:COUNT, ...), whose devices are the profiles'.
+      const auto count = [](const std::string& v) {
+        return !v.empty() && std::all_of(v.begin(), v.end(), [](unsigned char c) { return std::isdigit(c); });
+      };
+      if (!profile_neutral_key(a->first) ||
+          (a->first == "cluster.nodes" && !(count(a->second.value) && count(b->second.value))))
+        return false;
+    }
+    return true;
+  };
+  if (!settings_ || !same_where_it_matters(*settings_)) {
+    profiles_ = compute_profiles(sc);
+    settings_ = settings;
+  }
+  return profiles_;
+}
 
 Prediction predict(const Scenario& sc, const ComputeProfiles& profiles) {
   const Execution& e = sc.execution;

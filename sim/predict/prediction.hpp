@@ -10,6 +10,7 @@
 #include "predict/uncertainty.hpp"
 #include "schedule/step_timing.hpp"
 #include "scenario/scenario.hpp"
+#include "scenario/settings.hpp"
 
 namespace ddlsim {
 inline namespace predict_layer {
@@ -87,6 +88,25 @@ struct ComputeProfiles {
 };
 ComputeProfiles compute_profiles(const Scenario& sc);
 Prediction predict(const Scenario& sc, const ComputeProfiles& profiles);
+
+// Whether a scenario key leaves the compute profiles alone: the cluster's size (a count of nodes;
+// not a mixed cluster's list) and links, the exchange (comm.*), the network model, the backend, the
+// epoch's length and sync period, the input pipeline (input.*, but input.dataset, which sets model
+// keys).
+bool profile_neutral_key(const std::string& key);
+
+// The compute profiles of the last scenario, kept for the next one whose settings differ from its
+// only in neutral keys (values or where they were set): a sweep over node counts, networks or
+// bucket sizes computes them once a thread. Not for several threads at once.
+class ProfileMemo {
+ public:
+  // `sc` resolved from `settings`.
+  const ComputeProfiles& profiles(const Scenario& sc, const Settings& settings);
+
+ private:
+  std::optional<Settings> settings_;
+  ComputeProfiles profiles_;
+};
 
 // The compute profile of one micro-batch on the scenario's device (a mixed cluster: its first
 // group's), before contention and stragglers: what `simulate` composes its step from

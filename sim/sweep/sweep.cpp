@@ -100,11 +100,17 @@ bool needs_fork(const Settings& s) {
   return backend == "simgrid" || (platform.size() > 4 && platform.substr(platform.size() - 4) == ".xml");
 }
 
-SweepRow run_one(Settings s, const SweepOptions& o, ModelMemo* memo = nullptr) {
+// What a thread keeps from one configuration for the next: its model and compute profiles.
+struct ThreadMemo {
+  ModelMemo model;
+  ProfileMemo profiles;
+};
+
+SweepRow run_one(Settings s, const SweepOptions& o, ThreadMemo* memo = nullptr) {
   SweepRow r{std::move(s), std::nullopt, ""};
   try {
-    const Scenario sc = resolve_scenario(r.settings, o.base_dir, memo);
-    Prediction p = predict(sc);
+    const Scenario sc = resolve_scenario(r.settings, o.base_dir, memo ? &memo->model : nullptr);
+    Prediction p = memo ? predict(sc, memo->profiles.profiles(sc, r.settings)) : predict(sc);
     if (o.intervals) p.uncertainty = prediction_uncertainty(sc, p);
     r.record = prediction_record(p);
   } catch (const std::exception& e) {
@@ -117,7 +123,7 @@ SweepRow run_one(Settings s, const SweepOptions& o, ModelMemo* memo = nullptr) {
 void run_on_threads(std::vector<SweepRow>& rows, const std::vector<std::size_t>& which, const SweepOptions& o) {
   std::atomic<std::size_t> next{0};
   auto worker = [&] {
-    ModelMemo memo;  // this thread's last model: a sweep's configurations mostly share theirs
+    ThreadMemo memo;  // this thread's last model and profiles: a sweep's configurations mostly share them
     for (std::size_t k = next++; k < which.size(); k = next++)
       rows[which[k]] = run_one(std::move(rows[which[k]].settings), o, &memo);
   };
