@@ -124,3 +124,30 @@ TEST(Nvls, DdpOnAnH100NodeRunsItAndSaysSo) {
   EXPECT_EQ(r["algorithm_run"], "ring");
   EXPECT_LT(a["comm_time_s"].get<double>(), r["comm_time_s"].get<double>());
 }
+
+// NVLink boards that join their GPUs without an NVSwitch (4-GPU HGX boards, GH200 nodes:
+// cluster.nvswitch = off): NCCL's own choice runs neither NVLink SHARP nor CollNet there, asking
+// for them is refused naming the key, and the same node with its switch takes NVLS for 1 GiB.
+TEST(Nvls, NoneWithoutAnNvswitch) {
+  for (const char* nodes : {"1", "2"}) {
+    const std::string base = std::string("collective --cluster.platform=dgx-h100 "
+                                         "--sizes 64K,16M,1G --format json --cluster.nodes=") + nodes;
+    const auto off = testutil::run_ddlsim(base + " --cluster.nvswitch=off");
+    ASSERT_EQ(off.code, 0) << off.out;
+    for (const auto& row : nlohmann::json::parse(off.out)) {
+      const std::string a = row["algorithm"];
+      EXPECT_TRUE(a == "ring" || a == "dbtree") << nodes << " node(s): " << a;
+    }
+    const auto with = testutil::run_ddlsim(base);
+    ASSERT_EQ(with.code, 0) << with.out;
+    EXPECT_EQ(nlohmann::json::parse(with.out)[2]["algorithm"], std::string(nodes) == "1" ? "nvls" : "nvls_tree");
+  }
+  const auto refused = testutil::run_ddlsim("collective --cluster.platform=dgx-h100 --cluster.nodes=2 "
+                                            "--cluster.nvswitch=off --comm.algorithm=nvls_tree --sizes 1M");
+  EXPECT_EQ(refused.code, 2);
+  EXPECT_NE(refused.out.find("cluster.nvswitch = off"), std::string::npos) << refused.out;
+  const auto collnet = testutil::run_ddlsim("collective --cluster.platform=dgx-a100 --cluster.nodes=2 "
+                                            "--cluster.network_reduction=sharp --cluster.nvswitch=off "
+                                            "--comm.algorithm=collnet --sizes 1M");
+  EXPECT_EQ(collnet.code, 2) << collnet.out;
+}

@@ -234,6 +234,11 @@ std::vector<KeySpec> declare_keys() {
              "auto, on or off: CUDA peer-to-peer between a node's GPUs over PCIe; default auto, the device's "
              "(GeForce RTX 30/40/50 have none). Off, NCCL routes every hop through the CPU: with cluster.cpu an "
              "Intel root complex costs 6/5, and the GPUs behind one PCIe switch share its uplink"),
+      vary(choice("cluster.nvswitch", "auto", {"auto", "on", "off"},
+                  "auto, on or off: the node's GPUs share an NVSwitch; auto: NVLink 3 and 4 nodes have one (HGX "
+                  "8-GPU boards), NVLink 2 only above 8 GPUs. Off for NVLink boards that join their GPUs directly "
+                  "(4-GPU HGX A100 and H100 boards, GH200 nodes): NCCL then runs no NVLink SHARP (nvls, nvls_tree) "
+                  "and no CollNet Direct; platform")),
       vary(choice("cluster.network_reduction", "none", {"none", "sharp"},
                   "none or sharp: the InfiniBand switches reduce (SHARP), so NCCL can run collnet (CollNet Direct) "
                   "across NVSwitch nodes; platform")),

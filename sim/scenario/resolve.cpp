@@ -572,7 +572,7 @@ std::string algorithm_misfit(Algorithm a, Library library, const System& sys) {
   const bool switch_reduces = sys.cluster.switch_reduction() && sys.cluster.gpus_per_node > 1;
   const std::string has = "this one has intra " + sys.cluster.intra.name + ", " +
                           std::to_string(sys.cluster.gpus_per_node) + " GPU(s) a node and " + std::to_string(sys.nodes) +
-                          " node(s)";
+                          " node(s)" + (sys.cluster.nvswitch_set == 0 ? ", no NVSwitch (cluster.nvswitch = off)" : "");
   if (a == Algorithm::Nvls && !(switch_reduces && sys.nodes == 1))
     return "nvls needs one node whose GPUs share an NVSwitch that reduces (cluster.intra = nvlink4, cluster.nodes = 1, "
            "several GPUs; nvls_tree across nodes); " + has;
@@ -652,6 +652,7 @@ Scenario resolve_scenario(const Settings& given, const std::string& base_dir, Mo
   bool device_p2p = sc.system.device.pcie_peer_to_peer;
   for (const NodeGroup& g : sc.system.groups) device_p2p = device_p2p && g.device.pcie_peer_to_peer;
   sc.system.cluster.peer_to_peer = p2p < 0 ? device_p2p : p2p == 1;
+  sc.system.cluster.nvswitch_set = r.choice<int>("cluster.nvswitch", {{"auto", -1}, {"on", 1}, {"off", 0}});
   sc.execution = resolve_execution(r, sc.system.nodes);
   if (sc.backend == BackendKind::SimGrid && sc.execution.sharding == Sharding::FsdpHybrid)
     r.fail("training.sharding", "another mode with simulation.backend = simgrid (fsdp_hybrid's exchanges inside "

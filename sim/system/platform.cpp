@@ -139,6 +139,7 @@ constexpr double kIntelP2pShare = 5.0 / 6.0;
 }  // namespace
 
 bool ClusterDescription::nvswitch() const {
+  if (nvswitch_set >= 0) return nvswitch_set == 1 && intra_nvlink();
   return intra.name == "nvlink3" || intra.name == "nvlink4" || (intra.name == "nvlink2" && gpus_per_node > 8);
 }
 

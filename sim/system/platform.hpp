@@ -158,12 +158,16 @@ struct ClusterDescription {
   int rails_used() const { return std::max(1, std::min(nics, gpus_per_node)); }
   BytesPerSecond uplink_Bps() const { return rails_used() * inter.bw_Bps; }
   // Whether the GPUs' switch reduces in the network (NVLink SHARP, for NCCL's nvls): the NVSwitch
-  // of NVLink 4 (HGX/DGX H100 and later) has it; earlier NVSwitches and PCIe do not.
-  bool switch_reduction() const { return intra.name == "nvlink4"; }
-  // Whether the node's GPUs share an NVSwitch (NCCL runs CollNet Direct only there): NVLink 3 and 4
-  // nodes (HGX 8-GPU boards; 4-GPU boards without a switch are not told apart) and NVLink 2 nodes of
-  // more than 8 GPUs (DGX-2; 8 V100 are DGX-1's hybrid cube mesh).
+  // of NVLink 4 (HGX/DGX H100 and later) has it; earlier NVSwitches, NVLink without a switch and
+  // PCIe do not.
+  bool switch_reduction() const { return intra.name == "nvlink4" && nvswitch(); }
+  // Whether the node's GPUs share an NVSwitch (NCCL runs CollNet Direct only there, and NVLink
+  // SHARP): as cluster.nvswitch says, else NVLink 3 and 4 nodes (HGX 8-GPU boards) and NVLink 2
+  // nodes of more than 8 GPUs (DGX-2; 8 V100 are DGX-1's hybrid cube mesh).
   bool nvswitch() const;
+  // cluster.nvswitch: -1 auto (the link kind's, above), 0 none (GPUs joined directly: 4-GPU HGX
+  // boards, GH200 nodes), 1 one.
+  int nvswitch_set = -1;
   // Whether the GPUs of a node talk over NVLink: an nvlink kind (a platform file's route, whose
   // kind is unknown: at nccl_tuning::kNvlinkMin_Bps and more).
   bool intra_nvlink() const;
