@@ -32,7 +32,7 @@ TEST(CollectiveValidation, FiguresHoldWhereTheyStand) {
   const auto r = testutil::run_ddlsim("validate --set nccl --format json");
   ASSERT_EQ(r.code, 0) << r.out;
   const auto j = nlohmann::json::parse(r.out);
-  ASSERT_EQ(j["systems"].size(), 21u);
+  ASSERT_EQ(j["systems"].size(), 22u);
   const auto& allreduce = j["pools"]["allreduce"];
   const auto& dev = allreduce["dev"];
   // Where the figures stand (NCCL master's constants, NVLS tree in NCCL's loops, NCCL's estimate as
@@ -54,8 +54,16 @@ TEST(CollectiveValidation, FiguresHoldWhereTheyStand) {
   EXPECT_LE(mape(dev["scale_out"], ">= 64 MiB", "fitted"), 0.13);
   for (const char* band : {"< 1 MiB", "1-64 MiB", ">= 64 MiB"})
     EXPECT_LT(mape(dev["scale_out"], band, "fitted"), mape(dev["scale_out"], band, "baseline")) << band;
-  // The held-out systems are scored apart, a priori (each has one node count).
-  EXPECT_GT(allreduce["held_out"]["a_priori"][3]["a_priori"]["n"].get<int>(), 0);
+  // The held-out systems are scored apart: three EFA clusters of one node count (a priori), and CSCS
+  // Alps's GH200 cluster on 1 to 512 nodes (HPE Slingshot through a libfabric plugin), fitted on 1
+  // and 2 nodes and scored on 4 to 512 once, blind: 43.7 % (-42.7 bias, too fast) against the
+  // baseline's 67.5 %, every band better than the baseline; far from the issue's 10 %.
+  const auto& held = allreduce["held_out"];
+  EXPECT_GT(held["a_priori"][3]["a_priori"]["n"].get<int>(), 0);
+  EXPECT_EQ(held["scale_out"][3]["fitted"]["n"].get<int>(), 240);
+  EXPECT_LE(mape(held["scale_out"], "all", "fitted"), 0.45);
+  for (const char* band : {"< 1 MiB", "1-64 MiB", ">= 64 MiB"})
+    EXPECT_LT(mape(held["scale_out"], band, "fitted"), mape(held["scale_out"], band, "baseline")) << band;
   // Inside one node (five development servers on NVLink or PCIe, one held out), pooled apart. Most
   // of these logs ran one thread driving every GPU (-g G): each size takes at least G issues of
   // 4.2 us (benchmark_time_s). Held where they stand: 1 MiB and more within about a fifth; small
@@ -68,12 +76,13 @@ TEST(CollectiveValidation, FiguresHoldWhereTheyStand) {
   EXPECT_LE(mape(allreduce["held_out_one_node"]["a_priori"], "all", "a_priori"), 0.14);
   // The exchanges' 80 % interval (predict/uncertainty.hpp) is the development allreduce logs' own
   // spread, 1 MiB and more: in-sample it holds 80 % of them, to the size; out of sample it is
-  // checked here where it stands (the held-out EFA clusters: 61 %; the one-node server: 11 of 14).
+  // checked here where it stands (the held-out clusters across nodes: 48 %, the EFA clusters 31 of
+  // 51, Alps's Slingshot cluster less; the one-node server: 11 of 14).
   const auto share = [](const nlohmann::json& c) { return double(c["inside"].get<int>()) / c["n"].get<int>(); };
   EXPECT_EQ(dev["interval_80"]["n"].get<int>(), 127);
   EXPECT_NEAR(share(dev["interval_80"]), 0.8, 0.01);
   EXPECT_NEAR(share(allreduce["dev_one_node"]["interval_80"]), 0.8, 0.02);
-  EXPECT_GE(share(allreduce["held_out"]["interval_80"]), 0.6);
+  EXPECT_GE(share(allreduce["held_out"]["interval_80"]), 0.45);
   EXPECT_GE(share(allreduce["held_out_one_node"]["interval_80"]), 0.75);
   EXPECT_GT(allreduce["held_out_one_node"]["a_priori"][3]["a_priori"]["n"].get<int>(), 0);
 }
