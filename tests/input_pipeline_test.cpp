@@ -1,9 +1,13 @@
 // The input pipeline's shared node resources and GPU decoding (cost/input_pipeline.hpp), by hand.
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include "core/error.hpp"
 #include "cost/input_pipeline.hpp"
 #include "predict_util.hpp"
+#include "system/socket_transport.hpp"
+#include "test_util.hpp"
 
 using namespace ddlsim;
 
@@ -67,4 +71,35 @@ TEST(InputPipeline, AnAugmentationPolicyAddsItsMeasuredTime) {
   EXPECT_NEAR(testutil::predict_default(base).input_time_s, 32 * 2.119e-3 / 4, 1e-12);
   // A language model's tokens take no image policy.
   EXPECT_THROW(testutil::predict_default({"--model.name=gpt2", "--input.augment=randaugment"}), InputError);
+}
+
+// Between nodes over TCP the socket transport's threads take cores from the loaders
+// (system/socket_transport.hpp socket_busy_cores): NCCL's proxy thread and its helpers, gloo's loop
+// thread, none for MPI (its calling thread). By hand on AWS p3.16xlarge (8 V100, 25 Gb/s ENA: NCCL
+// runs 2 helper threads on each of a GPU's 2 connections), 64 cores, 8 workers asked, 4 ms a
+// sample, batch 64: one node decodes in 64 x 4 / 8 = 32 ms (reading 8 x 64 samples of 110 KiB from
+// the 2 GB/s SSD takes 28.8); on two, NCCL's 8 x (1 + 2 x 2) = 40 threads leave 24 cores, 3 workers
+// a GPU; gloo's 8 loop threads leave 7 workers; MPI keeps 8.
+TEST(InputPipeline, SocketThreadsTakeTheLoadersCores) {
+  EXPECT_EQ(socket_busy_cores(SocketThreads{2, 8, 2}, Library::Nccl), 5);
+  EXPECT_EQ(socket_busy_cores(SocketThreads{0, 1, 2}, Library::Nccl), 1);
+  EXPECT_EQ(socket_busy_cores(kOneThreadOnePeer, Library::Gloo), 1);
+  EXPECT_EQ(socket_busy_cores(kOneThreadOnePeer, Library::Mpi), 0);
+  StorageSpec st;
+  st.storage = Storage::Memory;
+  st.decode_s = 2e-3;
+  st.cpu_cores = 64;
+  EXPECT_DOUBLE_EQ(input_batch_s(st, DataFormat::Records, 8, 64, 2, 8, 40), 64 * 2e-3 / 3);
+  EXPECT_DOUBLE_EQ(input_batch_s(st, DataFormat::Records, 8, 64, 2, 8, 70), 64 * 2e-3 / 1);  // at least one
+  const auto input_s = [](const std::string& nodes, const std::string& library) {
+    const auto r = testutil::run_ddlsim("simulate --cluster.platform=aws-p3-16xlarge --input.cpu_cores=64 "
+                                        "--input.loader_workers=8 --input.decode_ms=4 --training.batch_per_gpu=64 "
+                                        "--format json --cluster.nodes=" + nodes + " --comm.library=" + library);
+    EXPECT_EQ(r.code, 0) << r.out;
+    return nlohmann::json::parse(r.out)["input_time_s"].get<double>();
+  };
+  EXPECT_DOUBLE_EQ(input_s("1", "nccl"), 64 * 4e-3 / 8);
+  EXPECT_DOUBLE_EQ(input_s("2", "nccl"), 64 * 4e-3 / 3);
+  EXPECT_DOUBLE_EQ(input_s("2", "gloo"), 64 * 4e-3 / 7);
+  EXPECT_DOUBLE_EQ(input_s("2", "mpi"), 64 * 4e-3 / 8);
 }

@@ -23,10 +23,12 @@ StorageKind storage_kind(Storage s);
 //   decode = batch x decode_s / workers                       (decoder = cpu)
 //          = 0                                                 (decoder = dali: decoded on the GPU, a
 //                                                               cost inside the step's measured compute)
-//   workers = min(loader_workers, cpu_cores / gpus_per_node)  (a node's cores are its GPUs'; at least 1)
+//   workers = min(loader_workers, (cpu_cores - busy_cores) / gpus_per_node)
+//             (a node's cores are its GPUs', less those its communication threads keep busy:
+//             system/socket_transport.hpp socket_busy_cores; at least 1)
 //   time   = max(read, open + decode)   (reading and decoding proceed in parallel)
 Seconds input_batch_s(const StorageSpec& st, DataFormat format, int workers, int batch, int nodes,
-                      int gpus_per_node);
+                      int gpus_per_node, int busy_cores = 0);
 
 }  // namespace cost_layer
 }  // namespace ddlsim

@@ -90,8 +90,12 @@ Run run(const Scenario& sc, const RankKinds& kinds, const std::vector<ComputePro
   const System& sys = sc.system;
   Run r;
   r.contention = host_contention(sys.compute, gpus_per_node);
+  // Between nodes over TCP, the socket transport's threads take cores from the loaders.
+  const int busy_cores = nodes > 1 && sys.cluster.socket_transport
+                             ? gpus_per_node * socket_busy_cores(sys.cluster.socket_threads, e.library)
+                             : 0;
   const Seconds input_s = input_batch_s(sys.storage, e.format, e.loader_workers, e.batch_per_gpu,
-                                        nodes, gpus_per_node);
+                                        nodes, gpus_per_node, busy_cores);
   const RankSchedules rs = kind_schedules(sc, kinds, profs, r.contention, input_s, nodes, gpus_per_node);
   r.schedule = rs.kinds[extreme_kind(profs, true)];
   r.steps = run_steps(sc.backend, rs, comm_topology(sys, nodes, gpus_per_node, e.ps_servers), e.comm(), sys,

@@ -435,7 +435,9 @@ std::vector<KeySpec> declare_keys() {
                 "node shares (nfs); default: the kind's (local_ssd 2, nfs 0.1175, blob 0.25)"),
            0.001, 1000, kLog),
       vary(integer("input.cpu_cores", "", 1, 1 << 16,
-                   "a node's CPU cores for loader workers, shared by its GPUs; default: not limiting"),
+                   "a node's CPU cores for loader workers, shared by its GPUs, less those a socket transport's "
+                   "threads keep busy between nodes over TCP (NCCL 1 + helper threads a GPU, gloo 1); default: not "
+                   "limiting"),
            1, 256, kLog),
       vary(real("input.sample_kb", "", 1e-3, 1e9, "KiB",
                 "stored size of one sample, KiB; default: 110 for images of 64x64 pixels and more (ImageNet's "

@@ -32,6 +32,14 @@ BytesPerSecond host_exchange_Bps(Library l) {
   }
 }
 
+int socket_busy_cores(SocketThreads s, Library l) {
+  switch (l) {
+    case Library::Nccl: return 1 + s.threads * s.connections;
+    case Library::Gloo: return 1;
+    default: return 0;
+  }
+}
+
 bool tcp_link_kind(const std::string& kind) {
   return kind == "1gbe" || kind == "10gbe" || kind == "25gbe" || kind == "40gbe" || kind == "100gbe-tcp";
 }

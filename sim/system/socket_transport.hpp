@@ -48,6 +48,15 @@ const char* to_string(SocketNic nic);
 // Open MPI and 1.60-1.77 through gloo from 16 to 256 MiB, about the one-thread rate kTcpThread_Bps.
 constexpr SocketThreads kOneThreadOnePeer{0, 1, 1};
 
+// The CPU cores a GPU's socket transport keeps busy while it moves data between nodes, which the
+// node's data loaders then do not have (input.cpu_cores): NCCL's proxy thread and its helper threads
+// (threads a connection, src/transport/net_socket.cc), gloo's loop thread (gloo/transport/tcp/loop.h);
+// MPI progresses its TCP BTL in the calling thread, the training process's own: none. A thread that
+// moves TCP data at line rate takes most of a core (meta-pytorch/torchcomms PR 3920: one connection's
+// thread at 90.6 % of a core on 200 GbE), so each is counted as one whole core for the whole step: an
+// upper bound, since the threads idle between exchanges.
+int socket_busy_cores(SocketThreads s, Library l);
+
 // The link kinds NCCL reaches over TCP sockets (Ethernet without RDMA: 1/10/25/40 GbE and
 // 100gbe-tcp; the 100/200/400 GbE kinds are RoCE).
 bool tcp_link_kind(const std::string& kind);
