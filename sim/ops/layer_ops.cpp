@@ -210,7 +210,8 @@ void gelu_new_ops(bool autocast_half_input, LayerOps& ks) {
                                     "gelu_bwd6",  "gelu_bwd7",  "gelu_bwd8",  "gelu_bwd9",  "gelu_bwd10",
                                     "gelu_bwd11", "gelu_bwd12", "gelu_bwd13", "gelu_bwd14"};
   const auto named = [](std::vector<Op>& ops, const char* const* names, std::initializer_list<P> ps) {
-    for (const P& p : ps) ops.push_back(stream(names[ops.size()], p.in, p.out, p.work));
+    int i = 0;
+    for (const P& p : ps) ops.push_back(stream(names[i++], p.in, p.out, p.work));
   };
   if (autocast_half_input) {
     named(ks.fwd, fwd, {{2, 0, w}, {1, 1, 0}, {0, 2, w}, {0, 2, w}, {1, 2, w}, {0, 2, w}, {0, 2, w}, {0, 2, w}, {1, 2, w}});
