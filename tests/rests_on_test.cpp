@@ -67,3 +67,18 @@ TEST(RestsOn, SimulatesTableListsThemAndItsJsonIsUnchanged) {
   EXPECT_EQ(json.out.find("rests on"), std::string::npos);
   EXPECT_EQ(json.out.find("input.cpu_cores"), std::string::npos);
 }
+
+// Four GPUs of an NVLink 4 platform: the NVSwitch the platform's 8-GPU nodes have is an assumption a
+// 4-GPU board may not share; eight GPUs, or the key given, say nothing.
+TEST(RestsOn, AFourGpuNvlinkBoardRestsOnItsSwitch) {
+  const auto four = rests_on_default({"--cluster.platform=dgx-h100", "--cluster.gpus_per_node=4", "--cluster.nodes=2",
+                                      "--comm.library=nccl"});
+  const auto it = std::find_if(four.begin(), four.end(), [](const RestsOn& r) { return r.key == "cluster.nvswitch"; });
+  ASSERT_NE(it, four.end());
+  EXPECT_NE(it->what.find("nvlink4"), std::string::npos) << it->what;
+  EXPECT_FALSE(has(keys_of(rests_on_default({"--cluster.platform=dgx-h100", "--cluster.nodes=2", "--comm.library=nccl"})),
+                   "cluster.nvswitch"));
+  EXPECT_FALSE(has(keys_of(rests_on_default({"--cluster.platform=dgx-h100", "--cluster.gpus_per_node=4",
+                                             "--cluster.nodes=2", "--comm.library=nccl", "--cluster.nvswitch=off"})),
+                   "cluster.nvswitch"));
+}

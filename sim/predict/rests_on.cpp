@@ -70,6 +70,13 @@ std::vector<RestsOn> rests_on(const Scenario& sc) {
   if (sys.cluster.gpus_per_node > 1)
     add("cluster.intra_bw_GBps", fmt::format("{:.4g} GB/s, {}'s {}", sys.cluster.intra.bw_Bps / kGB,
                                              sys.cluster.name, sys.cluster.intra.name));
+  // Nodes of NVLink 3 or 4 count as NVSwitch boards; a board of four GPUs or fewer may join them
+  // directly (HGX 4-GPU boards, GH200 nodes), with no NVLink SHARP or CollNet for NCCL.
+  if (sys.cluster.gpus_per_node > 1 && sys.cluster.gpus_per_node <= 4 && sys.cluster.nvswitch() &&
+      e.library == Library::Nccl)
+    add("cluster.nvswitch", fmt::format("assumed: {}'s {} nodes share an NVSwitch; off where {} GPUs are joined "
+                                        "directly",
+                                        sys.cluster.name, sys.cluster.intra.name, sys.cluster.gpus_per_node));
   if (sys.cluster.gpus_per_node > 1 && sys.cluster.host_exchange_Bps > 0)
     add("comm.host_exchange_GBps",
         fmt::format("{:.3g} GB/s a rank through host memory inside a node, {}'s as measured on the build machine",
