@@ -12,6 +12,7 @@
 #include "scenario/settings.hpp"
 #include "system/platform.hpp"
 #include "system/system.hpp"
+#include "system/variability.hpp"
 
 namespace ddlsim {
 inline namespace scenario_layer {
@@ -119,11 +120,12 @@ std::string host_exchange_help() {
 
 constexpr bool kLog = true;
 
-// Two significant digits, for a help text.
-double two_digits(double x) {
-  const double scale = std::pow(10.0, 1 - std::floor(std::log10(x)));
+// `digits` significant digits, for a help text.
+double significant(double x, int digits) {
+  const double scale = std::pow(10.0, digits - 1 - std::floor(std::log10(x)));
   return std::round(x * scale) / scale;
 }
+double two_digits(double x) { return significant(x, 2); }
 
 std::vector<KeySpec> declare_keys() {
   // The graph-measured costs as system.hpp holds them (the help outlives the call: a static).
@@ -133,6 +135,15 @@ std::vector<KeySpec> declare_keys() {
       "on an H100 (calibration/measured/h100-kernel-sweep.csv) where compute.host_kernel_us, "
       "compute.kernel_overhead_us and compute.half_efficiency_us are not given: 0, " +
       format_number(kGraphKernelOverhead_s * 1e6) + " and " + format_number(kGraphHalfEfficiency_s * 1e6) + " us";
+  // The GPUs' variation as system/variability.hpp holds it.
+  static const std::string jitter_help =
+      "step-to-step variation of a rank's forward + backward time (coefficient of variation): each synchronisation "
+      "waits for the slowest rank; default " + format_number(kGpuStepJitterCv) +
+      " for GPUs (the median of 43 steps measured on an H100 and an H200), 0 for CPU ranks of a cpu calibration";
+  static const std::string device_spread_help =
+      "speed spread between devices of one model (standard deviation, fraction): a synchronous step waits for the "
+      "slowest device; default " + format_number(significant(kGpuDeviceSpread, 3)) +
+      " for GPUs (Sinha et al., SC22), 0 for CPU ranks of a cpu calibration";
   // The policies' ratios as system.cpp holds them.
   static const std::string augment_help =
       "standard (the crop and flip input.decode_ms covers), autoaugment (ImageNet policy), randaugment (2 ops, "
@@ -413,15 +424,9 @@ std::vector<KeySpec> declare_keys() {
       choice("compute.memory_format", "nhwc", {"nhwc", "nchw"},
              "roofline: nhwc (channels last: TensorFlow, NVIDIA's examples, PyTorch channels_last) or nchw "
              "(PyTorch's default): tensor-core convolutions then transpose their input and output"),
-      vary(real("compute.jitter_cv", "", 0, 1, "",
-                "step-to-step variation of a rank's forward + backward time (coefficient of variation): each "
-                "synchronisation waits for the slowest rank; default 0.0429 for GPUs (the median of 43 steps "
-                "measured on an H100 and an H200), 0 for CPU ranks of a cpu calibration"),
+      vary(real("compute.jitter_cv", "", 0, 1, "", jitter_help.c_str()),
            0, 1),
-      vary(real("compute.device_spread", "", 0, 1, "",
-                "speed spread between devices of one model (standard deviation, fraction): a synchronous step "
-                "waits for the slowest device; default 0.0148 for GPUs (Sinha et al., SC22), 0 for CPU ranks of "
-                "a cpu calibration"),
+      vary(real("compute.device_spread", "", 0, 1, "", device_spread_help.c_str()),
            0, 1),
       vary(choice("input.storage", "local_ssd", {"memory", "local_ssd", "nfs", "blob"},
                   "memory, local_ssd, nfs or blob")),
