@@ -125,7 +125,6 @@ double significant(double x, int digits) {
   const double scale = std::pow(10.0, digits - 1 - std::floor(std::log10(x)));
   return std::round(x * scale) / scale;
 }
-double two_digits(double x) { return significant(x, 2); }
 
 std::vector<KeySpec> declare_keys() {
   // The graph-measured costs as system.hpp holds them (the help outlives the call: a static).
@@ -149,10 +148,10 @@ std::vector<KeySpec> declare_keys() {
       "standard (the crop and flip input.decode_ms covers), autoaugment (ImageNet policy), randaugment (2 ops, "
       "magnitude 9), trivialaugment or augmix: an automatic policy on each crop, torchvision's, adding its CPU time a "
       "worker per image as measured with torchvision 0.14 beside the standard transform (" +
-      format_number(two_digits(augment_ratio(Augment::AutoAugment))) + ", " +
-      format_number(two_digits(augment_ratio(Augment::RandAugment))) + ", " +
-      format_number(two_digits(augment_ratio(Augment::TrivialAugment))) + " and " +
-      format_number(two_digits(augment_ratio(Augment::AugMix))) +
+      format_number(significant(augment_ratio(Augment::AutoAugment), 2)) + ", " +
+      format_number(significant(augment_ratio(Augment::RandAugment), 2)) + ", " +
+      format_number(significant(augment_ratio(Augment::TrivialAugment), 2)) + " and " +
+      format_number(significant(augment_ratio(Augment::AugMix), 2)) +
       " times the decode default's time besides decoding); with input.decoder = dali it runs on the GPU and is not "
       "charged";
   return {
