@@ -166,6 +166,11 @@ Seconds ComputeProfile::backward_s() const {
   for (const auto& l : layers) s += l.bwd_s;
   return s;
 }
+ComputeProfile::Passes ComputeProfile::passes() const {
+  Passes p;
+  for (const auto& l : layers) p.forward_s += l.fwd_s, p.backward_s += l.bwd_s;
+  return p;
+}
 double ComputeProfile::gradient_elems() const {
   double n = 0;
   for (const auto& l : layers) n += l.grad_elems;

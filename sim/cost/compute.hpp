@@ -52,6 +52,11 @@ struct ComputeProfile {
 
   Seconds forward_s() const;
   Seconds backward_s() const;
+  // Both passes' sums in one walk over the layers (each as forward_s() and backward_s() give it).
+  struct Passes {
+    Seconds forward_s = 0, backward_s = 0;
+  };
+  Passes passes() const;
   double gradient_elems() const;
 };
 

@@ -76,11 +76,11 @@ double largest_unit_params(const Model& m, Bytes unit_bytes, double elem_bytes) 
 namespace {
 
 // The replicated estimate's state spread over the shards (header: "Sharded").
-void shard_state(MemoryEstimate& est, const Model& m, const Execution& e, int shards) {
+void shard_state(MemoryEstimate& est, const Model& m, double trainable, const Execution& e, int shards) {
   const Sharding s = e.sharding;
   if (!shards_optimizer(s) || shards <= 1) return;
   const bool mixed = e.precision == Precision::Mixed;
-  const double trainable = double(m.params_trainable()), n = shards;
+  const double n = shards;
   est.optimizer_state /= n;
   const Bytes master = mixed ? trainable * 4 : 0;  // FP32 master weights: the optimizer's state
   est.weights -= master - master / n;
@@ -98,9 +98,10 @@ void shard_state(MemoryEstimate& est, const Model& m, const Execution& e, int sh
 
 MemoryEstimate memory_per_gpu(const Model& m, const Execution& e, bool scores_saved, int shard_ranks) {
   const bool mixed = e.precision == Precision::Mixed;
-  const double trainable = double(m.params_trainable());
+  const Model::ParamCounts params = m.param_counts();
+  const double trainable = double(params.trainable);
   MemoryEstimate est;
-  est.weights = double(m.params_total()) * 4 + (mixed ? trainable * 2 : 0);
+  est.weights = double(params.total) * 4 + (mixed ? trainable * 2 : 0);
   est.gradients = trainable * e.gradient_elem_bytes();
   if (e.algorithm != Algorithm::ParameterServer) est.optimizer_state = trainable * optimizer_state_bytes(e.optimizer);
   if (e.sync_period > 1) est.accumulator = est.gradients;
@@ -108,7 +109,7 @@ MemoryEstimate memory_per_gpu(const Model& m, const Execution& e, bool scores_sa
       e.fw.recompute ? recomputed_saved_elems_per_sample(m, scores_saved) : saved_elems_per_sample(m, scores_saved);
   est.activations = double(saved) * e.batch_per_gpu * (mixed ? 2 : 4);
   est.comm_buffers = e.bucket_bytes > 0 ? std::min(e.bucket_bytes, est.gradients) : est.gradients;
-  shard_state(est, m, e, shard_ranks);
+  shard_state(est, m, trainable, e, shard_ranks);
   return est;
 }
 

@@ -62,6 +62,12 @@ int Layer::trainable_tensors() const {
   }
 }
 
+Model::ParamCounts Model::param_counts() const {
+  ParamCounts n;
+  for (const auto& l : layers) n.total += l.params(), n.trainable += l.params_trainable;
+  return n;
+}
+
 std::int64_t Model::params_trainable() const {
   std::int64_t n = 0;
   for (const auto& l : layers) n += l.params_trainable;

@@ -108,6 +108,10 @@ struct Model {
 
   std::int64_t params_total() const;
   std::int64_t params_trainable() const;
+  struct ParamCounts {
+    std::int64_t total = 0, trainable = 0;
+  };
+  ParamCounts param_counts() const;  // both in one walk over the layers
   double fwd_flops_per_sample() const;
   std::int64_t activation_elems_per_sample() const;  // sum of layer outputs
   // Token ids in (a language model: its first layer after the input is an embedding).

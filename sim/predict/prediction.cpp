@@ -43,48 +43,68 @@ struct Run {
   Seconds epoch_s = 0;
 };
 
-Seconds compute_of(const ComputeProfile& p) { return p.forward_s() + p.backward_s(); }
+Seconds compute_of(const ComputeProfile& p) {
+  const ComputeProfile::Passes passes = p.passes();
+  return passes.forward_s + passes.backward_s;
+}
 
-// The compute profile of every kind of rank: its device's, times its host's slowdown.
-std::vector<ComputeProfile> kind_profiles(const Scenario& sc, const RankKinds& kinds, const ComputeProfiles& base) {
+// The compute profile of every kind of rank (`of_kind`): its device's, times its host's slowdown;
+// a copy in `scaled` only where that factor is not 1, else the shared profile itself.
+struct KindProfiles {
+  std::vector<ComputeProfile> scaled;
+  std::vector<const ComputeProfile*> of_kind;
+};
+
+KindProfiles kind_profiles(const Scenario& sc, const RankKinds& kinds, const ComputeProfiles& base) {
   if (base.by_kind.size() != kinds.kinds.size())
     throw std::logic_error("predict: compute profiles of another scenario (kinds of rank differ)");
-  std::vector<ComputeProfile> out = base.by_kind;
-  for (std::size_t k = 0; k < out.size(); ++k) {
+  KindProfiles out;
+  out.scaled.reserve(base.by_kind.size());  // of_kind points into it
+  for (std::size_t k = 0; k < base.by_kind.size(); ++k) {
     const double f = kinds.kinds[k].slowdown * sc.system.compute.time_factor;
-    if (f != 1) out[k].scale_by(f);
+    if (f == 1) {
+      out.of_kind.push_back(&base.by_kind[k]);
+      continue;
+    }
+    out.scaled.push_back(base.by_kind[k]);
+    out.scaled.back().scale_by(f);
+    out.of_kind.push_back(&out.scaled.back());
   }
   return out;
 }
 
-std::size_t extreme_kind(const std::vector<ComputeProfile>& profs, bool slowest) {
+std::size_t extreme_kind(const std::vector<const ComputeProfile*>& profs, bool slowest) {
   std::size_t at = 0;
-  for (std::size_t k = 1; k < profs.size(); ++k)
-    if (slowest ? compute_of(profs[k]) > compute_of(profs[at]) : compute_of(profs[k]) < compute_of(profs[at])) at = k;
+  for (std::size_t k = 1; k < profs.size(); ++k) {
+    const Seconds here = compute_of(*profs[k]), there = compute_of(*profs[at]);
+    if (slowest ? here > there : here < there) at = k;
+  }
   return at;
 }
 
 // Every kind's schedule; a kind on another device pays its own host staging (its PCIe generation)
-// and buffer copies (its memory rate).
-RankSchedules kind_schedules(const Scenario& sc, const RankKinds& kinds, std::vector<ComputeProfile> profs,
-                             double contention, Seconds input_s, int nodes, int gpus_per_node) {
+// and buffer copies (its memory rate). Profiles are copied only where contention scales them.
+RankSchedules kind_schedules(const Scenario& sc, const RankKinds& kinds, const std::vector<const ComputeProfile*>& profs,
+                             double contention, Seconds input_s, const CommTopology& topo) {
   const System& sys = sc.system;
+  const int nodes = topo.nodes, gpus_per_node = topo.gpus_per_node;
   RankSchedules rs;
   rs.of_rank = kinds.of_rank;
   for (std::size_t k = 0; k < profs.size(); ++k) {
-    profs[k].scale_by(contention);
+    std::optional<ComputeProfile> contended;
+    if (contention != 1) contended.emplace(*profs[k]), contended->scale_by(contention);
     const Device& d = kinds.kinds[k].device;
     std::optional<System> other;  // the system with this kind's device, where it is not the system's
     if (d.name != sys.device.name) other.emplace(sys), other->device = d;
     const System& own = other ? *other : sys;
-    const CommTopology topo = comm_topology(sys, nodes, gpus_per_node, sc.execution.ps_servers);
-    rs.kinds.push_back(build_schedule(profs[k], sc.execution, input_s, topo.ranks(), library_costs(sc.execution, own, &topo),
+    rs.kinds.push_back(build_schedule(contended ? *contended : *profs[k], sc.execution, input_s, topo.ranks(),
+                                      library_costs(sc.execution, own, &topo),
                                       framework_costs(sc.execution, own, nodes, gpus_per_node), gpus_per_node));
   }
   return rs;
 }
 
-Run run(const Scenario& sc, const RankKinds& kinds, const std::vector<ComputeProfile>& profs, int nodes,
+Run run(const Scenario& sc, const RankKinds& kinds, const std::vector<const ComputeProfile*>& profs, int nodes,
         int gpus_per_node) {
   const Execution& e = sc.execution;
   const System& sys = sc.system;
@@ -96,10 +116,10 @@ Run run(const Scenario& sc, const RankKinds& kinds, const std::vector<ComputePro
                              : 0;
   const Seconds input_s = input_batch_s(sys.storage, e.format, e.loader_workers, e.batch_per_gpu,
                                         nodes, gpus_per_node, busy_cores);
-  const RankSchedules rs = kind_schedules(sc, kinds, profs, r.contention, input_s, nodes, gpus_per_node);
-  r.schedule = rs.kinds[extreme_kind(profs, true)];
-  r.steps = run_steps(sc.backend, rs, comm_topology(sys, nodes, gpus_per_node, e.ps_servers), e.comm(), sys,
-                      sc.simgrid);
+  const CommTopology topo = comm_topology(sys, nodes, gpus_per_node, e.ps_servers);
+  RankSchedules rs = kind_schedules(sc, kinds, profs, r.contention, input_s, topo);
+  r.steps = run_steps(sc.backend, rs, topo, e.comm(), sys, sc.simgrid);
+  r.schedule = std::move(rs.kinds[extreme_kind(profs, true)]);
   r.shape = epoch_shape(e.samples, e.batch_per_gpu, nodes * gpus_per_node, e.sync_period, e.drop_last);
   r.wait_s = straggler_wait_s(r.schedule.forward_s + r.schedule.backward_s, jitter_cv(sys.compute),
                               device_spread(sys.compute), e.sync_period, nodes * gpus_per_node);
@@ -227,12 +247,16 @@ Prediction predict(const Scenario& sc, const ComputeProfiles& profiles) {
   const Execution& e = sc.execution;
   const System& sys = sc.system;
   const RankKinds kinds = rank_kinds(sys);
-  const std::vector<ComputeProfile> profs = kind_profiles(sc, kinds, profiles);
+  const KindProfiles kp = kind_profiles(sc, kinds, profiles);
+  const std::vector<const ComputeProfile*>& profs = kp.of_kind;
   const Run r = run(sc, kinds, profs, sys.nodes, sys.cluster.gpus_per_node);
-  // The speed-up reference: one GPU of the fastest kind.
+  // The speed-up reference: one GPU of the fastest kind (the scenario's own run where that is it).
   const std::size_t fastest = extreme_kind(profs, false);
-  const Run single = run(sc, RankKinds{{kinds.kinds[fastest]}, {}}, {profs[fastest]}, 1, 1);
-  const ComputeProfile& prof = profs.front();
+  const bool one_gpu = sys.ranks() == 1 && kinds.kinds.size() == 1;
+  std::optional<Run> reference;
+  if (!one_gpu) reference = run(sc, RankKinds{{kinds.kinds[fastest]}, {}}, {profs[fastest]}, 1, 1);
+  const Run& single = reference ? *reference : r;
+  const ComputeProfile& prof = *profs.front();
 
   Prediction p;
   p.model = sc.model.name;
@@ -244,8 +268,9 @@ Prediction predict(const Scenario& sc, const ComputeProfiles& profiles) {
   p.platform = sys.cluster.name;
   p.precision = to_string(e.precision);
   p.backend = to_string(sc.backend);
-  p.params_total = sc.model.params_total();
-  p.params_trainable = sc.model.params_trainable();
+  const Model::ParamCounts params = sc.model.param_counts();
+  p.params_total = params.total;
+  p.params_trainable = params.trainable;
   p.gradient_bytes = prof.gradient_elems() * e.gradient_elem_bytes();
   p.nodes = sys.nodes;
   p.gpus_per_node = sys.cluster.gpus_per_node;
@@ -253,7 +278,9 @@ Prediction predict(const Scenario& sc, const ComputeProfiles& profiles) {
   p.batch_per_gpu = e.batch_per_gpu;
   p.global_batch = (long long)e.batch_per_gpu * p.ranks;
   p.sync_period = e.sync_period;
-  p.buckets = r.schedule.gradient_buckets();
+  // One rank exchanges nothing; its buckets are those its gradients would fill.
+  p.buckets = sys.ranks() > 1 ? r.schedule.gradient_buckets()
+                              : int(make_buckets(prof, e.bucket_bytes, e.first_bucket_bytes, e.gradient_elem_bytes()).size());
   p.steps_per_epoch = r.shape.steps;
   p.syncs_per_epoch = r.shape.syncs;
   p.epoch_time_s = r.epoch_s;

@@ -43,6 +43,7 @@ Exchanges place_exchanges(const std::vector<StepSchedule>& kinds, const std::vec
                           const std::string& label, bool sync) {
   Exchanges x;
   x.waits.assign(kinds.size(), Waits{});
+  x.phases.reserve(kinds.front().buckets.size());
   const StepSchedule& s0 = kinds.front();
   // An exchange is reached after the waits the pass has met before its position.
   const auto ready_of = [&](std::size_t k, std::size_t i) {
@@ -90,6 +91,7 @@ StepTiming rank_step(const StepSchedule& s, bool sync, const Exchanges& x, std::
   Seconds stream_free = 0;
   for (const Phase& p : x.phases) stream_free = p.end_s;
   t.comm_s = x.comm_s;
+  t.phases.reserve(x.phases.size() + 5);  // forward, backward, the update, the framework, input wait
   t.interference_s = interference_s(s, x.overlapping, fwd_end, bwd_end);
   const Seconds bwd_done = bwd_end + t.interference_s;
   t.phases.push_back({"forward", Lane::Compute, 0, fwd_end});

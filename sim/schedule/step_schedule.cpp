@@ -9,24 +9,31 @@ inline namespace schedule_layer {
 std::vector<Bucket> make_buckets(const ComputeProfile& prof, Bytes bucket_bytes, Bytes first_bucket_bytes,
                                  double elem_bytes) {
   std::vector<Bucket> buckets;
-  Bucket open;
-  Seconds t = 0;
+  // The open bucket in locals (registers) and written without a branch on whether a layer has
+  // gradients, which a model's mix of layers would mispredict; a bucket closes only after a layer
+  // that added to it (the sum does not move otherwise).
+  Bytes bytes = 0;
+  Seconds t = 0, ready = 0;
+  int first = 0, last = 0, tensors = 0;
+  const auto close = [&] {
+    Bucket b;
+    b.bytes = bytes, b.ready_s = ready, b.first_layer = first, b.last_layer = last, b.tensors = tensors;
+    buckets.push_back(b);
+    bytes = 0, tensors = 0;
+  };
   for (int i = int(prof.layers.size()) - 1; i >= 0; --i) {
-    const LayerCost& l = prof.layers[i];
+    const LayerCost& l = prof.layers[std::size_t(i)];
     t += l.bwd_s;
-    if (l.grad_elems <= 0) continue;
-    if (open.bytes == 0) open.last_layer = i;
-    open.first_layer = i;
-    open.bytes += l.grad_elems * elem_bytes;
-    open.tensors += l.grad_tensors;
-    open.ready_s = t;
+    const bool grads = l.grad_elems > 0;
+    last = grads && bytes == 0 ? i : last;
+    first = grads ? i : first;
+    bytes += grads ? l.grad_elems * elem_bytes : 0.0;
+    tensors += grads ? l.grad_tensors : 0;
+    ready = grads ? t : ready;
     const Bytes cap = buckets.empty() && first_bucket_bytes > 0 ? first_bucket_bytes : bucket_bytes;
-    if (cap > 0 && open.bytes >= cap) {
-      buckets.push_back(open);
-      open = Bucket{};
-    }
+    if (cap > 0 && bytes >= cap) close();
   }
-  if (open.bytes > 0) buckets.push_back(open);
+  if (bytes > 0) close();
   return buckets;
 }
 
@@ -187,12 +194,13 @@ StepSchedule build_schedule(const ComputeProfile& prof, const Execution& exec, S
                             const LibraryCosts& library, const FrameworkCosts& framework, int gpus_per_node) {
   StepSchedule s;
   s.input_s = input_s;
-  s.forward_s = prof.forward_s();
-  s.backward_s = prof.backward_s();
+  const ComputeProfile::Passes passes = prof.passes();
+  s.forward_s = passes.forward_s;
+  s.backward_s = passes.backward_s;
   const bool sharded = exec.sharding != Sharding::None && ranks > 1;
   if (sharded)
     s.buckets = sharded_exchanges(prof, exec, ranks, gpus_per_node);
-  else
+  else if (ranks > 1)  // one rank exchanges nothing
     s.buckets = launch_order(exec.sync_batchnorm && ranks > 1 ? sync_norm_exchanges(prof, ranks) : std::vector<Bucket>{},
                              make_buckets(prof, exec.bucket_bytes, exec.first_bucket_bytes, exec.gradient_elem_bytes()),
                              exec.overlap);

@@ -112,7 +112,8 @@ std::vector<Bucket> sync_norm_exchanges(const ComputeProfile& prof, int ranks);
 // Parameters move in the working precision, gradients in the gradients' (Execution).
 std::vector<Bucket> sharded_exchanges(const ComputeProfile& prof, const Execution& exec, int ranks, int gpus_per_node);
 
-// `ranks`: the ranks the step's exchanges run among (for a synchronised layer's allgather);
+// `ranks`: the ranks the step's exchanges run among (for a synchronised layer's allgather; one
+// rank: no exchanges, no buckets);
 // `gpus_per_node`: a node's (fsdp_hybrid's shard group).
 StepSchedule build_schedule(const ComputeProfile& prof, const Execution& exec, Seconds input_s, int ranks,
                             const LibraryCosts& library, const FrameworkCosts& framework = FrameworkCosts{},
