@@ -353,3 +353,31 @@ TEST(Uncertainty, CoverageOfTheBundledSets) {
   EXPECT_LE(r.share(), 0.90);
   EXPECT_GE(r.median_half_width(), 0.15);
 }
+
+// A compute time measured at one batch and asked at another: the interval widens with the octaves
+// between the two (predict/uncertainty.hpp kBatchOctaveLogTimeP10/P90), in either direction; asked
+// at the measured batch, or between two batches a calibration file measured, there is no such input.
+TEST(Uncertainty, ComputeAtAnotherBatchWidensWithTheOctaves) {
+  const auto extrapolation = [](int batch) -> std::optional<std::pair<double, double>> {
+    for (const auto& in : ddlsim::uncertain_inputs(testutil::scenario_default(
+             {"--cluster.nodes=1", "--cluster.gpus_per_node=1", "--compute.throughput=300",
+              "--compute.throughput_batch=256", "--training.batch_per_gpu=" + std::to_string(batch)})))
+      if (in.name == "batch extrapolation") return std::make_pair(in.lo, in.hi);
+    return std::nullopt;
+  };
+  EXPECT_FALSE(extrapolation(256));
+  const auto four_times_smaller = extrapolation(64);
+  ASSERT_TRUE(four_times_smaller);
+  EXPECT_DOUBLE_EQ(four_times_smaller->first, std::exp(2 * ddlsim::kBatchOctaveLogTimeP10));
+  EXPECT_DOUBLE_EQ(four_times_smaller->second, std::exp(2 * ddlsim::kBatchOctaveLogTimeP90));
+  EXPECT_EQ(extrapolation(1024), four_times_smaller);  // as far the other way
+  const auto width = [](int batch) {
+    const Scenario sc = testutil::scenario_default({"--cluster.nodes=1", "--cluster.gpus_per_node=1",
+                                                    "--compute.throughput=300", "--compute.throughput_batch=256",
+                                                    "--training.batch_per_gpu=" + std::to_string(batch)});
+    const ddlsim::Band b = ddlsim::prediction_uncertainty(sc, ddlsim::predict(sc)).step_time_s;
+    return std::log(b.p90 / b.p10);
+  };
+  EXPECT_LT(width(256), width(128));
+  EXPECT_LT(width(128), width(32));
+}

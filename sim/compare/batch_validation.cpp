@@ -47,17 +47,22 @@ std::string series_label(const MeasuredConfig& c) {
   return s;
 }
 
-// Per-GPU samples/s of each configuration as predicted from its scenario; the scenario must run one GPU.
-std::vector<double> predicted(const MeasuredSet& set, const Settings& base, const std::string& folder) {
-  const std::vector<Scenario> scs = resolve_configs(set, base, folder);
-  for (std::size_t i = 0; i < scs.size(); ++i)
-    if (scs[i].system.ranks() != 1)
-      throw InputError(set.configs[i].values.front().origin + ": the row runs " + std::to_string(scs[i].system.ranks()) +
+// Each configuration predicted from its scenario (per-GPU samples/s); the scenario must run one GPU.
+struct Predicted {
+  std::vector<Scenario> scenarios;
+  Comparison comparison;
+  double samples_per_s(std::size_t i) const { return comparison.rows[i].predicted; }
+};
+Predicted predicted(const MeasuredSet& set, const Settings& base, const std::string& folder) {
+  Predicted p;
+  p.scenarios = resolve_configs(set, base, folder);
+  for (std::size_t i = 0; i < p.scenarios.size(); ++i)
+    if (p.scenarios[i].system.ranks() != 1)
+      throw InputError(set.configs[i].values.front().origin + ": the row runs " +
+                       std::to_string(p.scenarios[i].system.ranks()) +
                        " GPUs; expected one (cluster.nodes = cluster.gpus_per_node = 1)");
-  const Comparison c = compare_predictions(set, scs);
-  std::vector<double> out;
-  for (const auto& r : c.rows) out.push_back(r.predicted);
-  return out;
+  p.comparison = compare_predictions(set, p.scenarios);
+  return p;
 }
 
 // One group's rows (one scenario, one role) as series.
@@ -65,7 +70,7 @@ std::vector<BatchSeries> run_group(const CsvTable& group_rows, const std::string
                                    const std::vector<std::string>& overrides) {
   const MeasuredSet set = read_measured(group_rows, {}, "samples_per_s");
   const Settings base = read_scenario(folder + "/" + scenario, overrides).settings;
-  const std::vector<double> prior = predicted(set, base, folder);
+  const Predicted prior = predicted(set, base, folder);
   std::map<std::string, std::vector<std::size_t>> by_series;
   std::vector<std::string> order;
   for (std::size_t i = 0; i < set.configs.size(); ++i) {
@@ -88,15 +93,18 @@ std::vector<BatchSeries> run_group(const CsvTable& group_rows, const std::string
       c.values.push_back({"compute.throughput_batch", std::to_string(batch_of(cal)), origin});
       calibrated.configs.push_back(c);
     }
-    const std::vector<double> after = predicted(calibrated, base, folder);
+    const Predicted after = predicted(calibrated, base, folder);
     BatchSeries s;
     s.label = label;
     s.calibrated_batch = batch_of(cal);
+    s.coverage = interval_coverage(after.comparison, after.scenarios,
+                                   [&](const ComparedConfig& r) { return batch_of(r.measured) != s.calibrated_batch; });
     for (std::size_t k = 0; k < idx.size(); ++k) {
       const MeasuredConfig& c = set.configs[idx[k]];
       const int b = batch_of(c);
       if (k > 0 && b == s.calibrated_batch) continue;
-      s.points.push_back({b, c.mean, prior[idx[k]], after[k], k == 0 ? "" : batch_band(s.calibrated_batch, b)});
+      s.points.push_back({b, c.mean, prior.samples_per_s(idx[k]), after.samples_per_s(k),
+                          k == 0 ? "" : batch_band(s.calibrated_batch, b)});
     }
     out.push_back(s);
   }
@@ -156,7 +164,10 @@ BatchValidation run_batch_validation(const std::string& folder, const std::vecto
       v.series.push_back(s);
     }
   }
-  for (const BatchSeries& s : v.series) (s.role == "dev" ? dev : held).push_back(&s);
+  for (const BatchSeries& s : v.series) {
+    (s.role == "dev" ? dev : held).push_back(&s);
+    (s.role == "dev" ? v.dev_coverage : v.held_out_coverage).add(s.coverage);
+  }
   v.dev = pool(dev);
   v.held_out = pool(held);
   return v;
@@ -171,6 +182,13 @@ std::string bands_md(const std::vector<BatchBand>& bands) {
     t += fmt::format("| {} | {} | {} | {} | {} |\n", b.band, b.calibrated.n, mape_bias_cell(b.a_priori),
                      mape_bias_cell(b.calibrated), mape_bias_cell(b.baseline));
   return t;
+}
+
+std::string coverage_md(const Coverage& c) {
+  if (c.n == 0) return "";
+  return fmt::format("\nThe calibrated predictions' 80 % interval holds {} of the {} smaller batches ({:.0f} %), median "
+                     "half-width {:.1f} %.\n",
+                     c.inside, c.n, 100 * c.share(), 100 * c.median_half_width());
 }
 
 std::string signed_pct(double predicted, double measured) {
@@ -198,8 +216,14 @@ std::string render_batch_validation(const BatchValidation& v, Format f) {
       j["series"].push_back({{"group", s.group}, {"role", s.role}, {"series", s.label}, {"source", s.source},
                              {"calibrated_batch", s.calibrated_batch}, {"points", pts}});
     }
+    const auto coverage = [](const Coverage& c) {
+      return nlohmann::ordered_json{{"n", c.n}, {"inside", c.inside},
+                                    {"median_half_width", c.n ? c.median_half_width() : 0.0}};
+    };
     j["dev"] = bands(v.dev);
     j["held_out"] = bands(v.held_out);
+    j["dev_interval_coverage"] = coverage(v.dev_coverage);
+    j["held_out_interval_coverage"] = coverage(v.held_out_coverage);
     return j.dump(2) + "\n";
   }
   std::string out =
@@ -210,9 +234,12 @@ std::string render_batch_validation(const BatchValidation& v, Format f) {
       "calibrated at its largest batch (`compute.throughput` and `compute.throughput_batch` from that row)\n"
       "and its smaller batches predicted. Per factor of batch change: throughput MAPE (bias, the mean signed\n"
       "error, both %; negative: ddlsim too slow), beside the roofline alone and the throughput a GPU\n"
-      "measured at the largest batch.\n";
-  out += "\n## Development sources, pooled\n\n" + bands_md(v.dev);
-  out += "\n## Held-out source, pooled (set aside before its numbers were looked at)\n\n" + bands_md(v.held_out);
+      "measured at the largest batch; then how often the calibrated prediction's 80 % interval holds the\n"
+      "measurement (the interval widens with the octaves between the asked batch and the calibrated one, at\n"
+      "the development series' own rate: predict/uncertainty.hpp kBatchOctaveLogTimeP10/P90).\n";
+  out += "\n## Development sources, pooled\n\n" + bands_md(v.dev) + coverage_md(v.dev_coverage);
+  out += "\n## Held-out source, pooled (set aside before its numbers were looked at)\n\n" + bands_md(v.held_out) +
+         coverage_md(v.held_out_coverage);
   for (const BatchSeries& s : v.series) {
     out += fmt::format("\n## {} ({})\n\n`{}`; calibrated at batch {}; source: {}\n\n", s.group,
                        s.role == "dev" ? "development" : "held out", s.label, s.calibrated_batch, s.source);

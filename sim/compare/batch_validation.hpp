@@ -4,13 +4,15 @@
 // training.batch_per_gpu. Each series is calibrated at its largest batch (compute.throughput and
 // compute.throughput_batch from that row) and its smaller batches predicted, scored per factor of
 // batch change (x2, x4, x8, x16 and more) beside the roofline alone (a priori) and the naive
-// baseline "the throughput a GPU measured at the calibrated batch". Development rows and held-out
-// ones (role held_out: set aside before their numbers were looked at) are pooled apart.
+// baseline "the throughput a GPU measured at the calibrated batch", and how often the calibrated
+// prediction's 80 % interval holds the measurement. Development rows and held-out ones (role
+// held_out: set aside before their numbers were looked at) are pooled apart.
 #pragma once
 #include <string>
 #include <vector>
 
 #include "compare/comparison.hpp"
+#include "compare/coverage.hpp"
 #include "report/report.hpp"
 
 namespace ddlsim {
@@ -28,6 +30,8 @@ struct BatchSeries {
   std::string group, role, source, label;  // label: the series' keys but the batch
   int calibrated_batch = 0;
   std::vector<BatchPoint> points;          // by falling batch; the first is the calibration row
+  Coverage coverage;  // the calibrated predictions' 80 % intervals (predict/uncertainty.hpp) over the
+                      // smaller batches
 };
 
 struct BatchBand {
@@ -38,6 +42,7 @@ struct BatchBand {
 struct BatchValidation {
   std::vector<BatchSeries> series;
   std::vector<BatchBand> dev, held_out;
+  Coverage dev_coverage, held_out_coverage;
 };
 
 // The factor band of a change of batch from `calibrated` down to `batch`: x2, x4, x8 or x16+

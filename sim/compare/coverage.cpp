@@ -32,10 +32,15 @@ double Coverage::median_half_width() const {
 }
 
 Coverage interval_coverage(const Comparison& cmp, const std::vector<Scenario>& scs, bool multi_gpu_only) {
+  return interval_coverage(cmp, scs, [&](const ComparedConfig& r) { return !multi_gpu_only || r.prediction.ranks > 1; });
+}
+
+Coverage interval_coverage(const Comparison& cmp, const std::vector<Scenario>& scs,
+                           const std::function<bool(const ComparedConfig&)>& counts) {
   Coverage c;
   for (std::size_t i = 0; i < cmp.rows.size() && i < scs.size(); ++i) {
     const Prediction& p = cmp.rows[i].prediction;
-    if (multi_gpu_only && p.ranks <= 1) continue;
+    if (!counts(cmp.rows[i])) continue;
     const Band b = band_of(prediction_uncertainty(scs[i], p), cmp.metric);
     const double measured = cmp.rows[i].measured.mean;
     ++c.n;

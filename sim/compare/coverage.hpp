@@ -1,6 +1,7 @@
 // How often the 80 % interval of a prediction (predict/uncertainty.hpp) holds the measured value:
 // the share of rows inside it, and the median relative half-width (p90 - p10) / 2 / point.
 #pragma once
+#include <functional>
 #include <vector>
 
 #include "compare/comparison.hpp"
@@ -21,6 +22,9 @@ struct Coverage {
 // The interval of each compared row (its prediction from scs[i]); `multi_gpu_only` skips the rows
 // of one rank (a 1-GPU calibration reproduces them by construction).
 Coverage interval_coverage(const Comparison& c, const std::vector<Scenario>& scs, bool multi_gpu_only);
+// The same over the rows `counts` takes.
+Coverage interval_coverage(const Comparison& c, const std::vector<Scenario>& scs,
+                           const std::function<bool(const ComparedConfig&)>& counts);
 
 }  // namespace compare_layer
 }  // namespace ddlsim

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 #include "cost/stragglers.hpp"
 #include "predict/prediction.hpp"
@@ -60,6 +61,34 @@ UncertainInput measured_compute() {
           "the speed spread between GPUs of one model (Sinha et al., SC22; cost/stragglers.hpp)",
           "compute.device_spread, measured on the cluster's own GPUs",
           [](Scenario& s, double f) { s.system.compute.time_factor = f; }};
+}
+
+// A compute time measured at one batch (a calibration file of one batch, compute.throughput at
+// compute.throughput_batch) and asked at another is carried there by the roofline's shape; how far
+// that holds grows with the distance, `octaves` = |log2(batch / measured batch)|: the batch set's
+// development series (uncertainty.hpp kBatchOctaveLogTimeP10/P90) per octave.
+UncertainInput batch_extrapolation(double octaves, int measured_batch) {
+  return {"batch extrapolation", "x compute time", std::exp(octaves * kBatchOctaveLogTimeP10),
+          std::exp(octaves * kBatchOctaveLogTimeP90),
+          "measured at batch " + std::to_string(measured_batch) +
+              "; the batch set's development series, measured / predicted time per octave of batch change "
+              "(scenarios/validation/batch)",
+          "ddlsim calibrate at several batches around this one (--batch), or compute.throughput at this batch",
+          [](Scenario& s, double f) { s.system.compute.time_factor *= f; }};
+}
+
+// The measured batch nearest the scenario's, and how many octaves away (0: measured there, or
+// between two measured batches of a calibration file, which it interpolates).
+std::pair<int, double> measured_batch_distance(const ComputeTuning& c, int batch) {
+  std::vector<int> measured;
+  if (c.calibration) measured = c.calibration->batches();
+  else if (c.measured_samples_per_s > 0) measured = {c.measured_batch};
+  if (measured.empty() || batch <= 0) return {0, 0.0};
+  if (measured.size() > 1 && batch >= measured.front() && batch <= measured.back()) return {batch, 0.0};
+  int nearest = measured.front();
+  for (int b : measured)
+    if (std::abs(std::log2(double(batch) / b)) < std::abs(std::log2(double(batch) / nearest))) nearest = b;
+  return {nearest, std::abs(std::log2(double(batch) / nearest))};
 }
 
 // Two clusters of the same parts (H100 SXM nodes, eight 400 Gb/s InfiniBand rails a node:
@@ -208,6 +237,8 @@ std::vector<UncertainInput> uncertain_inputs(const Scenario& sc) {
   if (!c.cpu_ranks()) {
     const bool measured = c.calibration || c.measured_samples_per_s > 0;
     if (measured && sc.left_default("compute.device_spread")) out.push_back(measured_compute());
+    const auto [measured_batch, octaves] = measured_batch_distance(c, sc.execution.batch_per_gpu);
+    if (measured && octaves > 0) out.push_back(batch_extrapolation(octaves, measured_batch));
     if (!measured) out.push_back(roofline_compute(sys.device.name, sc.execution.precision));
   }
   if (!c.cpu_ranks() && sys.device.shared_board_clock_floor < 1 && sys.cluster.gpus_per_node > 1)

@@ -77,6 +77,13 @@ inline constexpr double kKeplerRooflineTimeP10 = 1.981;
 inline constexpr double kKeplerRooflineTimeP90 = 2.214;
 inline constexpr double kVoltaRooflineTimeP10 = 0.994;
 inline constexpr double kVoltaRooflineTimeP90 = 1.244;
+// ... of a compute time measured at one batch and asked at another, per octave of the batch change
+// (|log2(batch / measured batch)|), as the natural logarithm of measured / predicted time: the
+// development series of scenarios/validation/batch, each calibrated at its largest batch
+// (`validate --set batch`, 27 smaller batches, x1.5 to x128), that ratio's log over the octaves.
+// A compute time k octaves away spans exp(k x P10) to exp(k x P90) times the predicted one.
+inline constexpr double kBatchOctaveLogTimeP10 = -0.00415;
+inline constexpr double kBatchOctaveLogTimeP90 = 0.05122;
 // ... of an NCCL allreduce of 1 MiB or more across nodes, measured time / ddlsim's a priori time,
 // over the development logs of scenarios/validation/nccl (the held-out systems left out).
 inline constexpr double kNcclTimeP10 = 0.920;
