@@ -6,6 +6,8 @@
 // 1 rank (the compute calibration: compute.throughput = batch / step) and with 2; the network is
 // calibrated with `ddlsim netbench --library gloo` + `ddlsim netfit`; `ddlsim compare` predicts the
 // 2-rank step with both backends. It must be within 10 % MAPE and better than linear scaling.
+// The same loop runs ZeRO-3 written out on gloo (calibration/torch/sharded_runner.py: units of
+// 1 MiB, one prefetched both ways; training.sharding = zero3 from its CSV) in place of DDP.
 // Configurations: mobilenet_v2 (torchvision, 10 classes, 8.9 MB of gradients) at 32x32 batch 16
 // (communication-bound) and 64x64 batch 32 (compute closer to the exchange), DDP buckets of 1 MiB
 // (bucket_cap_mb = 1 = comm.bucket_mb): DDP's first bucket is 1 MiB whatever the cap
@@ -30,7 +32,8 @@ namespace {
 const std::string kSrc = testutil::source_dir();
 const std::string kScript = kSrc + "/calibration/netns_testbed.sh";
 const std::string kAgent = kSrc + "/calibration/netns_rsh_agent.sh";
-const std::string kRunner = kSrc + "/calibration/torch/ddp_runner.py";
+const std::string kDdpRunner = kSrc + "/calibration/torch/ddp_runner.py";
+const std::string kShardedRunner = kSrc + "/calibration/torch/sharded_runner.py";
 const std::string kPython = "/usr/bin/python3";
 
 int sh(const std::string& cmd) { return std::system(("{ " + cmd + "; } >/dev/null 2>&1").c_str()); }
@@ -69,8 +72,9 @@ struct Config {
 };
 const Config kConfigs[] = {{32, 16}, {64, 32}};
 
-std::string runner_args(const Config& c, const std::string& csv, const std::string& pin, int warmup = 2, int steps = 6) {
-  return kRunner + " --model mobilenet_v2 --classes 10 --input-size " + std::to_string(c.size) + " --batch " +
+std::string runner_args(const std::string& runner, const Config& c, const std::string& csv, const std::string& pin,
+                        int warmup = 2, int steps = 6) {
+  return runner + " --model mobilenet_v2 --classes 10 --input-size " + std::to_string(c.size) + " --batch " +
          std::to_string(c.batch) + " --bucket-mb 1 --warmup " + std::to_string(warmup) + " --steps " +
          std::to_string(steps) + " --nosync-steps 0 --allreduce-reps 0 --pin " + pin + " --append --csv " + csv;
 }
@@ -80,21 +84,22 @@ std::string runner_args(const Config& c, const std::string& csv, const std::stri
 // machine as the 2-rank ranks do (a lone rank would compute faster: shared caches, memory
 // bandwidth, whatever else runs on the machine). The twin runs longer (more warm-up and steps) so
 // that it is busy during all of the first one's timed steps.
-std::string one_rank(const Config& c, const std::string& csv) {
+std::string one_rank(const std::string& runner, const Config& c, const std::string& csv) {
   const int port = 20000 + 2 * (::getpid() % 10000);  // two free ports of the loopback rendezvous
-  const std::string mine = kPython + " " + runner_args(c, csv, "0") + " --master-port " + std::to_string(port);
-  const std::string twin = kPython + " " + runner_args(c, csv + ".twin", "1", 4, 12) + " --master-port " + std::to_string(port + 1);
+  const std::string mine = kPython + " " + runner_args(runner, c, csv, "0") + " --master-port " + std::to_string(port);
+  const std::string twin = kPython + " " + runner_args(runner, c, csv + ".twin", "1", 4, 12) + " --master-port " +
+                           std::to_string(port + 1);
   return "timeout 200 sh -c '" + twin + " & t=$!; " + mine + "; m=$?; wait $t && [ $m = 0 ]'";
 }
 
 // 1 rank here, then 2 in the namespaces (each pinned to its own core); every row into `csv`.
 // The 1-rank calibration is taken before and after the 2-rank run (two rows: compare averages
 // them as replications), so that a change of the machine's load during the run shows in both.
-bool measure(const Testbed& bed, const std::string& csv, std::string& log) {
+bool measure(const Testbed& bed, const std::string& runner, const std::string& csv, std::string& log) {
   for (const auto& c : kConfigs) {
-    const std::string two = "timeout 200 " + bed.mpirun() + " " + kPython + " " + runner_args(c, csv, "rank") +
+    const std::string two = "timeout 200 " + bed.mpirun() + " " + kPython + " " + runner_args(runner, c, csv, "rank") +
                             " --master-addr " + bed.master();
-    for (const std::string& cmd : {one_rank(c, csv), two, one_rank(c, csv)}) {
+    for (const std::string& cmd : {one_rank(runner, c, csv), two, one_rank(runner, c, csv)}) {
       const auto r = testutil::run_shell(cmd + " 2>&1");
       log += r.out;
       if (r.code == 0) continue;
@@ -179,11 +184,11 @@ struct Loop {
   nlohmann::json analytic, simgrid;
 };
 
-Loop run_loop(const Testbed& bed) {
+Loop run_loop(const Testbed& bed, const std::string& runner) {
   Loop l;
   testutil::TempFile dir("measured.csv");
   const std::string xml = dir.dir() + "/fitted.xml", measured = dir.dir() + "/compare.csv";
-  if (!measure(bed, dir.path(), l.log) || !calibrate_network(bed, dir.dir(), xml, l.log)) return l;
+  if (!measure(bed, runner, dir.path(), l.log) || !calibrate_network(bed, dir.dir(), xml, l.log)) return l;
   std::ofstream(measured) << with_throughput(testutil::slurp(dir.path()), l.spread);
   l.analytic = compare(measured, xml, "analytic", dir.dir(), l.log);
   l.simgrid = compare(measured, xml, "simgrid", dir.dir(), l.log);
@@ -219,16 +224,14 @@ void print_table(const Loop& l) {
                              100 * (*c)["baseline_scaled"]["mape"].get<double>());
 }
 
-}  // namespace
-
 // A second loop (measure, calibrate, predict) runs only when the first misses (a busy 2-core
 // machine disturbs a measurement now and then); both are printed.
-TEST(ClosedLoop, DdpGlooStepPredictedWithin10PercentAndBetterThanLinear) {
+void expect_loop_within_10_percent(const std::string& runner) {
   Testbed bed;
   if (!bed.why_not.empty()) GTEST_SKIP() << "skipped: " << bed.why_not;
   Loop l;
   for (int attempt = 0; attempt < 2; ++attempt) {
-    l = run_loop(bed);
+    l = run_loop(bed, runner);
     std::cout << l.log;
     if (!l.ok) continue;
     print_table(l);
@@ -240,4 +243,13 @@ TEST(ClosedLoop, DdpGlooStepPredictedWithin10PercentAndBetterThanLinear) {
     EXPECT_LE((*c)["model_scaled"]["mape"].get<double>(), 0.10);
     EXPECT_LT((*c)["model_scaled"]["mape"].get<double>(), (*c)["baseline_scaled"]["mape"].get<double>());
   }
+}
+
+}  // namespace
+
+TEST(ClosedLoop, DdpGlooStepPredictedWithin10PercentAndBetterThanLinear) { expect_loop_within_10_percent(kDdpRunner); }
+
+// ZeRO-3 on gloo: per unit, gathers before each pass and a reduce-scatter after the backward.
+TEST(ClosedLoop, ShardedGlooStepPredictedWithin10PercentAndBetterThanLinear) {
+  expect_loop_within_10_percent(kShardedRunner);
 }

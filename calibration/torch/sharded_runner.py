@@ -7,12 +7,14 @@ Why by hand: Debian's PyTorch 1.13 runs FSDP on GPUs only (its FullyShardedDataP
 does not support CPU only execution"; under Python 3.11 it does not even import), and its gloo has
 no reduce-scatter. So, per unit (consecutive parameterised modules from the last, closed once they
 hold --bucket-mb of FP32 parameters: ddlsim's units, comm.bucket_mb):
-  forward   the unit's parameters all-gathered (dist.all_gather of every rank's shard) before its
-            first module runs; the next unit's gather issued then (one unit prefetched)
+  forward   the unit's parameters all-gathered (every rank's shard) before its first module runs;
+            the next unit's gather issued then (one unit prefetched)
   backward  gathered again when the gradient reaches the unit's output, the next unit's issued then;
             once every parameter of the unit has its gradient, the flat gradient is reduce-scattered
             as an all-to-all (each rank receives every rank's piece of its own shard: the bytes of a
             ring reduce-scatter) and summed
+Both exchanges are point-to-point operations posted at once, every receive before any send (see
+`exchange`): the bytes each rank's link carries are a ring's.
   update    SGD with momentum 0.9 on the shard (the averaged gradient), as ddlsim's default optimizer
 Parameters stay allocated whole (memory is not what this measures); a gather overwrites them with
 the gathered values through `.data`, so autograd's saved tensors are untouched. The modules are taken
@@ -27,6 +29,31 @@ import ddlsim_dist as dd
 import ddp_runner as dr
 
 HEADER = dr.HEADER + ["training.sharding", "comm.prefetch"]
+
+
+class Posted:
+    """Point-to-point operations posted together; wait() waits for every one."""
+
+    def __init__(self, works):
+        self.works = works
+
+    def wait(self):
+        for w in self.works:
+            w.wait()
+
+
+def exchange(dist, recvs, sends, tag):
+    """Posts every receive, then every send ((peer, tensor) pairs). gloo's TCP pair writes a send's
+    payload only once the peer's NOTIFY_RECV_READY has arrived, and that notification travels on the
+    same socket as the peer's own payloads (gloo/transport/tcp/pair.cc, Pair::send and
+    handleRemotePendingRecv): two ranks that each post a send before their receive, as gloo's
+    all_gather and all_to_all do, race, and the loser's receive notice waits behind its whole payload,
+    so the two directions run one after the other. Measured on the namespace testbed (2 ranks, 100
+    Mbit/s, 4.45 MB each way, 16 tries each): send first 373-457 ms or 735-740 ms (6 of 16), receive
+    first 375-392 ms every time (docs/design.md)."""
+    works = [dist.irecv(t, src=peer, tag=tag) for peer, t in recvs]
+    works += [dist.isend(t, dst=peer, tag=tag) for peer, t in sends]
+    return Posted(works)
 
 
 class Unit:
@@ -85,7 +112,9 @@ class ShardedTrainer:
         if self.world == 1 or u.gather_work is not None:
             return
         pieces = list(u.recv.chunk(self.world))
-        u.gather_work = self.dist.all_gather(pieces, u.shard.data, async_op=True)
+        pieces[self.rank].copy_(u.shard.data)
+        peers = [r for r in range(self.world) if r != self.rank]
+        u.gather_work = exchange(self.dist, [(r, pieces[r]) for r in peers], [(r, u.shard.data) for r in peers], 2 * i)
 
     def wait_gather(self, i):
         u = self.units[i]
@@ -114,7 +143,10 @@ class ShardedTrainer:
             u.shard.grad = flat[:u.per_rank].clone()
             return
         out = self.torch.empty_like(flat)
-        u.reduce_work = (self.dist.all_to_all_single(out, flat, async_op=True), out)
+        mine, theirs = list(out.chunk(self.world)), list(flat.chunk(self.world))
+        mine[self.rank].copy_(theirs[self.rank])
+        peers = [r for r in range(self.world) if r != self.rank]
+        u.reduce_work = (exchange(self.dist, [(r, mine[r]) for r in peers], [(r, theirs[r]) for r in peers], 2 * i + 1), out)
 
     def finish_reduce(self, i):
         u = self.units[i]
