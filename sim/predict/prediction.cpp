@@ -249,7 +249,7 @@ Prediction predict(const Scenario& sc, const ComputeProfiles& profiles) {
   const RankKinds kinds = rank_kinds(sys);
   const KindProfiles kp = kind_profiles(sc, kinds, profiles);
   const std::vector<const ComputeProfile*>& profs = kp.of_kind;
-  const Run r = run(sc, kinds, profs, sys.nodes, sys.cluster.gpus_per_node);
+  Run r = run(sc, kinds, profs, sys.nodes, sys.cluster.gpus_per_node);
   // The speed-up reference: one GPU of the fastest kind (the scenario's own run where that is it).
   const std::size_t fastest = extreme_kind(profs, false);
   const bool one_gpu = sys.ranks() == 1 && kinds.kinds.size() == 1;
@@ -297,7 +297,6 @@ Prediction predict(const Scenario& sc, const ComputeProfiles& profiles) {
   p.speedup = single.epoch_s / r.epoch_s;
   p.efficiency = p.speedup / p.ranks;
   p.comm_overhead = p.exposed_comm_s / p.step_time_s;
-  p.steps = r.steps;
   if (!r.steps.kind_sync.empty()) p.rank_kind = kinds.of_rank;
   p.interference_s = per_step(r, [](const StepTiming& t) { return t.interference_s; });
   p.interference = r.schedule.library.interference;
@@ -317,6 +316,7 @@ Prediction predict(const Scenario& sc, const ComputeProfiles& profiles) {
   p.memory_per_gpu_bytes = mem.total();
   p.device_memory_bytes = sys.groups.empty() ? sys.device.memory_bytes : smallest_memory(kinds);
   p.fits_in_memory = p.memory_per_gpu_bytes <= p.device_memory_bytes;
+  p.steps = std::move(r.steps);  // last: nothing reads the run after this
   check_finite(p);
   return p;
 }
