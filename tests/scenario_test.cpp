@@ -1,6 +1,8 @@
 // Scenario files and overrides: one schema, typed values, clear errors with file and line.
 #include <gtest/gtest.h>
 
+#include <fstream>
+
 #include "core/error.hpp"
 #include "predict/prediction.hpp"
 #include "scenario/resolve.hpp"
@@ -179,9 +181,9 @@ TEST(Scenario, Bf16OnAmpereAndLater) {
 
 // A memo of the last model (sweeps, planners) hands back the model the settings would build: the
 // same one while the model keys stay, a new one as soon as any of them (or where it was set) differs.
-TEST(Scenario, ModelMemoGivesTheModelTheSettingsBuild) {
-  ModelMemo memo;
-  const auto model_of = [&](const std::vector<std::string>& args, ModelMemo* m) {
+TEST(Scenario, ResolveMemoGivesTheModelTheSettingsBuild) {
+  ResolveMemo memo;
+  const auto model_of = [&](const std::vector<std::string>& args, ResolveMemo* m) {
     return resolve_scenario(read_scenario("", args).settings, ".", m).model;
   };
   const auto same = [](const Model& a, const Model& b) {
@@ -205,4 +207,32 @@ TEST(Scenario, ModelMemoGivesTheModelTheSettingsBuild) {
   }
   // A wrong value still fails where the memo holds another model.
   EXPECT_THROW(model_of({"--model.name=resnet51"}, &memo), InputError);
+}
+
+// The memo's platform file: the description a fresh read gives, kept with the file's bytes, and
+// read again once the file holds other bytes (another platform written over it).
+TEST(Scenario, ResolveMemoReadsAPlatformFileAgainOnlyWhenItsBytesChange) {
+  const std::string src = testutil::source_dir() + "/platforms/";
+  const testutil::TempFile xml("cluster.xml", testutil::slurp(src + "tupi.xml"));
+  ResolveMemo memo;
+  const auto cluster_of = [&](ResolveMemo* m) {
+    return resolve_scenario(read_scenario("", {"--cluster.platform=" + xml.path(), "--cluster.nodes=2"}).settings, ".", m)
+        .system.cluster;
+  };
+  const auto same = [](const ClusterDescription& a, const ClusterDescription& b) {
+    return a.name == b.name && a.device == b.device && a.max_nodes == b.max_nodes && a.gpus_per_node == b.gpus_per_node &&
+           a.nics == b.nics && a.intra.bw_Bps == b.intra.bw_Bps && a.inter.bw_Bps == b.inter.bw_Bps &&
+           a.inter.latency_s == b.inter.latency_s && a.xml_path == b.xml_path;
+  };
+  const ClusterDescription tupi = cluster_of(nullptr);
+  EXPECT_TRUE(same(cluster_of(&memo), tupi));
+  ASSERT_NE(memo.find_platform(xml.path(), testutil::slurp(xml.path())), nullptr);
+  EXPECT_TRUE(same(*memo.find_platform(xml.path(), testutil::slurp(xml.path())), tupi));
+  EXPECT_TRUE(same(cluster_of(&memo), tupi));  // taken from the memo
+  std::ofstream(xml.path()) << testutil::slurp(src + "poti.xml");
+  const ClusterDescription poti = cluster_of(nullptr);
+  ASSERT_FALSE(same(poti, tupi));
+  EXPECT_TRUE(same(cluster_of(&memo), poti));
+  std::ofstream(xml.path()) << "<platform version=\"4.1\"><zone";  // not a platform any more
+  EXPECT_THROW(cluster_of(&memo), InputError);
 }

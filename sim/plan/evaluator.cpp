@@ -24,7 +24,7 @@ bool same_values(const Settings& a, const Settings& b) {
 
 Scenario Evaluator::resolve_cached(const Settings& s) const {
   if (last_ && same_values(last_->first, s)) return last_->second;
-  Scenario sc = resolve_scenario(s, base_dir_, &models_);
+  Scenario sc = resolve_scenario(s, base_dir_, &resolved_);
   last_.emplace(s, sc);
   return sc;
 }

@@ -45,7 +45,7 @@ class Evaluator {
   std::string base_dir_;
   // The last resolved settings: a grid over model.params resolves each row once.
   mutable std::optional<std::pair<Settings, Scenario>> last_;
-  mutable ModelMemo models_;      // the last model built: most evaluations vary other keys
+  mutable ResolveMemo resolved_;  // the last model and platform file: most evaluations vary other keys
   mutable ProfileMemo profiles_;  // the last compute profiles, likewise
 };
 

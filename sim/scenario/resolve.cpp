@@ -5,6 +5,7 @@
 
 #include "calibration/calibration_file.hpp"
 #include "core/error.hpp"
+#include "core/files.hpp"
 #include "core/parse.hpp"
 #include "core/text.hpp"
 #include "engine/platform_reader.hpp"
@@ -311,21 +312,28 @@ ClusterDescription mixed_cluster(const Reader& r, const std::vector<NodeGroup>& 
   return c;
 }
 
-// A built-in name, or a SimGrid platform file (*.xml).
-ClusterDescription platform_of(const Reader& r, const std::string& base_dir) {
+// A built-in name, or a SimGrid platform file (*.xml): with `memo`, read once while its bytes stay
+// the same.
+ClusterDescription platform_of(const Reader& r, const std::string& base_dir, ResolveMemo* memo) {
   const std::string& name = r.text("cluster.platform");
   if (!is_platform_file(name))
     return find_cluster(name, r.where("cluster.platform"));
+  const std::string path = r.path("cluster.platform", base_dir);
   try {
-    return read_platform_file(r.path("cluster.platform", base_dir));
+    if (!memo) return read_platform_file(path);
+    std::string bytes = read_binary_file(path, "SimGrid platform file");
+    if (const ClusterDescription* kept = memo->find_platform(path, bytes)) return *kept;
+    ClusterDescription c = read_platform_file(path);
+    memo->keep_platform(path, std::move(bytes), c);
+    return c;
   } catch (const InputError& e) {
     throw InputError(r.where("cluster.platform") + ": " + e.what());
   }
 }
 
 ClusterDescription resolve_cluster(const Reader& r, const std::string& base_dir,
-                                   const std::vector<NodeGroup>& groups) {
-  ClusterDescription c = groups.empty() ? platform_of(r, base_dir) : mixed_cluster(r, groups);
+                                   const std::vector<NodeGroup>& groups, ResolveMemo* memo) {
+  ClusterDescription c = groups.empty() ? platform_of(r, base_dir, memo) : mixed_cluster(r, groups);
   if (r.given("cluster.gpus_per_node")) c.gpus_per_node = r.small_int("cluster.gpus_per_node");
   if (r.given("cluster.nics")) c.nics = r.small_int("cluster.nics");
   if (r.given("cluster.intra")) c.intra = find_link_kind(r.text("cluster.intra"), r.where("cluster.intra"), LinkPlace::Intra);
@@ -597,17 +605,17 @@ std::string model_key(const Settings& s, const std::string& base_dir) {
   return key;
 }
 
-Model memoised_model(const Reader& r, const Settings& s, const std::string& base_dir, ModelMemo* memo) {
+Model memoised_model(const Reader& r, const Settings& s, const std::string& base_dir, ResolveMemo* memo) {
   if (!memo) return resolve_model(r, base_dir);
   std::string key = model_key(s, base_dir);
-  if (const Model* m = memo->find(key)) return *m;
+  if (const Model* m = memo->find_model(key)) return *m;
   Model m = resolve_model(r, base_dir);
-  memo->keep(std::move(key), m);
+  memo->keep_model(std::move(key), m);
   return m;
 }
 }  // namespace
 
-Scenario resolve_scenario(const Settings& given, const std::string& base_dir, ModelMemo* memo) {
+Scenario resolve_scenario(const Settings& given, const std::string& base_dir, ResolveMemo* memo) {
   Settings with_set;  // a dataset's keys applied (input.dataset), only when one is named
   const Settings& settings = names_dataset(given) ? (with_set = with_dataset(given)) : given;
   const Reader r(settings);
@@ -618,7 +626,7 @@ Scenario resolve_scenario(const Settings& given, const std::string& base_dir, Mo
   sc.model = memoised_model(r, settings, base_dir, memo);
   sc.system.groups = node_groups(r);
   check_mixed_compute(r, sc.system.groups);
-  sc.system.cluster = resolve_cluster(r, base_dir, sc.system.groups);
+  sc.system.cluster = resolve_cluster(r, base_dir, sc.system.groups, memo);
   if (sc.backend == BackendKind::SimGrid && !sc.system.cluster.xml_path.empty())
     check_no_link_overrides(r, sc.system.cluster);
   sc.system.nodes = 0;

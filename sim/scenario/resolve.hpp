@@ -10,24 +10,36 @@
 namespace ddlsim {
 inline namespace scenario_layer {
 
-// The last model a run of resolutions built, kept for the next settings with the same model keys
-// (a sweep varying the cluster or the exchange builds its model once per thread). The model reads
-// the model.* keys and nothing else, so equal model.* settings (values and where they were set)
-// give the same model.
-class ModelMemo {
+// What a run of resolutions (a sweep's thread, a planner) keeps for the next settings:
+//  * the last model built, taken again for the same model keys: the model reads the model.* keys
+//    and nothing else, so equal model.* settings (values and where they were set) give the same
+//    model;
+//  * the last platform file read (cluster.platform = FILE.xml), taken again while the file holds
+//    the same bytes: reading one parses it with SimGrid in a child process (tens of milliseconds
+//    for a few hundred nodes), which a sweep on one file paid for every configuration.
+class ResolveMemo {
  public:
-  const Model* find(const std::string& key) const { return model_ && key == key_ ? &*model_ : nullptr; }
-  void keep(std::string key, const Model& m) { key_ = std::move(key), model_ = m; }
+  const Model* find_model(const std::string& key) const { return model_ && key == model_key_ ? &*model_ : nullptr; }
+  void keep_model(std::string key, const Model& m) { model_key_ = std::move(key), model_ = m; }
+  const ClusterDescription* find_platform(const std::string& path, const std::string& bytes) const {
+    return platform_ && path == platform_path_ && bytes == platform_bytes_ ? &*platform_ : nullptr;
+  }
+  void keep_platform(std::string path, std::string bytes, const ClusterDescription& c) {
+    platform_path_ = std::move(path), platform_bytes_ = std::move(bytes), platform_ = c;
+  }
 
  private:
-  std::string key_;
+  std::string model_key_;
   std::optional<Model> model_;
+  std::string platform_path_, platform_bytes_;
+  std::optional<ClusterDescription> platform_;
 };
 
 // `base_dir` resolves relative paths (model.file, cluster.platform) against the scenario file's
 // folder. A platform file (cluster.platform = NAME.xml) is read by engine/platform_reader.hpp.
-// With `memo`, the model is taken from it when its keys are the ones it kept.
-Scenario resolve_scenario(const Settings& settings, const std::string& base_dir, ModelMemo* memo = nullptr);
+// With `memo`, the model and a platform file's description are taken from it when they are the
+// ones it kept.
+Scenario resolve_scenario(const Settings& settings, const std::string& base_dir, ResolveMemo* memo = nullptr);
 
 // The folder of a file path ("" -> ".").
 std::string dir_of(const std::string& path);

@@ -102,14 +102,14 @@ bool needs_fork(const Settings& s) {
 
 // What a thread keeps from one configuration for the next: its model and compute profiles.
 struct ThreadMemo {
-  ModelMemo model;
+  ResolveMemo resolved;
   ProfileMemo profiles;
 };
 
 SweepRow run_one(Settings s, const SweepOptions& o, ThreadMemo* memo = nullptr) {
   SweepRow r{std::move(s), std::nullopt, ""};
   try {
-    const Scenario sc = resolve_scenario(r.settings, o.base_dir, memo ? &memo->model : nullptr);
+    const Scenario sc = resolve_scenario(r.settings, o.base_dir, memo ? &memo->resolved : nullptr);
     Prediction p = memo ? predict(sc, memo->profiles.profiles(sc, r.settings)) : predict(sc);
     if (o.intervals) p.uncertainty = prediction_uncertainty(sc, p);
     r.record = prediction_record(p);
@@ -143,9 +143,10 @@ struct Child {
   std::string answer;
 };
 
-Child start_child(const Settings& s, std::size_t row, const SweepOptions& o) {
+// `kept`: what the parent resolved before the fork (the child works on its own copy).
+Child start_child(const Settings& s, std::size_t row, const SweepOptions& o, ThreadMemo& kept) {
   const ChildProcess p = fork_with_pipe("sweep", [&](int fd) {
-    const SweepRow r = run_one(s, o);
+    const SweepRow r = run_one(s, o, &kept);
     const std::string out = r.record ? "ok\n" + r.record->dump() : "error\n" + r.error;
     for (std::size_t done = 0; done < out.size();) {
       const ssize_t n = ::write(fd, out.data() + done, out.size() - done);
@@ -173,13 +174,23 @@ void finish_child(Child& c, SweepRow& row) {
   }
 }
 
-// At most `jobs` children at once, their pipes read as answers arrive.
-void run_in_children(std::vector<SweepRow>& rows, const std::vector<std::size_t>& which, const SweepOptions& o) {
+// At most `jobs` children at once, their pipes read as answers arrive. The parent resolves each
+// configuration first into `kept` (the whole sweep's), so that a platform file is parsed once (by
+// the parent, the first time) and a model built once while its keys stay: the children inherit
+// what it kept. A configuration the parent cannot resolve is left to its child, which reports the
+// error.
+void run_in_children(std::vector<SweepRow>& rows, const std::vector<std::size_t>& which, const SweepOptions& o,
+                     ThreadMemo& kept) {
   std::vector<Child> running;
   std::size_t next = 0;
   while (next < which.size() || !running.empty()) {
     while (next < which.size() && int(running.size()) < std::max(o.jobs, 1)) {
-      running.push_back(start_child(rows[which[next]].settings, which[next], o));
+      const Settings& s = rows[which[next]].settings;
+      try {
+        resolve_scenario(s, o.base_dir, &kept.resolved);
+      } catch (const std::exception&) {
+      }
+      running.push_back(start_child(s, which[next], o, kept));
       ++next;
     }
     std::vector<pollfd> fds;
@@ -210,6 +221,7 @@ std::size_t sweep_window(const SweepDesign& design, std::size_t start, int jobs)
 std::size_t run_sweep(const SweepDesign& design, const SweepOptions& opts, const RowSink& sink) {
   // A window of rows at a time: threads, then (with no thread left) children, then the rows in order.
   std::size_t failed = 0;
+  ThreadMemo parent;  // what the parent resolved for the children it starts (run_in_children)
   for (std::size_t start = opts.first, end = 0; start < design.size(); start = end) {
     end = std::min(design.size(), start + sweep_window(design, start, opts.jobs));
     std::vector<SweepRow> rows(end - start);
@@ -219,7 +231,7 @@ std::size_t run_sweep(const SweepDesign& design, const SweepOptions& opts, const
       (needs_fork(rows[i - start].settings) ? forked : threaded).push_back(i - start);
     }
     run_on_threads(rows, threaded, opts);
-    run_in_children(rows, forked, opts);
+    run_in_children(rows, forked, opts, parent);
     for (std::size_t i = start; i < end; ++i) {
       if (!rows[i - start].record) ++failed;
       sink(i, rows[i - start]);
