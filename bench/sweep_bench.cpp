@@ -30,3 +30,22 @@ static void BM_SweepResNet50Configurations(benchmark::State& state) {
   state.counters["configs_per_s"] = benchmark::Counter(double(rows), benchmark::Counter::kIsRate);
 }
 BENCHMARK(BM_SweepResNet50Configurations)->Unit(benchmark::kMillisecond);
+
+// The same on a platform file (the repository's dgx1.xml, a SimGrid file of DGX-1 nodes): such
+// configurations run in child processes (a platform file is read by SimGrid in a child), and the
+// sweep's parent reads the file once for all of them (scenario/resolve.hpp ResolveMemo). 48
+// configurations, one at a time.
+static void BM_SweepOnAPlatformFile(benchmark::State& state) {
+  const std::string path = "/tmp/ddlsim_sweep_bench_file_" + std::to_string(::getpid()) + ".ini";
+  std::ofstream(path) << "[cluster]\nplatform = " DDLSIM_SOURCE_DIR "/platforms/dgx1.xml\n[model]\nname = resnet50\n"
+                         "[sweep]\ncluster.nodes = 1,2,4,8\ncomm.bucket_mb = 5,10,25,50,100,200\n"
+                         "training.batch_per_gpu = 32,64\n";
+  const SweepDesign design(read_scenario(path, {}));
+  std::remove(path.c_str());
+  SweepOptions o;
+  o.base_dir = "/tmp";
+  std::size_t rows = 0;
+  for (auto _ : state) run_sweep(design, o, [&](std::size_t, const SweepRow&) { ++rows; });
+  state.counters["configs_per_s"] = benchmark::Counter(double(rows), benchmark::Counter::kIsRate);
+}
+BENCHMARK(BM_SweepOnAPlatformFile)->Unit(benchmark::kMillisecond)->UseRealTime();  // the children's time too
