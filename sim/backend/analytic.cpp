@@ -24,7 +24,13 @@ CommTopology group_topology(const CommTopology& topo, RankGroup g) {
 std::vector<Seconds> analytic_exchange_s(const StepSchedule& s, const CommTopology& topo, const CommMethod& m) {
   std::vector<Seconds> out;
   if (topo.ranks() <= 1) return out;
-  for (const Bucket& b : s.buckets) {
+  for (std::size_t i = 0; i < s.buckets.size(); ++i) {
+    const Bucket& b = s.buckets[i];
+    // Among all the ranks, the call the schedule's NCCL residual made (StepSchedule::nccl_rounds_s).
+    if (b.group == RankGroup::All && i < s.nccl_rounds_s.size() && s.nccl_rounds_s[i] >= 0) {
+      out.push_back(s.nccl_rounds_s[i]);
+      continue;
+    }
     const CommTopology t = group_topology(topo, b.group);
     if (t.ranks() <= 1) {
       out.push_back(0);

@@ -183,16 +183,19 @@ LibraryCall library_call(const CommMethod& m, Collective c, const CommTopology& 
   as_run.steps_in_flight = m.library == Library::Nccl && m.ring_steps_in_flight;
   as_run.binary_blocks = topo.binary_blocks || m.library == Library::Gloo;
   as_run.eager_limit_bytes = eager_limit_bytes(m, topo);
-  // The choice compares ddlsim's own closed forms (nvls, nvls_tree) as the library runs them.
-  LibraryCall k{concrete_algorithm(m, c, as_run, bytes), Protocol::Simple, as_run, bytes};
-  if (!topo.nccl_protocols || topo.ranks() <= 1) return k;
-  const bool auto_allreduce =
-      c == Collective::Allreduce && m.algorithm == Algorithm::Auto && m.library == Library::Nccl;
-  k.protocol = (auto_allreduce ? nccl_allreduce_choice(as_run, bytes, m.protocol)
-                               : nccl_choice(k.algorithm, topo, bytes, m.protocol, c)).protocol;
-  k.topo = protocol_topology(as_run, k.algorithm, k.protocol);
-  k.bytes = bytes / protocol_efficiency(k.algorithm, k.protocol, topo, c);
-  return k;
+  // The choice compares ddlsim's own closed forms (nvls, nvls_tree) as the library runs them; NCCL's
+  // own allreduce choice gives the algorithm and its protocol at once.
+  const auto run_with = [&](Algorithm a, Protocol p) {
+    return LibraryCall{a, p, protocol_topology(as_run, a, p), bytes / protocol_efficiency(a, p, topo, c)};
+  };
+  const bool protocols = topo.nccl_protocols && topo.ranks() > 1;
+  if (protocols && c == Collective::Allreduce && m.algorithm == Algorithm::Auto && m.library == Library::Nccl) {
+    const NcclChoice choice = nccl_allreduce_choice(as_run, bytes, m.protocol);
+    return run_with(choice.algorithm, choice.protocol);
+  }
+  const Algorithm a = concrete_algorithm(m, c, as_run, bytes);
+  if (!protocols) return {a, Protocol::Simple, as_run, bytes};
+  return run_with(a, nccl_choice(a, topo, bytes, m.protocol, c).protocol);
 }
 
 }  // namespace cost_layer

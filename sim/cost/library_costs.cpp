@@ -40,17 +40,22 @@ BytesPerSecond host_link_Bps(const System& sys) {
 
 }  // namespace
 
-Seconds LibraryCosts::nccl_residual_s(Bytes bytes, Collective c) const {
-  if (!nccl || c == Collective::Alltoall || nccl->topo.ranks() <= 1 || bytes <= 0) return 0;
+Seconds LibraryCosts::nccl_residual_s(Bytes bytes, Collective c) const { return nccl_exchange(bytes, c).residual_s; }
+
+LibraryCosts::NcclExchange LibraryCosts::nccl_exchange(Bytes bytes, Collective c) const {
+  NcclExchange x;
+  if (!nccl || c == Collective::Alltoall || nccl->topo.ranks() <= 1 || bytes <= 0) return x;
   const LibraryCall k = library_call(nccl->method, c, nccl->topo, bytes);
+  x.rounds_s = collective_time_s(c, k.algorithm, k.topo, k.bytes);
   const bool modelled = k.algorithm == Algorithm::Ring || (k.algorithm == Algorithm::DoubleBinaryTree && c == Collective::Allreduce);
-  if (!modelled) return 0;
+  if (!modelled) return x;
   // The estimate as for NCCL's own transports: a plugin's reported latency steers the choice only
   // (protocol.hpp net_step_s), so it is left out of the time as it is of the rounds.
   CommTopology own = nccl->topo;
   own.net_plugin_latency_s = 0;
   const Seconds estimate = nccl_model_time_s(k.algorithm, own, bytes, k.protocol, c);
-  return std::max(0.0, estimate - per_call_s - collective_time_s(c, k.algorithm, k.topo, k.bytes));
+  x.residual_s = std::max(0.0, estimate - per_call_s - x.rounds_s);
+  return x;
 }
 
 LibraryCosts library_costs(const Execution& e, const System& sys, const CommTopology* topo) {

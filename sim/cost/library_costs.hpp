@@ -41,6 +41,15 @@ struct LibraryCosts {
   // do not model, as the library's own time (a network plugin's reported latency left out: it
   // steers NCCL's choice only). 0 for other algorithms, libraries, or where NCCL's latencies are off.
   Seconds nccl_residual_s(Bytes bytes, Collective c = Collective::Allreduce) const;
+
+  // One exchange as NCCL's call runs it on `nccl`'s topology: the closed form of its rounds
+  // (collective_time_s of the call library_call makes) and the residual above. rounds_s < 0 where
+  // the residual needs no call (nccl_residual_s's zero cases).
+  struct NcclExchange {
+    Seconds rounds_s = -1;
+    Seconds residual_s = 0;
+  };
+  NcclExchange nccl_exchange(Bytes bytes, Collective c = Collective::Allreduce) const;
 };
 
 // Defaults of library `l` on a GPU (no calibration, or a CUDA one).

@@ -97,16 +97,24 @@ void shard_state(MemoryEstimate& est, const Model& m, double trainable, const Ex
 }  // namespace
 
 MemoryEstimate memory_per_gpu(const Model& m, const Execution& e, bool scores_saved, int shard_ranks) {
+  return memory_per_gpu(m, model_memory(m, scores_saved, e.fw.recompute), e, shard_ranks);
+}
+
+ModelMemory model_memory(const Model& m, bool scores_saved, bool recompute) {
+  return {m.param_counts(),
+          recompute ? recomputed_saved_elems_per_sample(m, scores_saved) : saved_elems_per_sample(m, scores_saved)};
+}
+
+MemoryEstimate memory_per_gpu(const Model& m, const ModelMemory& mm, const Execution& e, int shard_ranks) {
   const bool mixed = e.precision == Precision::Mixed;
-  const Model::ParamCounts params = m.param_counts();
+  const Model::ParamCounts& params = mm.params;
   const double trainable = double(params.trainable);
   MemoryEstimate est;
   est.weights = double(params.total) * 4 + (mixed ? trainable * 2 : 0);
   est.gradients = trainable * e.gradient_elem_bytes();
   if (e.algorithm != Algorithm::ParameterServer) est.optimizer_state = trainable * optimizer_state_bytes(e.optimizer);
   if (e.sync_period > 1) est.accumulator = est.gradients;
-  const std::int64_t saved =
-      e.fw.recompute ? recomputed_saved_elems_per_sample(m, scores_saved) : saved_elems_per_sample(m, scores_saved);
+  const std::int64_t saved = mm.saved_per_sample;
   est.activations = double(saved) * e.batch_per_gpu * (mixed ? 2 : 4);
   est.comm_buffers = e.bucket_bytes > 0 ? std::min(e.bucket_bytes, est.gradients) : est.gradients;
   shard_state(est, m, trainable, e, shard_ranks);

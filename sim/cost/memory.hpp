@@ -60,6 +60,17 @@ struct MemoryEstimate {
 // or a node's GPUs for fsdp_hybrid); ignored without sharding.
 MemoryEstimate memory_per_gpu(const Model& m, const Execution& e, bool scores_saved = false, int shard_ranks = 1);
 
+// What memory_per_gpu reads of a model by walking its layers: its parameter counts, and what a
+// sample keeps for the backward pass (saved_elems_per_sample, or with `recompute` its
+// recomputed_saved_elems_per_sample). Summed once where many predictions share a model.
+struct ModelMemory {
+  Model::ParamCounts params;
+  std::int64_t saved_per_sample = 0;
+};
+ModelMemory model_memory(const Model& m, bool scores_saved, bool recompute);
+// memory_per_gpu with those sums given (`mm`: model_memory(m, scores_saved, e.fw.recompute)).
+MemoryEstimate memory_per_gpu(const Model& m, const ModelMemory& mm, const Execution& e, int shard_ranks);
+
 // The parameters of the largest unit a sharded mode gathers at once: consecutive layers from the
 // last, closed once they hold at least `unit_bytes` of gradients (`elem_bytes` each) as the
 // step's buckets are; all of them when unit_bytes is 0.

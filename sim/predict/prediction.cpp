@@ -195,6 +195,7 @@ ComputeProfiles compute_profiles(const Scenario& sc) {
   const RankKinds kinds = rank_kinds(sc.system);
   std::map<std::string, std::size_t> by_device;  // kinds on one device share its profile
   ComputeProfiles out;
+  out.model_memory = model_memory(sc.model, !sc.system.compute.fused_attention, e.fw.recompute);
   for (const RankKind& k : kinds.kinds) {
     const auto [it, fresh] = by_device.emplace(k.device.name, out.by_kind.size());
     out.by_kind.push_back(fresh ? compute_profile(sc.model, k.device, e.precision, e.batch_per_gpu, sc.system.compute,
@@ -268,10 +269,10 @@ Prediction predict(const Scenario& sc, const ComputeProfiles& profiles) {
   p.platform = sys.cluster.name;
   p.precision = to_string(e.precision);
   p.backend = to_string(sc.backend);
-  const Model::ParamCounts params = sc.model.param_counts();
+  const Model::ParamCounts& params = profiles.model_memory.params;
   p.params_total = params.total;
   p.params_trainable = params.trainable;
-  p.gradient_bytes = prof.gradient_elems() * e.gradient_elem_bytes();
+  p.gradient_bytes = double(params.trainable) * e.gradient_elem_bytes();  // every layer's grad_elems, summed
   p.nodes = sys.nodes;
   p.gpus_per_node = sys.cluster.gpus_per_node;
   p.ranks = sys.ranks();
@@ -309,7 +310,7 @@ Prediction predict(const Scenario& sc, const ComputeProfiles& profiles) {
   p.framework_mode = e.fw.mode == FrameworkMode::Eager ? "eager" : "graph";
   p.negotiation_s = r.schedule.framework.negotiation_s;
   const int shards = e.sharding == Sharding::FsdpHybrid ? sys.cluster.gpus_per_node : sys.ranks();
-  const MemoryEstimate mem = memory_per_gpu(sc.model, e, !sys.compute.fused_attention, shards);
+  const MemoryEstimate mem = memory_per_gpu(sc.model, profiles.model_memory, e, shards);
   p.optimizer = to_string(e.optimizer);
   p.sharding = to_string(e.sharding);
   p.activation_memory_bytes = mem.activations;

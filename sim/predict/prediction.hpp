@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "cost/compute.hpp"
+#include "cost/memory.hpp"
 #include "predict/rests_on.hpp"
 #include "predict/uncertainty.hpp"
 #include "schedule/step_timing.hpp"
@@ -85,6 +86,7 @@ Prediction predict(const Scenario& sc);
 // interference) can share one: predict(sc, compute_profiles(base)) equals predict(sc).
 struct ComputeProfiles {
   std::vector<ComputeProfile> by_kind;
+  ModelMemory model_memory;  // the model's sums memory_per_gpu reads (they need its layers walked)
 };
 ComputeProfiles compute_profiles(const Scenario& sc);
 Prediction predict(const Scenario& sc, const ComputeProfiles& profiles);

@@ -6,34 +6,64 @@
 namespace ddlsim {
 inline namespace schedule_layer {
 
-std::vector<Bucket> make_buckets(const ComputeProfile& prof, Bytes bucket_bytes, Bytes first_bucket_bytes,
-                                 double elem_bytes) {
-  std::vector<Bucket> buckets;
-  // The open bucket in locals (registers) and written without a branch on whether a layer has
-  // gradients, which a model's mix of layers would mispredict; a bucket closes only after a layer
-  // that added to it (the sum does not move otherwise).
+namespace {
+// The open bucket while make_buckets scans the layers from the last.
+struct OpenBucket {
   Bytes bytes = 0;
-  Seconds t = 0, ready = 0;
+  Seconds t = 0, ready = 0;  // backward time so far; when its last gradients were ready
   int first = 0, last = 0, tensors = 0;
-  const auto close = [&] {
-    Bucket b;
-    b.bytes = bytes, b.ready_s = ready, b.first_layer = first, b.last_layer = last, b.tensors = tensors;
-    buckets.push_back(b);
-    bytes = 0, tensors = 0;
-  };
-  for (int i = int(prof.layers.size()) - 1; i >= 0; --i) {
-    const LayerCost& l = prof.layers[std::size_t(i)];
+  int next = 0;  // the next layer to scan (-1: none left)
+};
+
+// Adds layers to `b` from b.next down until it holds `cap` bytes (cap > 0; it then closes) or the
+// layers end; true where it closed. Written for the machine: no call inside the loop (a call there
+// makes the compiler keep the sums in memory), no branch on whether a layer has gradients (a
+// model's mix of layers would mispredict it: a layer without adds 0 bytes, which leaves the sum as
+// it was) and no select of a time (compiled as integer moves on the sum's path). A bucket closes
+// only after a layer that added to it, so it was ready when it closed; one the layers ended was
+// ready after its first layer: the same sum again, that far.
+bool fill(const std::vector<LayerCost>& layers, Bytes cap, double elem_bytes, OpenBucket& b) {
+  Bytes bytes = b.bytes;
+  Seconds t = b.t;
+  int first = b.first, last = b.last, tensors = b.tensors, i = b.next;
+  bool closed = false;
+  for (; i >= 0 && !closed; --i) {
+    const LayerCost& l = layers[std::size_t(i)];
     t += l.bwd_s;
     const bool grads = l.grad_elems > 0;
     last = grads && bytes == 0 ? i : last;
     first = grads ? i : first;
-    bytes += grads ? l.grad_elems * elem_bytes : 0.0;
+    bytes += l.grad_elems * elem_bytes;
     tensors += grads ? l.grad_tensors : 0;
-    ready = grads ? t : ready;
-    const Bytes cap = buckets.empty() && first_bucket_bytes > 0 ? first_bucket_bytes : bucket_bytes;
-    if (cap > 0 && bytes >= cap) close();
+    closed = cap > 0 && bytes >= cap;
   }
-  if (bytes > 0) close();
+  Seconds ready = t;
+  if (!closed) {
+    ready = b.t;
+    for (int j = b.next; j >= first; --j) ready += layers[std::size_t(j)].bwd_s;
+  }
+  b = {bytes, t, ready, first, last, tensors, i};
+  return closed;
+}
+
+Bucket closed_bucket(const OpenBucket& o) {
+  Bucket b;
+  b.bytes = o.bytes, b.ready_s = o.ready, b.first_layer = o.first, b.last_layer = o.last, b.tensors = o.tensors;
+  return b;
+}
+}  // namespace
+
+std::vector<Bucket> make_buckets(const ComputeProfile& prof, Bytes bucket_bytes, Bytes first_bucket_bytes,
+                                 double elem_bytes) {
+  std::vector<Bucket> buckets;
+  OpenBucket open;
+  open.next = int(prof.layers.size()) - 1;
+  Bytes cap = first_bucket_bytes > 0 ? first_bucket_bytes : bucket_bytes;
+  while (fill(prof.layers, cap, elem_bytes, open)) {
+    buckets.push_back(closed_bucket(open));
+    open.bytes = 0, open.tensors = 0, cap = bucket_bytes;
+  }
+  if (open.bytes > 0) buckets.push_back(closed_bucket(open));
   return buckets;
 }
 
@@ -213,7 +243,11 @@ StepSchedule build_schedule(const ComputeProfile& prof, const Execution& exec, S
   s.sync_period = exec.sync_period;
   s.library = library;
   if (library.nccl)
-    for (const Bucket& b : s.buckets) s.library_residual_s.push_back(library.nccl_residual_s(b.bytes, b.collective));
+    for (const Bucket& b : s.buckets) {
+      const LibraryCosts::NcclExchange x = library.nccl_exchange(b.bytes, b.collective);
+      s.library_residual_s.push_back(x.residual_s);
+      s.nccl_rounds_s.push_back(x.rounds_s);
+    }
   s.framework = framework;
   s.framework.step_overhead_s = prof.step_overhead_s;
   return s;

@@ -54,6 +54,11 @@ struct StepSchedule {
   // Per bucket, what NCCL's own estimate of its call adds to the rounds (LibraryCosts::
   // nccl_residual_s, computed once in build_schedule); empty: nothing.
   std::vector<Seconds> library_residual_s;
+  // Per bucket, the closed form of its rounds as NCCL's call runs them on library.nccl's topology
+  // (LibraryCosts::nccl_exchange, made with the residual): the analytic backend's time for an
+  // exchange among all the ranks, which it runs on that same topology (predict builds both from
+  // one). < 0 or empty: none, the backend makes the call itself.
+  std::vector<Seconds> nccl_rounds_s;
   FrameworkCosts framework; // buffer copies and negotiation of each exchange; host time per step
 
   // What one rank spends around exchange i besides the network rounds: the call (and what NCCL's
