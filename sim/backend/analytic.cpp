@@ -26,9 +26,8 @@ std::vector<Seconds> analytic_exchange_s(const StepSchedule& s, const CommTopolo
   if (topo.ranks() <= 1) return out;
   for (std::size_t i = 0; i < s.buckets.size(); ++i) {
     const Bucket& b = s.buckets[i];
-    // Among all the ranks, the call the schedule's NCCL residual made (StepSchedule::nccl_rounds_s).
-    if (b.group == RankGroup::All && i < s.nccl_rounds_s.size() && s.nccl_rounds_s[i] >= 0) {
-      out.push_back(s.nccl_rounds_s[i]);
+    if (const auto* call = s.nccl_call(i)) {  // NCCL's call, made with its residual
+      out.push_back(call->rounds_s);
       continue;
     }
     const CommTopology t = group_topology(topo, b.group);

@@ -47,6 +47,7 @@ LibraryCosts::NcclExchange LibraryCosts::nccl_exchange(Bytes bytes, Collective c
   if (!nccl || c == Collective::Alltoall || nccl->topo.ranks() <= 1 || bytes <= 0) return x;
   const LibraryCall k = library_call(nccl->method, c, nccl->topo, bytes);
   x.rounds_s = collective_time_s(c, k.algorithm, k.topo, k.bytes);
+  x.algorithm = k.algorithm;
   const bool modelled = k.algorithm == Algorithm::Ring || (k.algorithm == Algorithm::DoubleBinaryTree && c == Collective::Allreduce);
   if (!modelled) return x;
   // The estimate as for NCCL's own transports: a plugin's reported latency steers the choice only

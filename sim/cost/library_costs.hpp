@@ -42,12 +42,13 @@ struct LibraryCosts {
   // steers NCCL's choice only). 0 for other algorithms, libraries, or where NCCL's latencies are off.
   Seconds nccl_residual_s(Bytes bytes, Collective c = Collective::Allreduce) const;
 
-  // One exchange as NCCL's call runs it on `nccl`'s topology: the closed form of its rounds
-  // (collective_time_s of the call library_call makes) and the residual above. rounds_s < 0 where
-  // the residual needs no call (nccl_residual_s's zero cases).
+  // One exchange as NCCL's call runs it on `nccl`'s topology: the algorithm library_call chose,
+  // the closed form of its rounds (collective_time_s of that call) and the residual above.
+  // rounds_s < 0 where the residual needs no call (nccl_residual_s's zero cases).
   struct NcclExchange {
     Seconds rounds_s = -1;
     Seconds residual_s = 0;
+    Algorithm algorithm = Algorithm::Ring;
   };
   NcclExchange nccl_exchange(Bytes bytes, Collective c = Collective::Allreduce) const;
 };

@@ -166,16 +166,19 @@ void check_finite(const Prediction& p) {
                        "); check for extreme values (bandwidths, latencies, sample sizes, times)");
 }
 
-// The algorithms the step's exchanges really run (auto resolves per bucket size), each once.
-std::string algorithms_run(const Scenario& sc, const std::vector<Bucket>& buckets) {
+// The algorithms the step's exchanges really run (auto resolves per bucket size), each once: NCCL's
+// call as the schedule made it, else the library's choice.
+std::string algorithms_run(const Scenario& sc, const StepSchedule& s) {
   const Execution& e = sc.execution;
   const CommTopology topo = comm_topology(sc.system, sc.system.nodes, sc.system.cluster.gpus_per_node, e.ps_servers);
   std::vector<std::string> names;
-  for (const Bucket& b : buckets) {
+  for (std::size_t i = 0; i < s.buckets.size(); ++i) {
+    const Bucket& b = s.buckets[i];
     if (b.blocking) continue;  // a synchronised layer's statistics: not the gradients' algorithm
     const CommTopology t = group_topology(topo, b.group);
     if (t.ranks() <= 1) continue;
-    const std::string a = to_string(concrete_algorithm(e.comm(), b.collective, t, b.bytes));
+    const auto* call = s.nccl_call(i);
+    const std::string a = to_string(call ? call->algorithm : concrete_algorithm(e.comm(), b.collective, t, b.bytes));
     if (std::find(names.begin(), names.end(), a) == names.end()) names.push_back(a);
   }
   std::string out;
@@ -263,7 +266,7 @@ Prediction predict(const Scenario& sc, const ComputeProfiles& profiles) {
   p.model = sc.model.name;
   p.framework = e.framework;
   p.algorithm = to_string(e.algorithm);
-  p.algorithm_run = sys.ranks() > 1 ? algorithms_run(sc, r.schedule.buckets) : "none";
+  p.algorithm_run = sys.ranks() > 1 ? algorithms_run(sc, r.schedule) : "none";
   p.library = to_string(e.library);
   p.device = device_label(sys, kinds);
   p.platform = sys.cluster.name;

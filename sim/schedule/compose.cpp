@@ -39,8 +39,16 @@ struct Exchanges {
   std::vector<Waits> waits;  // per kind: its passes held up
 };
 
-Exchanges place_exchanges(const std::vector<StepSchedule>& kinds, const std::vector<Seconds>& exchange_s,
-                          const std::string& label, bool sync) {
+// The kinds of rank's schedules, one or a mixed cluster's several, without copying them.
+struct Kinds {
+  const StepSchedule* first;
+  std::size_t count;
+  std::size_t size() const { return count; }
+  const StepSchedule& front() const { return *first; }
+  const StepSchedule& operator[](std::size_t k) const { return first[k]; }
+};
+
+Exchanges place_exchanges(Kinds kinds, const std::vector<Seconds>& exchange_s, const std::string& label, bool sync) {
   Exchanges x;
   x.waits.assign(kinds.size(), Waits{});
   x.phases.reserve(kinds.front().buckets.size());
@@ -122,7 +130,7 @@ const StepTiming& slowest(const std::vector<StepTiming>& steps) {
 
 StepTiming compose_step(const StepSchedule& s, bool sync, const std::vector<Seconds>& exchange_s,
                         const std::string& label) {
-  return rank_step(s, sync, place_exchanges({s}, exchange_s, label, sync), 0);
+  return rank_step(s, sync, place_exchanges({&s, 1}, exchange_s, label, sync), 0);
 }
 
 StepPair compose_steps(const StepSchedule& s, const std::vector<Seconds>& exchange_s, const std::string& label) {
@@ -131,8 +139,9 @@ StepPair compose_steps(const StepSchedule& s, const std::vector<Seconds>& exchan
 
 StepPair compose_steps(const RankSchedules& rs, const std::vector<Seconds>& exchange_s, const std::string& label) {
   if (rs.kinds.size() == 1) return compose_steps(rs.kinds.front(), exchange_s, label);
-  const Exchanges sync = place_exchanges(rs.kinds, exchange_s, label, true);
-  const Exchanges local = place_exchanges(rs.kinds, exchange_s, label, false);
+  const Kinds kinds{rs.kinds.data(), rs.kinds.size()};
+  const Exchanges sync = place_exchanges(kinds, exchange_s, label, true);
+  const Exchanges local = place_exchanges(kinds, exchange_s, label, false);
   StepPair out;
   for (std::size_t k = 0; k < rs.kinds.size(); ++k) {
     out.kind_sync.push_back(rank_step(rs.kinds[k], true, sync, k));

@@ -243,11 +243,7 @@ StepSchedule build_schedule(const ComputeProfile& prof, const Execution& exec, S
   s.sync_period = exec.sync_period;
   s.library = library;
   if (library.nccl)
-    for (const Bucket& b : s.buckets) {
-      const LibraryCosts::NcclExchange x = library.nccl_exchange(b.bytes, b.collective);
-      s.library_residual_s.push_back(x.residual_s);
-      s.nccl_rounds_s.push_back(x.rounds_s);
-    }
+    for (const Bucket& b : s.buckets) s.nccl_calls.push_back(library.nccl_exchange(b.bytes, b.collective));
   s.framework = framework;
   s.framework.step_overhead_s = prof.step_overhead_s;
   return s;

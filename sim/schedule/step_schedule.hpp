@@ -51,14 +51,17 @@ struct StepSchedule {
   Seconds accumulate_s = 0; // after a local (accumulating) step
   int sync_period = 1;
   LibraryCosts library;     // interference, per-call cost and host staging of each exchange
-  // Per bucket, what NCCL's own estimate of its call adds to the rounds (LibraryCosts::
-  // nccl_residual_s, computed once in build_schedule); empty: nothing.
-  std::vector<Seconds> library_residual_s;
-  // Per bucket, the closed form of its rounds as NCCL's call runs them on library.nccl's topology
-  // (LibraryCosts::nccl_exchange, made with the residual): the analytic backend's time for an
-  // exchange among all the ranks, which it runs on that same topology (predict builds both from
-  // one). < 0 or empty: none, the backend makes the call itself.
-  std::vector<Seconds> nccl_rounds_s;
+  // Per bucket, NCCL's call as library.nccl makes it (LibraryCosts::nccl_exchange, once in
+  // build_schedule): what NCCL's own estimate adds to the rounds (its residual), and the algorithm
+  // and closed form of the rounds, which an exchange among all the ranks runs on that same topology
+  // (predict builds both from one): the analytic backend's time and the algorithm a prediction
+  // names. Empty, or rounds_s < 0: none, the backend makes the call itself.
+  std::vector<LibraryCosts::NcclExchange> nccl_calls;
+  // Bucket i's call, where nccl_calls has it for the exchange's ranks; null else.
+  const LibraryCosts::NcclExchange* nccl_call(std::size_t i) const {
+    const bool made = i < nccl_calls.size() && nccl_calls[i].rounds_s >= 0 && buckets[i].group == RankGroup::All;
+    return made ? &nccl_calls[i] : nullptr;
+  }
   FrameworkCosts framework; // buffer copies and negotiation of each exchange; host time per step
 
   // What one rank spends around exchange i besides the network rounds: the call (and what NCCL's
@@ -66,7 +69,7 @@ struct StepSchedule {
   // A blocking exchange is the layer's own call: no bucket copies.
   Seconds exchange_own_s(std::size_t i) const {
     const Bucket& b = buckets[i];
-    const Seconds residual = i < library_residual_s.size() ? library_residual_s[i] : 0;
+    const Seconds residual = i < nccl_calls.size() ? nccl_calls[i].residual_s : 0;
     return library.time_factor * (library.per_call_s + residual) + library.staging_s(b.bytes) +
            (b.blocking ? 0 : framework.copies_s(b.bytes, b.tensors));
   }
