@@ -43,40 +43,45 @@ struct Run {
   Seconds epoch_s = 0;
 };
 
-Seconds compute_of(const ComputeProfile& p) {
-  const ComputeProfile::Passes passes = p.passes();
-  return passes.forward_s + passes.backward_s;
-}
+// A kind of rank's profile and its walk (both shared, or a scaled copy's own).
+struct KindProfile {
+  const ComputeProfile* profile;
+  const ProfileWalk* walk;
+  Seconds compute_s() const { return walk->passes.forward_s + walk->passes.backward_s; }
+};
 
 // The compute profile of every kind of rank (`of_kind`): its device's, times its host's slowdown;
-// a copy in `scaled` only where that factor is not 1, else the shared profile itself.
+// a copy in `scaled` (walked again) only where that factor is not 1, else the shared profile itself.
 struct KindProfiles {
   std::vector<ComputeProfile> scaled;
-  std::vector<const ComputeProfile*> of_kind;
+  std::vector<ProfileWalk> scaled_walks;
+  std::vector<KindProfile> of_kind;
 };
 
 KindProfiles kind_profiles(const Scenario& sc, const RankKinds& kinds, const ComputeProfiles& base) {
-  if (base.by_kind.size() != kinds.kinds.size())
+  if (base.by_kind.size() != kinds.kinds.size() || base.walks.size() != base.by_kind.size())
     throw std::logic_error("predict: compute profiles of another scenario (kinds of rank differ)");
   KindProfiles out;
-  out.scaled.reserve(base.by_kind.size());  // of_kind points into it
+  out.scaled.reserve(base.by_kind.size());  // of_kind points into both
+  out.scaled_walks.reserve(base.by_kind.size());
   for (std::size_t k = 0; k < base.by_kind.size(); ++k) {
     const double f = kinds.kinds[k].slowdown * sc.system.compute.time_factor;
     if (f == 1) {
-      out.of_kind.push_back(&base.by_kind[k]);
+      out.of_kind.push_back({&base.by_kind[k], &base.walks[k]});
       continue;
     }
     out.scaled.push_back(base.by_kind[k]);
     out.scaled.back().scale_by(f);
-    out.of_kind.push_back(&out.scaled.back());
+    out.scaled_walks.push_back(walk_profile(out.scaled.back(), sc.execution));
+    out.of_kind.push_back({&out.scaled.back(), &out.scaled_walks.back()});
   }
   return out;
 }
 
-std::size_t extreme_kind(const std::vector<const ComputeProfile*>& profs, bool slowest) {
+std::size_t extreme_kind(const std::vector<KindProfile>& profs, bool slowest) {
   std::size_t at = 0;
   for (std::size_t k = 1; k < profs.size(); ++k) {
-    const Seconds here = compute_of(*profs[k]), there = compute_of(*profs[at]);
+    const Seconds here = profs[k].compute_s(), there = profs[at].compute_s();
     if (slowest ? here > there : here < there) at = k;
   }
   return at;
@@ -84,7 +89,7 @@ std::size_t extreme_kind(const std::vector<const ComputeProfile*>& profs, bool s
 
 // Every kind's schedule; a kind on another device pays its own host staging (its PCIe generation)
 // and buffer copies (its memory rate). Profiles are copied only where contention scales them.
-RankSchedules kind_schedules(const Scenario& sc, const RankKinds& kinds, const std::vector<const ComputeProfile*>& profs,
+RankSchedules kind_schedules(const Scenario& sc, const RankKinds& kinds, const std::vector<KindProfile>& profs,
                              double contention, Seconds input_s, const CommTopology& topo) {
   const System& sys = sc.system;
   const int nodes = topo.nodes, gpus_per_node = topo.gpus_per_node;
@@ -92,19 +97,24 @@ RankSchedules kind_schedules(const Scenario& sc, const RankKinds& kinds, const s
   rs.of_rank = kinds.of_rank;
   for (std::size_t k = 0; k < profs.size(); ++k) {
     std::optional<ComputeProfile> contended;
-    if (contention != 1) contended.emplace(*profs[k]), contended->scale_by(contention);
+    std::optional<ProfileWalk> contended_walk;
+    if (contention != 1) {
+      contended.emplace(*profs[k].profile), contended->scale_by(contention);
+      contended_walk.emplace(walk_profile(*contended, sc.execution));
+    }
     const Device& d = kinds.kinds[k].device;
     std::optional<System> other;  // the system with this kind's device, where it is not the system's
     if (d.name != sys.device.name) other.emplace(sys), other->device = d;
     const System& own = other ? *other : sys;
-    rs.kinds.push_back(build_schedule(contended ? *contended : *profs[k], sc.execution, input_s, topo.ranks(),
+    rs.kinds.push_back(build_schedule(contended ? *contended : *profs[k].profile,
+                                      contended_walk ? *contended_walk : *profs[k].walk, sc.execution, input_s, topo.ranks(),
                                       library_costs(sc.execution, own, &topo),
                                       framework_costs(sc.execution, own, nodes, gpus_per_node), gpus_per_node));
   }
   return rs;
 }
 
-Run run(const Scenario& sc, const RankKinds& kinds, const std::vector<const ComputeProfile*>& profs, int nodes,
+Run run(const Scenario& sc, const RankKinds& kinds, const std::vector<KindProfile>& profs, int nodes,
         int gpus_per_node) {
   const Execution& e = sc.execution;
   const System& sys = sc.system;
@@ -204,6 +214,7 @@ ComputeProfiles compute_profiles(const Scenario& sc) {
     out.by_kind.push_back(fresh ? compute_profile(sc.model, k.device, e.precision, e.batch_per_gpu, sc.system.compute,
                                                   e.optimizer, e.fw)
                                 : out.by_kind[it->second]);
+    out.walks.push_back(fresh ? walk_profile(out.by_kind.back(), e) : out.walks[it->second]);
   }
   return out;
 }
@@ -252,7 +263,7 @@ Prediction predict(const Scenario& sc, const ComputeProfiles& profiles) {
   const System& sys = sc.system;
   const RankKinds kinds = rank_kinds(sys);
   const KindProfiles kp = kind_profiles(sc, kinds, profiles);
-  const std::vector<const ComputeProfile*>& profs = kp.of_kind;
+  const std::vector<KindProfile>& profs = kp.of_kind;
   Run r = run(sc, kinds, profs, sys.nodes, sys.cluster.gpus_per_node);
   // The speed-up reference: one GPU of the fastest kind (the scenario's own run where that is it).
   const std::size_t fastest = extreme_kind(profs, false);
@@ -260,7 +271,8 @@ Prediction predict(const Scenario& sc, const ComputeProfiles& profiles) {
   std::optional<Run> reference;
   if (!one_gpu) reference = run(sc, RankKinds{{kinds.kinds[fastest]}, {}}, {profs[fastest]}, 1, 1);
   const Run& single = reference ? *reference : r;
-  const ComputeProfile& prof = *profs.front();
+  const ComputeProfile& prof = *profs.front().profile;
+  const ProfileWalk& walk = *profs.front().walk;
 
   Prediction p;
   p.model = sc.model.name;
@@ -283,8 +295,9 @@ Prediction predict(const Scenario& sc, const ComputeProfiles& profiles) {
   p.global_batch = (long long)e.batch_per_gpu * p.ranks;
   p.sync_period = e.sync_period;
   // One rank exchanges nothing; its buckets are those its gradients would fill.
-  p.buckets = sys.ranks() > 1 ? r.schedule.gradient_buckets()
-                              : int(make_buckets(prof, e.bucket_bytes, e.first_bucket_bytes, e.gradient_elem_bytes()).size());
+  p.buckets = sys.ranks() > 1   ? r.schedule.gradient_buckets()
+              : walk.fuses_as(e) ? int(walk.buckets.size())
+                                 : int(make_buckets(prof, e.bucket_bytes, e.first_bucket_bytes, e.gradient_elem_bytes()).size());
   p.steps_per_epoch = r.shape.steps;
   p.syncs_per_epoch = r.shape.syncs;
   p.epoch_time_s = r.epoch_s;

@@ -9,6 +9,7 @@
 #include "cost/memory.hpp"
 #include "predict/rests_on.hpp"
 #include "predict/uncertainty.hpp"
+#include "schedule/step_schedule.hpp"
 #include "schedule/step_timing.hpp"
 #include "scenario/scenario.hpp"
 #include "scenario/settings.hpp"
@@ -86,7 +87,10 @@ Prediction predict(const Scenario& sc);
 // interference) can share one: predict(sc, compute_profiles(base)) equals predict(sc).
 struct ComputeProfiles {
   std::vector<ComputeProfile> by_kind;
-  ModelMemory model_memory;  // the model's sums memory_per_gpu reads (they need its layers walked)
+  // What the walks over the layers give, made once here: each profile's passes and buckets (as
+  // the scenario fuses its gradients), the model's sums memory_per_gpu reads.
+  std::vector<ProfileWalk> walks;
+  ModelMemory model_memory;
 };
 ComputeProfiles compute_profiles(const Scenario& sc);
 Prediction predict(const Scenario& sc, const ComputeProfiles& profiles);

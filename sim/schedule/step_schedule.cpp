@@ -220,20 +220,39 @@ int StepSchedule::gradient_buckets() const {
   return int(std::count_if(buckets.begin(), buckets.end(), [](const Bucket& b) { return !b.blocking; }));
 }
 
+ProfileWalk walk_profile(const ComputeProfile& prof, const Execution& exec) {
+  ProfileWalk w;
+  w.passes = prof.passes();
+  w.bucket_bytes = exec.bucket_bytes;
+  w.first_bucket_bytes = exec.first_bucket_bytes;
+  w.elem_bytes = exec.gradient_elem_bytes();
+  w.buckets = make_buckets(prof, w.bucket_bytes, w.first_bucket_bytes, w.elem_bytes);
+  return w;
+}
+
 StepSchedule build_schedule(const ComputeProfile& prof, const Execution& exec, Seconds input_s, int ranks,
                             const LibraryCosts& library, const FrameworkCosts& framework, int gpus_per_node) {
+  return build_schedule(prof, walk_profile(prof, exec), exec, input_s, ranks, library, framework, gpus_per_node);
+}
+
+StepSchedule build_schedule(const ComputeProfile& prof, const ProfileWalk& walk, const Execution& exec,
+                            Seconds input_s, int ranks, const LibraryCosts& library, const FrameworkCosts& framework,
+                            int gpus_per_node) {
   StepSchedule s;
   s.input_s = input_s;
-  const ComputeProfile::Passes passes = prof.passes();
-  s.forward_s = passes.forward_s;
-  s.backward_s = passes.backward_s;
+  s.forward_s = walk.passes.forward_s;
+  s.backward_s = walk.passes.backward_s;
   const bool sharded = exec.sharding != Sharding::None && ranks > 1;
-  if (sharded)
+  if (sharded) {
     s.buckets = sharded_exchanges(prof, exec, ranks, gpus_per_node);
-  else if (ranks > 1)  // one rank exchanges nothing
-    s.buckets = launch_order(exec.sync_batchnorm && ranks > 1 ? sync_norm_exchanges(prof, ranks) : std::vector<Bucket>{},
-                             make_buckets(prof, exec.bucket_bytes, exec.first_bucket_bytes, exec.gradient_elem_bytes()),
-                             exec.overlap);
+  } else if (ranks > 1) {  // one rank exchanges nothing
+    const bool walked = walk.fuses_as(exec);
+    const std::vector<Bucket> own =
+        walked ? std::vector<Bucket>{}
+               : make_buckets(prof, exec.bucket_bytes, exec.first_bucket_bytes, exec.gradient_elem_bytes());
+    s.buckets = launch_order(exec.sync_batchnorm ? sync_norm_exchanges(prof, ranks) : std::vector<Bucket>{},
+                             walked ? walk.buckets : own, exec.overlap);
+  }
   s.overlap = exec.overlap;
   s.cycle_s = exec.cycle_time_s;
   // The optimizer updates one shard: its kernels' work divides by the ranks sharing the state.

@@ -120,12 +120,33 @@ std::vector<Bucket> sync_norm_exchanges(const ComputeProfile& prof, int ranks);
 // Parameters move in the working precision, gradients in the gradients' (Execution).
 std::vector<Bucket> sharded_exchanges(const ComputeProfile& prof, const Execution& exec, int ranks, int gpus_per_node);
 
+// What build_schedule reads of a profile by walking its layers: both passes' sums and the gradient
+// buckets of one fusion setting (make_buckets with the execution's bucket sizes and gradient
+// precision). Made once beside a profile that many schedules share (predict's ComputeProfiles).
+struct ProfileWalk {
+  ComputeProfile::Passes passes;
+  std::vector<Bucket> buckets;
+  Bytes bucket_bytes = 0, first_bucket_bytes = 0;
+  double elem_bytes = 0;
+  // Whether `buckets` are those `exec` fills.
+  bool fuses_as(const Execution& exec) const {
+    return exec.bucket_bytes == bucket_bytes && exec.first_bucket_bytes == first_bucket_bytes &&
+           exec.gradient_elem_bytes() == elem_bytes;
+  }
+};
+ProfileWalk walk_profile(const ComputeProfile& prof, const Execution& exec);
+
 // `ranks`: the ranks the step's exchanges run among (for a synchronised layer's allgather; one
 // rank: no exchanges, no buckets);
 // `gpus_per_node`: a node's (fsdp_hybrid's shard group).
 StepSchedule build_schedule(const ComputeProfile& prof, const Execution& exec, Seconds input_s, int ranks,
                             const LibraryCosts& library, const FrameworkCosts& framework = FrameworkCosts{},
                             int gpus_per_node = 1);
+// The same with the profile's walk made already (walk_profile(prof, ...)); where exec fuses
+// otherwise than the walk did, its own buckets.
+StepSchedule build_schedule(const ComputeProfile& prof, const ProfileWalk& walk, const Execution& exec,
+                            Seconds input_s, int ranks, const LibraryCosts& library, const FrameworkCosts& framework,
+                            int gpus_per_node);
 
 }  // namespace schedule_layer
 }  // namespace ddlsim
