@@ -61,6 +61,9 @@ BENCHMARK_CAPTURE(BM_AnalyticResNet50SharedProfile, ring, "ring", "")->Arg(128);
 BENCHMARK_CAPTURE(BM_AnalyticResNet50SharedProfile, hierarchical, "hierarchical", "")->Arg(128);
 BENCHMARK_CAPTURE(BM_AnalyticResNet50SharedProfile, dbtree, "dbtree", "")->Arg(128);
 BENCHMARK_CAPTURE(BM_AnalyticResNet50SharedProfile, nccl_auto, "auto", "--comm.nccl_protocol=auto")->Arg(128);
+BENCHMARK_CAPTURE(BM_AnalyticResNet50SharedProfile, mpi, "ring", "--comm.library=mpi")->Arg(128);
+BENCHMARK_CAPTURE(BM_AnalyticResNet50SharedProfile, fsdp_full, "ring", "--training.sharding=fsdp_full")->Arg(128);
+BENCHMARK_CAPTURE(BM_AnalyticResNet50SharedProfile, zero2, "ring", "--training.sharding=zero2")->Arg(128);
 
 // The same through a ProfileMemo, as a sweep's thread or a planner evaluates configurations that
 // differ in neutral keys (predict/prediction.hpp): the settings compared, the profiles kept.

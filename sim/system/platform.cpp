@@ -3,6 +3,8 @@
 #include <tuple>
 
 #include <algorithm>
+#include <iterator>
+#include <stdexcept>
 
 #include "core/error.hpp"
 #include "core/parse.hpp"
@@ -78,12 +80,14 @@ bool is_intra_kind(const LinkKind& k) { return k.name.rfind("pcie", 0) == 0 || k
 }  // namespace
 
 const LinkKind& find_link_kind(const std::string& name, const std::string& key, LinkPlace place) {
-  std::vector<LinkKind> kinds;
-  for (const auto& k : link_kinds())
-    if (is_intra_kind(k) == (place == LinkPlace::Intra)) kinds.push_back(k);
-  const char* what = place == LinkPlace::Intra ? "intra-node link kind" : "inter-node link kind";
-  const LinkKind& k = find_by_name(kinds, name, key, what);
-  return *std::find_if(link_kinds().begin(), link_kinds().end(), [&](const LinkKind& x) { return x.name == k.name; });
+  const auto in_place = [&](const LinkKind& k) { return is_intra_kind(k) == (place == LinkPlace::Intra); };
+  const std::string n = to_lower(name);
+  for (const LinkKind& k : link_kinds())  // a prediction asks for its host link: no copies on the way
+    if (in_place(k) && k.name == n) return k;
+  std::vector<LinkKind> kinds;  // unknown: the error lists this place's kinds
+  std::copy_if(link_kinds().begin(), link_kinds().end(), std::back_inserter(kinds), in_place);
+  find_by_name(kinds, name, key, place == LinkPlace::Intra ? "intra-node link kind" : "inter-node link kind");
+  throw std::logic_error("find_link_kind: " + name + " found in a copy of the table only");
 }
 
 // The CPU families NCCL's topology model tells apart (NVIDIA/nccl src/graph/topo.cc: an Intel
