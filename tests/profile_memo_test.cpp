@@ -48,7 +48,17 @@ const std::map<std::string, std::pair<std::string, std::string>>& companions() {
 }
 
 bool same_profiles(const ComputeProfiles& a, const ComputeProfiles& b) {
-  if (a.by_kind.size() != b.by_kind.size()) return false;
+  if (a.by_kind.size() != b.by_kind.size() || a.walks.size() != b.walks.size()) return false;
+  // The walks' buckets follow the fusion keys (neutral: build_schedule makes its own where they
+  // differ); their sums, and the model's, are the profiles'.
+  for (std::size_t k = 0; k < a.walks.size(); ++k)
+    if (a.walks[k].passes.forward_s != b.walks[k].passes.forward_s ||
+        a.walks[k].passes.backward_s != b.walks[k].passes.backward_s)
+      return false;
+  if (a.model_memory.params.total != b.model_memory.params.total ||
+      a.model_memory.params.trainable != b.model_memory.params.trainable ||
+      a.model_memory.saved_per_sample != b.model_memory.saved_per_sample)
+    return false;
   for (std::size_t k = 0; k < a.by_kind.size(); ++k) {
     const ComputeProfile &p = a.by_kind[k], &q = b.by_kind[k];
     if (p.layers.size() != q.layers.size() || p.optimizer_s != q.optimizer_s || p.accumulate_s != q.accumulate_s ||
@@ -109,12 +119,16 @@ TEST(ProfileMemo, TheProfilesOwnKeysAreNot) {
     EXPECT_FALSE(profile_neutral_key(key)) << key;
 }
 
-// Through the memo, a run of predictions equals predicting each alone, whatever changes between them.
+// Through the memo, a run of predictions equals predicting each alone, whatever changes between them
+// (the profiles' walks made for other bucket sizes or gradient precision included).
 TEST(ProfileMemo, PredictionsThroughTheMemoAreThePredictions) {
   ProfileMemo memo;
   const std::vector<std::vector<std::string>> runs = {
       {"--cluster.nodes=2"},
       {"--cluster.nodes=4", "--comm.bucket_mb=5"},
+      {"--cluster.nodes=4", "--comm.bucket_mb=5", "--comm.first_bucket_mb=1"},
+      {"--cluster.nodes=4", "--comm.bucket_mb=5", "--comm.gradient_dtype=fp16"},
+      {"--cluster.nodes=1", "--comm.bucket_mb=2"},
       {"--cluster.nodes=4", "--training.batch_per_gpu=64"},  // the profiles' own key: computed again
       {"--cluster.nodes=1", "--model.name=vgg16"},
       {"--cluster.nodes=tupi:2, poti:1"},  // a mixed cluster: other devices
@@ -124,6 +138,11 @@ TEST(ProfileMemo, PredictionsThroughTheMemoAreThePredictions) {
   for (const auto& args : runs) {
     const Settings s = read_scenario("", args).settings;
     const Scenario sc = resolve_scenario(s, ".");
-    EXPECT_EQ(predict(sc, memo.profiles(sc, s)).step_time_s, predict(sc).step_time_s) << args.front();
+    const Prediction kept = predict(sc, memo.profiles(sc, s)), alone = predict(sc);
+    EXPECT_EQ(kept.step_time_s, alone.step_time_s) << args.front();
+    EXPECT_EQ(kept.comm_time_s, alone.comm_time_s) << args.front();
+    EXPECT_EQ(kept.buckets, alone.buckets) << args.front();
+    EXPECT_EQ(kept.algorithm_run, alone.algorithm_run) << args.front();
+    EXPECT_EQ(kept.memory_per_gpu_bytes, alone.memory_per_gpu_bytes) << args.front();
   }
 }
