@@ -20,7 +20,7 @@ namespace {
 SharedParameter declared(const std::string& name, const std::string& key, std::function<double(const Scenario&)> get,
                          std::function<void(System&, double)> set) {
   const KeySpec& k = key_spec(key);
-  return {name, key, std::move(get), std::move(set), k.min, k.max};
+  return {name, key, std::move(get), std::move(set), k.min, k.max, ""};
 }
 
 }  // namespace
