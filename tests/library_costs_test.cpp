@@ -6,11 +6,15 @@
 #include <memory>
 
 #include "predict_util.hpp"
+#include "backend/analytic.hpp"
 #include "core/error.hpp"
+#include "cost/decision.hpp"
 #include "cost/library_costs.hpp"
 #include "predict/prediction.hpp"
 #include "scenario/resolve.hpp"
 #include "schedule/compose.hpp"
+#include "schedule/step_schedule.hpp"
+#include "system/system.hpp"
 
 using namespace ddlsim;
 using testutil::predict_default;
@@ -190,5 +194,37 @@ TEST(LibraryCosts, BothBackendsAndFidelitiesAgreeOnTheInterference) {
     const Prediction sg = with({"--simulation.backend=simgrid", std::string("--simulation.fidelity=") + fidelity});
     EXPECT_NEAR(sg.interference_s, analytic.interference_s, 1e-9 * analytic.step_time_s) << fidelity;
     EXPECT_NEAR(sg.step_time_s, analytic.step_time_s, 1e-9 * analytic.step_time_s) << fidelity;
+  }
+}
+
+// NCCL's call made once a bucket in the schedule (StepSchedule::nccl_calls) is the call the
+// analytic backend would make itself on predict's topology: the same rounds for every bucket,
+// the residual nccl_residual_s gives, and the algorithm the library chooses.
+TEST(LibraryCosts, ScheduledNcclCallsAreTheBackendsOwn) {
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"--cluster.platform=dgx-h100", "--cluster.nodes=4", "--comm.algorithm=auto",
+                                 "--comm.nccl_protocol=auto"},
+        std::vector<std::string>{"--cluster.platform=dgx1", "--cluster.nodes=16", "--comm.algorithm=ring"},
+        std::vector<std::string>{"--cluster.platform=dgx1", "--cluster.nodes=3", "--comm.bucket_mb=1",
+                                 "--comm.algorithm=auto"}}) {
+    const Scenario sc = resolve_scenario(read_scenario("", args).settings, ".");
+    const Execution& e = sc.execution;
+    const System& sys = sc.system;
+    const CommTopology topo = comm_topology(sys, sys.nodes, sys.cluster.gpus_per_node, e.ps_servers);
+    const LibraryCosts lib = library_costs(e, sys, &topo);
+    ASSERT_TRUE(lib.nccl) << args.front();
+    const StepSchedule s = build_schedule(device_compute_profile(sc), e, 0, topo.ranks(), lib,
+                                          FrameworkCosts{}, topo.gpus_per_node);
+    ASSERT_EQ(s.nccl_calls.size(), s.buckets.size());
+    ASSERT_GT(s.buckets.size(), 1u) << args.front();
+    StepSchedule unmade = s;
+    unmade.nccl_calls.clear();
+    EXPECT_EQ(analytic_exchange_s(s, topo, e.comm()), analytic_exchange_s(unmade, topo, e.comm())) << args.front();
+    for (std::size_t i = 0; i < s.buckets.size(); ++i) {
+      const Bucket& b = s.buckets[i];
+      ASSERT_NE(s.nccl_call(i), nullptr);
+      EXPECT_EQ(s.nccl_calls[i].residual_s, lib.nccl_residual_s(b.bytes, b.collective));
+      EXPECT_EQ(s.nccl_calls[i].algorithm, library_call(e.comm(), b.collective, topo, b.bytes).algorithm);
+    }
   }
 }
