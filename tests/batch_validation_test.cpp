@@ -103,12 +103,7 @@ TEST(BatchValidation, OctaveSpreadIsTheDevelopmentSeriesOwn) {
     }
   }
   ASSERT_EQ(per_octave.size(), 27u);
-  std::sort(per_octave.begin(), per_octave.end());
-  const auto quantile = [&](double q) {
-    const double h = (per_octave.size() - 1) * q;
-    const std::size_t lo = std::size_t(h);
-    return per_octave[lo] + (h - lo) * (per_octave[lo + 1] - per_octave[lo]);
-  };
+  const auto quantile = [&](double q) { return testutil::quantile(per_octave, q); };
   EXPECT_NEAR(quantile(0.1), ddlsim::kBatchOctaveLogTimeP10, 5e-5);
   EXPECT_NEAR(quantile(0.9), ddlsim::kBatchOctaveLogTimeP90, 5e-5);
 }

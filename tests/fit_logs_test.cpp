@@ -140,13 +140,8 @@ TEST(FitLogs, WhatTheFitLeavesBecomesTheIntervalsSpread) {
       if (std::stod(cells[0]) >= 1 << 20) ratio.push_back(std::stod(cells[2]) / std::stod(cells[3]));
     }
   }
-  std::sort(ratio.begin(), ratio.end());
   ASSERT_EQ(spread["n"].get<std::size_t>(), ratio.size());
-  const auto quantile = [&](double q) {  // linear between order statistics
-    const double h = (ratio.size() - 1) * q;
-    const std::size_t lo = std::size_t(h);
-    return ratio[lo] + (h - lo) * (ratio[lo + 1] - ratio[lo]);
-  };
+  const auto quantile = [&](double q) { return testutil::quantile(ratio, q); };
   EXPECT_NEAR(spread["p10"].get<double>(), quantile(0.1), 1e-9);
   EXPECT_NEAR(spread["p90"].get<double>(), quantile(0.9), 1e-9);
   const std::string written = testutil::slurp(overlay.path());

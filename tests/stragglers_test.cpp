@@ -153,12 +153,7 @@ TEST(Stragglers, JitterDefaultIsTheMeasuredStepsOwn) {
     }
   }
   ASSERT_EQ(cv.size(), 43u);
-  std::sort(cv.begin(), cv.end());
-  const auto q = [&](double f) {
-    const double h = (cv.size() - 1) * f;
-    const std::size_t lo = std::size_t(h);
-    return cv[lo] + (h - lo) * (cv[lo + 1] - cv[lo]);
-  };
+  const auto q = [&](double f) { return testutil::quantile(cv, f); };
   EXPECT_NEAR(q(0.5), kGpuStepJitterCv, 5e-5);
   EXPECT_NEAR(q(0.1), kGpuStepJitterCvP10, 5e-5);
   EXPECT_NEAR(q(0.9), kGpuStepJitterCvP90, 5e-5);

@@ -1,15 +1,27 @@
 // Helpers shared by the tests: temporary files and running the ddlsim binary.
 #pragma once
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 #include <sys/wait.h>
 #include <unistd.h>
 
 namespace testutil {
 
 inline std::string source_dir() { return DDLSIM_SOURCE_DIR; }
+
+// The q-quantile of `x`, linear between order statistics (numpy's default, Hyndman and Fan's type
+// 7): the tests' own recomputation of the spreads the program's constants state.
+inline double quantile(std::vector<double> x, double q) {
+  std::sort(x.begin(), x.end());
+  const double h = double(x.size() - 1) * q;
+  const std::size_t lo = std::size_t(std::floor(h));
+  return lo + 1 < x.size() ? x[lo] + (h - double(lo)) * (x[lo + 1] - x[lo]) : x[lo];
+}
 
 // A file in a fresh temporary folder, removed with the object.
 class TempFile {

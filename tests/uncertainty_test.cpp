@@ -18,13 +18,7 @@ namespace {
 using ddlsim::Prediction;
 using ddlsim::Scenario;
 
-// Linear interpolation between order statistics (numpy's default, Hyndman and Fan's type 7).
-double quantile(std::vector<double> x, double q) {
-  std::sort(x.begin(), x.end());
-  const double h = (x.size() - 1) * q;
-  const std::size_t lo = std::size_t(std::floor(h));
-  return lo + 1 < x.size() ? x[lo] + (h - lo) * (x[lo + 1] - x[lo]) : x[lo];
-}
+using testutil::quantile;
 
 const ddlsim::UncertaintyShare* input_named(const ddlsim::Uncertainty& u, const std::string& name) {
   for (const auto& s : u.inputs)
