@@ -21,7 +21,23 @@ std::string batch_band(int calibrated, int batch) {
   return k == 4 ? "x16+" : "x" + std::to_string(1 << k);
 }
 
+std::string model_family(const Model& m) {
+  const auto has = [&](std::initializer_list<LayerKind> kinds) {
+    return std::any_of(m.layers.begin(), m.layers.end(), [&](const Layer& l) {
+      return std::find(kinds.begin(), kinds.end(), l.kind) != kinds.end();
+    });
+  };
+  if (has({LayerKind::Attention})) return "transformer";
+  if (has({LayerKind::Conv2D, LayerKind::DepthwiseConv2D})) return "convolutional";
+  return "other";
+}
+
 namespace {
+
+const std::vector<std::string>& family_names() {
+  static const std::vector<std::string> names = {"convolutional", "transformer", "other"};
+  return names;
+}
 
 const std::vector<std::string>& band_names() {
   static const std::vector<std::string> names = {"x2", "x4", "x8", "x16+"};
@@ -96,6 +112,7 @@ std::vector<BatchSeries> run_group(const CsvTable& group_rows, const std::string
     const Predicted after = predicted(calibrated, base, folder);
     BatchSeries s;
     s.label = label;
+    s.family = model_family(prior.scenarios[idx.front()].model);
     s.calibrated_batch = batch_of(cal);
     s.coverage = interval_coverage(after.comparison, after.scenarios,
                                    [&](const ComparedConfig& r) { return batch_of(r.measured) != s.calibrated_batch; });
@@ -170,6 +187,18 @@ BatchValidation run_batch_validation(const std::string& folder, const std::vecto
   }
   v.dev = pool(dev);
   v.held_out = pool(held);
+  const auto by_family = [](const std::vector<const BatchSeries*>& series) {
+    std::vector<FamilyBands> out;
+    for (const std::string& f : family_names()) {
+      std::vector<const BatchSeries*> of;
+      for (const BatchSeries* s : series)
+        if (s->family == f) of.push_back(s);
+      if (!of.empty()) out.push_back({f, pool(of)});
+    }
+    return out;
+  };
+  v.dev_families = by_family(dev);
+  v.held_out_families = by_family(held);
   return v;
 }
 
@@ -181,6 +210,18 @@ std::string bands_md(const std::vector<BatchBand>& bands) {
   for (const BatchBand& b : bands)
     t += fmt::format("| {} | {} | {} | {} | {} |\n", b.band, b.calibrated.n, mape_bias_cell(b.a_priori),
                      mape_bias_cell(b.calibrated), mape_bias_cell(b.baseline));
+  return t;
+}
+
+// The same bands per model family, the bands no row falls in left out.
+std::string families_md(const std::vector<FamilyBands>& families) {
+  std::string t = "\nPer model family:\n\n| family | batch smaller by | n | a priori (roofline) | calibrated at the largest "
+                  "batch | as measured at the largest batch |\n|---|---|---|---|---|---|\n";
+  for (const FamilyBands& f : families)
+    for (const BatchBand& b : f.bands)
+      if (b.calibrated.n > 0)
+        t += fmt::format("| {} | {} | {} | {} | {} | {} |\n", f.family, b.band, b.calibrated.n, mape_bias_cell(b.a_priori),
+                         mape_bias_cell(b.calibrated), mape_bias_cell(b.baseline));
   return t;
 }
 
@@ -213,15 +254,22 @@ std::string render_batch_validation(const BatchValidation& v, Format f) {
       for (const BatchPoint& p : s.points)
         pts.push_back({{"batch", p.batch}, {"band", p.band}, {"measured_samples_per_s", p.measured},
                        {"a_priori_samples_per_s", p.a_priori}, {"calibrated_samples_per_s", p.calibrated}});
-      j["series"].push_back({{"group", s.group}, {"role", s.role}, {"series", s.label}, {"source", s.source},
+      j["series"].push_back({{"group", s.group}, {"role", s.role}, {"family", s.family}, {"series", s.label}, {"source", s.source},
                              {"calibrated_batch", s.calibrated_batch}, {"points", pts}});
     }
     const auto coverage = [](const Coverage& c) {
       return nlohmann::ordered_json{{"n", c.n}, {"inside", c.inside},
                                     {"median_half_width", c.n ? c.median_half_width() : 0.0}};
     };
+    const auto families = [&](const std::vector<FamilyBands>& fs) {
+      nlohmann::ordered_json a = nlohmann::ordered_json::array();
+      for (const FamilyBands& f : fs) a.push_back({{"family", f.family}, {"bands", bands(f.bands)}});
+      return a;
+    };
     j["dev"] = bands(v.dev);
     j["held_out"] = bands(v.held_out);
+    j["dev_families"] = families(v.dev_families);
+    j["held_out_families"] = families(v.held_out_families);
     j["dev_interval_coverage"] = coverage(v.dev_coverage);
     j["held_out_interval_coverage"] = coverage(v.held_out_coverage);
     return j.dump(2) + "\n";
@@ -237,12 +285,13 @@ std::string render_batch_validation(const BatchValidation& v, Format f) {
       "measured at the largest batch; then how often the calibrated prediction's 80 % interval holds the\n"
       "measurement (the interval widens with the octaves between the asked batch and the calibrated one, at\n"
       "the development series' own rate: predict/uncertainty.hpp kBatchOctaveLogTimeP10/P90).\n";
-  out += "\n## Development sources, pooled\n\n" + bands_md(v.dev) + coverage_md(v.dev_coverage);
+  out += "\n## Development sources, pooled\n\n" + bands_md(v.dev) + families_md(v.dev_families) +
+         coverage_md(v.dev_coverage);
   out += "\n## Held-out source, pooled (set aside before its numbers were looked at)\n\n" + bands_md(v.held_out) +
-         coverage_md(v.held_out_coverage);
+         families_md(v.held_out_families) + coverage_md(v.held_out_coverage);
   for (const BatchSeries& s : v.series) {
-    out += fmt::format("\n## {} ({})\n\n`{}`; calibrated at batch {}; source: {}\n\n", s.group,
-                       s.role == "dev" ? "development" : "held out", s.label, s.calibrated_batch, s.source);
+    out += fmt::format("\n## {} ({}, {})\n\n`{}`; calibrated at batch {}; source: {}\n\n", s.group,
+                       s.role == "dev" ? "development" : "held out", s.family, s.label, s.calibrated_batch, s.source);
     out += "| batch | measured samples/s | a priori | error | calibrated | error |\n|---|---|---|---|---|---|\n";
     for (const BatchPoint& p : s.points)
       out += fmt::format("| {}{} | {:.4g} | {:.4g} | {} | {:.4g} | {} |\n", p.batch, p.band.empty() ? " (calibration)" : "",

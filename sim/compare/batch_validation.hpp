@@ -6,7 +6,8 @@
 // batch change (x2, x4, x8, x16 and more) beside the roofline alone (a priori) and the naive
 // baseline "the throughput a GPU measured at the calibrated batch", and how often the calibrated
 // prediction's 80 % interval holds the measurement. Development rows and held-out ones (role
-// held_out: set aside before their numbers were looked at) are pooled apart.
+// held_out: set aside before their numbers were looked at) are pooled apart, and within each by the
+// model's family (transformers: models with attention; convolutional: with convolutions, no attention).
 #pragma once
 #include <string>
 #include <vector>
@@ -28,6 +29,7 @@ struct BatchPoint {
 
 struct BatchSeries {
   std::string group, role, source, label;  // label: the series' keys but the batch
+  std::string family;                      // model_family of the series' model
   int calibrated_batch = 0;
   std::vector<BatchPoint> points;          // by falling batch; the first is the calibration row
   Coverage coverage;  // the calibrated predictions' 80 % intervals (predict/uncertainty.hpp) over the
@@ -39,15 +41,26 @@ struct BatchBand {
   ErrorStats a_priori, calibrated, baseline;
 };
 
+// One model family's pooled bands.
+struct FamilyBands {
+  std::string family;
+  std::vector<BatchBand> bands;
+};
+
 struct BatchValidation {
   std::vector<BatchSeries> series;
   std::vector<BatchBand> dev, held_out;
+  std::vector<FamilyBands> dev_families, held_out_families;  // the families the role has, in model_family order
   Coverage dev_coverage, held_out_coverage;
 };
 
 // The factor band of a change of batch from `calibrated` down to `batch`: x2, x4, x8 or x16+
 // (the nearest power of two of the ratio).
 std::string batch_band(int calibrated, int batch);
+
+// "transformer" where a layer is attention, else "convolutional" where one is a convolution (plain
+// or depthwise), else "other".
+std::string model_family(const Model& m);
 
 // `overrides` (--section.key=value) apply to every group's scenario. Throws InputError naming the
 // file and line for a missing column, an unknown role, a row of several GPUs or a group with no scenario.
