@@ -229,7 +229,6 @@ TEST(Sharding, ScenarioProperties) {
 TEST(Sharding, RefusedWhereNotModelled) {
   EXPECT_THROW(testutil::scenario_default({"--training.sharding=zero3", "--comm.algorithm=ps"}), InputError);
   EXPECT_THROW(testutil::scenario_default({"--training.sharding=zero3", "--model.sync_bn=true"}), InputError);
-  EXPECT_THROW(testutil::scenario_default({"--training.sharding=zero3", "--training.sync_period=2"}), InputError);
   EXPECT_THROW(testutil::scenario_default({"--training.sharding=zero4"}), InputError);
 }
 
@@ -262,20 +261,22 @@ TEST(Sharding, AWaitDelaysOnlyWhatThePassReachesAfterIt) {
 // the rounds), fast fidelity equals the analytic backend (its rounds the closed forms to 1e-6) and
 // full fidelity, which waits rank by rank, equals fast; fsdp_hybrid is refused there.
 TEST(Sharding, SimGridEqualsTheAnalyticBackend) {
-  for (const char* mode : {"zero2", "fsdp_full", "fsdp_grad_op"}) {
-    const std::vector<std::string> base = {"--model.name=small_cnn", "--cluster.platform=poti", "--cluster.nodes=3",
-                                           "--training.optimizer=adam", "--comm.bucket_mb=0.05",
-                                           std::string("--training.sharding=") + mode};
-    std::vector<std::string> fast = base, full = base;
-    fast.push_back("--simulation.backend=simgrid");
-    full.push_back("--simulation.backend=simgrid");
-    full.push_back("--simulation.fidelity=full");
-    const Prediction a = testutil::predict_default(base);
-    ASSERT_GT(a.exposed_comm_s, 0) << mode;
-    const double f = testutil::predict_default(fast).step_time_s;
-    EXPECT_NEAR(f / a.step_time_s, 1, 1e-6) << mode;  // SimGrid's rounds: the closed forms to 1e-6
-    EXPECT_NEAR(testutil::predict_default(full).step_time_s / f, 1, 1e-9) << mode;
-  }
+  for (const char* mode : {"zero2", "fsdp_full", "fsdp_grad_op"})
+    for (const char* k : {"1", "2"}) {  // with accumulation, the local steps' exchanges too
+      const std::vector<std::string> base = {"--model.name=small_cnn", "--cluster.platform=poti", "--cluster.nodes=3",
+                                             "--training.optimizer=adam", "--comm.bucket_mb=0.05",
+                                             std::string("--training.sharding=") + mode,
+                                             std::string("--training.sync_period=") + k};
+      std::vector<std::string> fast = base, full = base;
+      fast.push_back("--simulation.backend=simgrid");
+      full.push_back("--simulation.backend=simgrid");
+      full.push_back("--simulation.fidelity=full");
+      const Prediction a = testutil::predict_default(base);
+      ASSERT_GT(a.exposed_comm_s, 0) << mode;
+      const double f = testutil::predict_default(fast).step_time_s;
+      EXPECT_NEAR(f / a.step_time_s, 1, 1e-6) << mode;  // SimGrid's rounds: the closed forms to 1e-6
+      EXPECT_NEAR(testutil::predict_default(full).step_time_s / f, 1, 1e-9) << mode;
+    }
   EXPECT_THROW(testutil::scenario_default({"--training.sharding=fsdp_hybrid", "--simulation.backend=simgrid"}),
                InputError);
 }
@@ -312,4 +313,79 @@ TEST(Sharding, PrefetchOffIssuesEachGatherWhereItsUnitStarts) {
     EXPECT_GE(step, last) << p;
     last = step;
   }
+}
+
+// Gradient accumulation (training.sync_period = k): which exchanges every micro-batch runs. ZeRO-1
+// keeps whole gradients and gathers the updated parameters once an update: its local steps exchange
+// nothing. ZeRO-2 reduce-scatters every micro-batch (DeepSpeed: stage >= 2 communicates between
+// accumulation boundaries too), its gathers once an update. ZeRO-3 and FSDP (outside no_sync) gather
+// for every pass and reduce-scatter every micro-batch, HYBRID_SHARD's replicas all-reducing each
+// time. The accumulation adds into a gradient shard, 1/8 of the gradients here.
+TEST(Sharding, WhatEveryMicroBatchExchanges) {
+  const auto every = [](Sharding s, int gpus_per_node) {
+    std::vector<bool> out;
+    for (const Bucket& b : sharded_exchanges(four_layers(), sharded(s), 8, gpus_per_node)) out.push_back(b.each_micro_batch);
+    return out;
+  };
+  for (bool b : every(Sharding::Zero1, 8)) EXPECT_FALSE(b);
+  const std::vector<Bucket> z2 = sharded_exchanges(four_layers(), sharded(Sharding::Zero2), 8, 8);
+  for (const Bucket& b : z2) EXPECT_EQ(b.each_micro_batch, b.collective == Collective::ReduceScatter);
+  for (Sharding s : {Sharding::Zero3, Sharding::FsdpFull, Sharding::FsdpGradOp})
+    for (bool b : every(s, 8)) EXPECT_TRUE(b) << to_string(s);
+  const std::vector<bool> hybrid = every(Sharding::FsdpHybrid, 4);
+  EXPECT_EQ(hybrid.size(), 16u);
+  for (bool b : hybrid) EXPECT_TRUE(b);
+  ComputeProfile p = four_layers();
+  p.accumulate_s = 0.0016;
+  EXPECT_DOUBLE_EQ(build_schedule(p, sharded(Sharding::Zero1), 0, 8, LibraryCosts{}, FrameworkCosts{}, 8).accumulate_s,
+                   0.0016);
+  EXPECT_DOUBLE_EQ(build_schedule(p, sharded(Sharding::Zero2), 0, 8, LibraryCosts{}, FrameworkCosts{}, 8).accumulate_s,
+                   0.0002);
+}
+
+// A local step composed by hand: forward 4 ms, backward 8 ms (four_layers), every exchange 0.5 ms.
+// FULL_SHARD's local step runs the sync step's exchanges and waits, then accumulates (0.2 ms)
+// where the sync step updates (1 ms): the same step, 0.8 ms shorter. ZeRO-1's local step is the
+// passes and the accumulation alone; ZeRO-2's runs the four reduce-scatters (2 ms) but no gathers.
+TEST(Sharding, ALocalStepRunsWhatEveryMicroBatchExchanges) {
+  ComputeProfile p = four_layers();
+  p.optimizer_s = 0.008;     // 1 ms on each of 8 shards
+  p.accumulate_s = 0.0016;   // 0.2 ms on a shard
+  const auto steps = [&](Sharding s) {
+    const StepSchedule sc = build_schedule(p, sharded(s), 0, 8, LibraryCosts{}, FrameworkCosts{}, 8);
+    const std::vector<Seconds> x(sc.buckets.size(), 0.0005);
+    return std::make_pair(compose_step(sc, true, x, "ring"), compose_step(sc, false, x, "ring"));
+  };
+  const auto full = steps(Sharding::FsdpFull);
+  EXPECT_DOUBLE_EQ(full.second.comm_s, full.first.comm_s);
+  EXPECT_DOUBLE_EQ(full.second.exposed_comm_s, full.first.exposed_comm_s);
+  EXPECT_NEAR(full.first.step_s - full.second.step_s, 0.001 - 0.0002, 1e-15);
+  const auto z1 = steps(Sharding::Zero1);
+  EXPECT_DOUBLE_EQ(z1.second.comm_s, 0);
+  EXPECT_NEAR(z1.second.step_s, 0.004 + 0.008 + 0.0016 / 1, 1e-15);  // ZeRO-1 accumulates whole gradients
+  const auto z2 = steps(Sharding::Zero2);
+  EXPECT_NEAR(z2.second.comm_s, 4 * 0.0005, 1e-15);
+  EXPECT_GT(z2.first.comm_s, z2.second.comm_s);  // plus the gathers after the update
+}
+
+// Accumulation at scenario level: each micro-batch of ZeRO-3 exchanges as an updating step does (the
+// mean exchange per step unchanged), ZeRO-1 one micro-batch in four, and the steps are shorter than
+// updating every micro-batch; every micro-batch of ZeRO-3 waits for the slowest rank. Accumulating
+// takes a gradient accumulator of the rank's gradients (cost/memory.hpp), a shard's where they are
+// sharded.
+TEST(Sharding, AccumulationScenario) {
+  const auto with = [](const std::string& mode, int k) {
+    return testutil::predict_default({"--model.name=gpt2", "--model.precision=mixed", "--training.optimizer=adam",
+                                      "--cluster.platform=dgx-a100", "--cluster.nodes=2", "--training.sharding=" + mode,
+                                      "--training.sync_period=" + std::to_string(k)});
+  };
+  const Prediction z3 = with("zero3", 1), z3k = with("zero3", 4);
+  EXPECT_NEAR(z3k.comm_time_s / z3.comm_time_s, 1, 1e-12);
+  EXPECT_LT(z3k.step_time_s, z3.step_time_s);
+  EXPECT_NEAR(z3k.straggler_wait_s / z3.straggler_wait_s, 1, 1e-12);  // one micro-batch's wait, every step
+  const Prediction z1 = with("zero1", 1), z1k = with("zero1", 4);
+  EXPECT_NEAR(z1k.comm_time_s, z1.comm_time_s * double(z1k.syncs_per_epoch) / double(z1k.steps_per_epoch), 1e-12);
+  // The accumulator is the rank's gradient shard: 1/16 of the gradients on 16 ranks.
+  EXPECT_NEAR(z3k.memory_per_gpu_bytes - z3.memory_per_gpu_bytes, z3.gradient_bytes / 16, 1);
+  EXPECT_NEAR(z1k.memory_per_gpu_bytes - z1.memory_per_gpu_bytes, z1.gradient_bytes, 1);  // ZeRO-1: whole
 }

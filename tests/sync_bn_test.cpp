@@ -21,6 +21,7 @@ StepSchedule schedule() {
   Bucket gather{1e3, 0.003, 1, 1, 0, Collective::Allgather, true, true};
   Bucket bucket{1e6, 0.002, 2, 9};
   Bucket reduce{1e3, 0.004, 1, 1, 0, Collective::Allreduce, true, false};
+  gather.each_micro_batch = reduce.each_micro_batch = true;  // as sync_norm_exchanges makes them
   s.buckets = {gather, bucket, reduce};
   s.optimizer_s = 0.001;
   s.accumulate_s = 0.0005;
@@ -69,6 +70,7 @@ TEST(SyncBatchNorm, ResNet50ExchangesEachNormsStatistics) {
   double gathered = 0, reduced = 0;
   for (const Bucket& b : x) {
     EXPECT_TRUE(b.blocking);
+    EXPECT_TRUE(b.each_micro_batch);  // every micro-batch's passes normalise with the cluster's statistics
     (b.collective == Collective::Allgather ? gathered : reduced) += b.bytes;
   }
   EXPECT_DOUBLE_EQ(reduced, 8.0 * 26560);                      // 2C FP32 sums

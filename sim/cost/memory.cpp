@@ -87,6 +87,7 @@ void shard_state(MemoryEstimate& est, const Model& m, double trainable, const Ex
   if (!shards_gradients(s)) return;
   const double unit = largest_unit_params(m, e.bucket_bytes, e.gradient_elem_bytes());
   est.gradients /= n;
+  est.accumulator /= n;  // micro-batches add into the rank's gradient shard
   est.gathered = unit * e.gradient_elem_bytes();
   if (!gathers_in_backward(s)) return;
   const Bytes working = est.weights - master / n;  // the parameters computed with, whole

@@ -38,7 +38,8 @@ struct Run {
   StepSchedule schedule;  // the slowest kind of rank's (mixed clusters), else every rank's
   StepPair steps;
   EpochShape shape;
-  Seconds wait_s = 0;  // per synchronisation: waiting for the slowest rank
+  Seconds wait_s = 0;        // per synchronisation: waiting for the slowest rank
+  Seconds local_wait_s = 0;  // per local step that exchanges among the ranks (wait_s then per micro-batch)
   double contention = 1;  // CPU ranks sharing a node's cores (cost/compute.hpp)
   Seconds epoch_s = 0;
 };
@@ -131,9 +132,15 @@ Run run(const Scenario& sc, const RankKinds& kinds, const std::vector<KindProfil
   r.steps = run_steps(sc.backend, rs, topo, e.comm(), sys, sc.simgrid);
   r.schedule = std::move(rs.kinds[extreme_kind(profs, true)]);
   r.shape = epoch_shape(e.samples, e.batch_per_gpu, nodes * gpus_per_node, e.sync_period, e.drop_last);
+  // A local step that exchanges among the ranks (sharded units, synchronised batch norms) waits for
+  // the slowest rank as an updating one does: each micro-batch is then a synchronisation of its own.
+  const auto& buckets = r.schedule.buckets;
+  const bool local_waits = std::any_of(buckets.begin(), buckets.end(), [](const Bucket& b) { return b.each_micro_batch; });
   r.wait_s = straggler_wait_s(r.schedule.forward_s + r.schedule.backward_s, jitter_cv(sys.compute),
-                              device_spread(sys.compute), e.sync_period, nodes * gpus_per_node);
-  r.epoch_s = r.shape.syncs * (r.steps.sync.step_s + r.wait_s) + (r.shape.steps - r.shape.syncs) * r.steps.local.step_s;
+                              device_spread(sys.compute), local_waits ? 1 : e.sync_period, nodes * gpus_per_node);
+  r.local_wait_s = local_waits ? r.wait_s : 0;
+  r.epoch_s = r.shape.syncs * (r.steps.sync.step_s + r.wait_s) +
+              (r.shape.steps - r.shape.syncs) * (r.steps.local.step_s + r.local_wait_s);
   return r;
 }
 
@@ -307,7 +314,8 @@ Prediction predict(const Scenario& sc, const ComputeProfiles& profiles) {
   p.comm_time_s = per_step(r, [](const StepTiming& t) { return t.comm_s; });
   p.exposed_comm_s = per_step(r, [](const StepTiming& t) { return t.exposed_comm_s; });
   p.input_wait_s = per_step(r, [](const StepTiming& t) { return t.input_wait_s; });
-  p.straggler_wait_s = double(r.shape.syncs) * r.wait_s / double(r.shape.steps);
+  p.straggler_wait_s =
+      (double(r.shape.syncs) * r.wait_s + double(r.shape.steps - r.shape.syncs) * r.local_wait_s) / double(r.shape.steps);
   p.input_time_s = r.schedule.input_s;
   p.samples_per_s = double(e.samples) / r.epoch_s;
   p.single_gpu_epoch_s = single.epoch_s;

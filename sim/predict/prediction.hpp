@@ -70,8 +70,10 @@ struct Prediction {
 
 // Epoch figures from the two kinds of step: a sync step every k-th micro-batch.
 //   steps  = ceil(samples / (batch x ranks)) (floor with drop_last),  syncs = ceil(steps / k)
-//   epoch  = syncs x (t_sync + wait) + (steps - syncs) x t_local
-// where wait is the straggler wait of cost/stragglers.hpp (compute.jitter_cv, compute.device_spread).
+//   epoch  = syncs x (t_sync + wait) + (steps - syncs) x (t_local + wait_local)
+// where wait is the straggler wait of cost/stragglers.hpp (compute.jitter_cv, compute.device_spread)
+// over the k micro-batches; where a local step exchanges among the ranks too (sharded units,
+// synchronised batch norms: Bucket::each_micro_batch), wait and wait_local are one micro-batch's.
 struct EpochShape {
   long long steps = 0;
   long long syncs = 0;

@@ -226,8 +226,6 @@ Execution resolve_execution(const Reader& r, int nodes) {
       r.fail("training.sharding", "a collective library's algorithm (sharded state is reduce-scattered and "
                                   "all-gathered among the ranks; comm.algorithm is ps)");
     if (e.sync_batchnorm) r.fail("training.sharding", "model.sync_bn = false (the two are not modelled together)");
-    if (e.sync_period > 1)
-      r.fail("training.sharding", "training.sync_period = 1 (accumulation under sharding is not modelled)");
   }
   e.cycle_time_s = (r.given("comm.cycle_time_ms") ? r.real("comm.cycle_time_ms") : preset.cycle_time_ms) * 1e-3;
   e.ps_servers = r.given("comm.ps_servers") ? r.small_int("comm.ps_servers") : nodes;

@@ -63,7 +63,7 @@ Exchanges place_exchanges(Kinds kinds, const std::vector<Seconds>& exchange_s, c
   for (std::size_t i = 0; i < s0.buckets.size() && i < exchange_s.size(); ++i) {
     const Bucket& b = s0.buckets[i];
     const int ordinal = b.blocking ? 0 : buckets_before++;
-    if (!sync && !b.blocking) continue;  // a local step exchanges no gradients
+    if (!sync && !b.each_micro_batch) continue;  // a local step runs only what every micro-batch runs
     Seconds ready = 0, own = 0;
     for (std::size_t k = 0; k < kinds.size(); ++k) {
       ready = std::max(ready, ready_of(k, i));
@@ -90,7 +90,8 @@ Exchanges place_exchanges(Kinds kinds, const std::vector<Seconds>& exchange_s, c
   return x;
 }
 
-// The step of kind `kind`'s rank around the exchanges `x` (for a local step, only the blocking ones).
+// The step of kind `kind`'s rank around the exchanges `x` (for a local step, only those of every
+// micro-batch: Bucket::each_micro_batch).
 StepTiming rank_step(const StepSchedule& s, bool sync, const Exchanges& x, std::size_t kind) {
   StepTiming t;
   const Waits& w = x.waits[kind];

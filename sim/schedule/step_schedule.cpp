@@ -76,13 +76,16 @@ std::vector<Bucket> sync_norm_exchanges(const ComputeProfile& prof, int ranks) {
     if (l.norm_channels > 0)
       out.push_back({double(ranks) * (2.0 * l.norm_channels + 1) * kStatBytes, t, int(i), int(i), 0,
                      Collective::Allgather, true, true});
+    if (l.norm_channels > 0) out.back().each_micro_batch = true;
     t += l.fwd_s;
   }
   t = 0;
   for (int i = int(prof.layers.size()) - 1; i >= 0; --i) {
     const LayerCost& l = prof.layers[std::size_t(i)];
-    if (l.norm_channels > 0)
+    if (l.norm_channels > 0) {
       out.push_back({2.0 * l.norm_channels * kStatBytes, t, i, i, 0, Collective::Allreduce, true, false});
+      out.back().each_micro_batch = true;
+    }
     t += l.bwd_s;
   }
   return out;
@@ -151,6 +154,9 @@ struct ShardedStep {
     g.needed_s = needed;
     g.group = group;
     g.tensors = 0;
+    // ZeRO-1 and ZeRO-2 gather the updated parameters once an update (the step's gathers before its
+    // forward pass); sharded parameters are gathered for every pass.
+    g.each_micro_batch = shards_parameters(exec.sharding);
     return g;
   }
 
@@ -173,16 +179,23 @@ struct ShardedStep {
   }
 
   // Unit u's gradients reduce-scattered (and, across fsdp_hybrid's replicas, its shard all-reduced).
+  // Sharded gradients are reduce-scattered after every micro-batch, each adding to the rank's shard
+  // (DeepSpeed's engine.py allreduce_gradients: "ZeRO stage >= 2 communicates during non gradient
+  // accumulation boundaries as well", stage 1 only at a boundary, microsoft/DeepSpeed@38327e07;
+  // FSDP outside no_sync(): _post_backward_hook's `_saved_grad_shard += output`, torch 1.13
+  // fully_sharded_data_parallel.py); ZeRO-1's whole gradients accumulate on each rank.
   void reduce(const Bucket& u, std::vector<Bucket>& out) const {
     Bucket r = u;
     r.collective = Collective::ReduceScatter;
     r.group = group;
+    r.each_micro_batch = shards_gradients(exec.sharding);
     out.push_back(r);
     if (!replicas) return;
     Bucket a = u;
     a.bytes = u.bytes / gpus_per_node;
     a.group = RankGroup::AcrossNodes;
     a.tensors = 0;
+    a.each_micro_batch = r.each_micro_batch;
     out.push_back(a);
   }
   // Backward, units from the last layer on: gathers again where the mode needs them (the next
@@ -258,7 +271,8 @@ StepSchedule build_schedule(const ComputeProfile& prof, const ProfileWalk& walk,
   // The optimizer updates one shard: its kernels' work divides by the ranks sharing the state.
   const int shards = exec.sharding == Sharding::FsdpHybrid ? std::min(ranks, gpus_per_node) : ranks;
   s.optimizer_s = sharded ? prof.optimizer_s / shards : prof.optimizer_s;
-  s.accumulate_s = prof.accumulate_s;
+  // Accumulating into a gradient shard (ZeRO-2 and -3, FSDP) adds 1/shards of the gradients.
+  s.accumulate_s = sharded && shards_gradients(exec.sharding) ? prof.accumulate_s / shards : prof.accumulate_s;
   s.sync_period = exec.sync_period;
   s.library = library;
   if (library.nccl)

@@ -36,6 +36,11 @@ struct Bucket {
   Seconds needed_s = -1;   // a blocking one: where its pass waits for it (as ready_s); -1: at ready_s
   bool parameters = false; // a sharded unit's parameters (all-gathered), not gradients or statistics
   RankGroup group = RankGroup::All;
+  // Runs in every micro-batch's step, not only in the step that updates the weights: a local
+  // (accumulating) step runs it too. Synchronised batch norms' statistics; under sharding with
+  // accumulation, gradients that are reduce-scattered every micro-batch and parameters gathered for
+  // every pass (build_schedule's sharded_exchanges says which).
+  bool each_micro_batch = false;
 
   Seconds needed_at() const { return needed_s < 0 ? ready_s : needed_s; }
 };

@@ -166,13 +166,14 @@ SyncSteps simgrid_sync_step(const RankSchedules& rs, const CommTopology& topo, c
   return sync_from_json(nlohmann::json::parse(answer));
 }
 
-// A local step's exchanges: the synchronised layers' (closed forms), none for the buckets.
+// A local step's exchanges: those of every micro-batch (closed forms: synchronised layers'
+// statistics, sharded units' gathers and reduce-scatters), none for the others.
 std::vector<Seconds> local_exchange_s(const StepSchedule& s, const CommTopology& topo, const CommMethod& m) {
   std::vector<Seconds> out;
   if (topo.ranks() <= 1) return out;
   for (const Bucket& b : s.buckets) {
     const LibraryCall k = library_call(m, b.collective, topo, b.bytes);
-    out.push_back(b.blocking ? collective_time_s(b.collective, k.algorithm, k.topo, k.bytes) : 0);
+    out.push_back(b.each_micro_batch ? collective_time_s(b.collective, k.algorithm, k.topo, k.bytes) : 0);
   }
   return out;
 }
@@ -181,8 +182,8 @@ std::vector<Seconds> local_exchange_s(const StepSchedule& s, const CommTopology&
 
 StepPair simgrid_steps(const RankSchedules& rs, const CommTopology& topo, const CommMethod& m, const System& sys,
                        const SimGridOptions& o) {
-  // The local step exchanges no gradients (a synchronised layer's statistics it does: their closed
-  // forms), and one rank needs no network: no simulation for them.
+  // The local step exchanges only what every micro-batch does (closed forms), and one rank needs no
+  // network: no simulation for them.
   StepPair out = compose_steps(rs, local_exchange_s(rs.kinds.front(), topo, m), to_string(m.algorithm));
   if (topo.ranks() <= 1) return out;
   SyncSteps sync = simgrid_sync_step(rs, topo, m, sys, o);
