@@ -335,8 +335,18 @@ TEST(Sharding, WhatEveryMicroBatchExchanges) {
   const std::vector<bool> hybrid = every(Sharding::FsdpHybrid, 4);
   EXPECT_EQ(hybrid.size(), 16u);
   for (bool b : hybrid) EXPECT_TRUE(b);
+  // FSDP's no_sync(): gathers every micro-batch, reduce-scatters (and HYBRID_SHARD's all-reduces)
+  // once an update, the whole gradients accumulated.
+  for (Sharding s : {Sharding::FsdpFull, Sharding::FsdpGradOp, Sharding::FsdpHybrid}) {
+    Execution e = sharded(s);
+    e.no_sync = true;
+    for (const Bucket& b : sharded_exchanges(four_layers(), e, 8, 4)) EXPECT_EQ(b.each_micro_batch, b.parameters);
+  }
   ComputeProfile p = four_layers();
   p.accumulate_s = 0.0016;
+  Execution no_sync = sharded(Sharding::FsdpFull);
+  no_sync.no_sync = true;
+  EXPECT_DOUBLE_EQ(build_schedule(p, no_sync, 0, 8, LibraryCosts{}, FrameworkCosts{}, 8).accumulate_s, 0.0016);
   EXPECT_DOUBLE_EQ(build_schedule(p, sharded(Sharding::Zero1), 0, 8, LibraryCosts{}, FrameworkCosts{}, 8).accumulate_s,
                    0.0016);
   EXPECT_DOUBLE_EQ(build_schedule(p, sharded(Sharding::Zero2), 0, 8, LibraryCosts{}, FrameworkCosts{}, 8).accumulate_s,
@@ -370,7 +380,8 @@ TEST(Sharding, ALocalStepRunsWhatEveryMicroBatchExchanges) {
 
 // Accumulation at scenario level: each micro-batch of ZeRO-3 exchanges as an updating step does (the
 // mean exchange per step unchanged), ZeRO-1 one micro-batch in four, and the steps are shorter than
-// updating every micro-batch; every micro-batch of ZeRO-3 waits for the slowest rank. Accumulating
+// updating every micro-batch; every micro-batch of ZeRO-3 waits for the slowest rank. FSDP under
+// no_sync() reduce-scatters once an update and keeps the whole gradients. Accumulating
 // takes a gradient accumulator of the rank's gradients (cost/memory.hpp), a shard's where they are
 // sharded.
 TEST(Sharding, AccumulationScenario) {
@@ -388,4 +399,17 @@ TEST(Sharding, AccumulationScenario) {
   // The accumulator is the rank's gradient shard: 1/16 of the gradients on 16 ranks.
   EXPECT_NEAR(z3k.memory_per_gpu_bytes - z3.memory_per_gpu_bytes, z3.gradient_bytes / 16, 1);
   EXPECT_NEAR(z1k.memory_per_gpu_bytes - z1.memory_per_gpu_bytes, z1.gradient_bytes, 1);  // ZeRO-1: whole
+  // FSDP under no_sync(): the whole gradients accumulate; one exchange of reduce-scatters an update.
+  const Prediction f = with("fsdp_full", 1), fk = with("fsdp_full", 4);
+  const Prediction fn = testutil::predict_default({"--model.name=gpt2", "--model.precision=mixed",
+                                                   "--training.optimizer=adam", "--cluster.platform=dgx-a100",
+                                                   "--cluster.nodes=2", "--training.sharding=fsdp_full",
+                                                   "--training.sync_period=4", "--training.no_sync=true"});
+  EXPECT_NEAR(fn.memory_per_gpu_bytes - f.memory_per_gpu_bytes, f.gradient_bytes, 1);
+  EXPECT_LT(fn.comm_time_s, fk.comm_time_s);
+  EXPECT_LT(fn.step_time_s, fk.step_time_s);
+  EXPECT_THROW(testutil::scenario_default({"--training.sharding=zero3", "--training.sync_period=2",
+                                           "--training.no_sync=true"}),
+               InputError);
+  EXPECT_THROW(testutil::scenario_default({"--training.no_sync=true"}), InputError);
 }

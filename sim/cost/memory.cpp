@@ -87,7 +87,10 @@ void shard_state(MemoryEstimate& est, const Model& m, double trainable, const Ex
   if (!shards_gradients(s)) return;
   const double unit = largest_unit_params(m, e.bucket_bytes, e.gradient_elem_bytes());
   est.gradients /= n;
-  est.accumulator /= n;  // micro-batches add into the rank's gradient shard
+  // Micro-batches add into the rank's gradient shard; under FSDP's no_sync() the whole gradients
+  // accumulate ("accumulate the full model gradients (instead of gradient shards)", torch 1.13's
+  // FullyShardedDataParallel.no_sync).
+  if (!e.no_sync) est.accumulator /= n;
   est.gathered = unit * e.gradient_elem_bytes();
   if (!gathers_in_backward(s)) return;
   const Bytes working = est.weights - master / n;  // the parameters computed with, whole

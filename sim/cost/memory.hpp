@@ -12,8 +12,8 @@
 //   reserved     = 1 GiB: CUDA context, cuDNN/cuBLAS workspaces, allocator slack
 // Sharded (training.sharding over `shard_ranks` ranks; ZeRO, SC 2020, Figure 1 and section 5):
 //   zero1 and up   optimizer state and, with mixed precision, the FP32 master weights / shard_ranks
-//   zero2 and up   + gradients (and the accumulator) / shard_ranks, and one unit's full gradients
-//                  before its reduce-scatter
+//   zero2 and up   + gradients (and the accumulator, but under FSDP's no_sync) / shard_ranks, and one
+//                  unit's full gradients before its reduce-scatter
 //   zero3, fsdp_full and fsdp_hybrid  + the remaining weights / shard_ranks, and two units gathered
 //                  at once (the one computing and the one prefetched: FSDP's limit_all_gathers)
 //   fsdp_grad_op   weights whole at the peak (gathered for the forward pass, kept through backward)

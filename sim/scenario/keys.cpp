@@ -197,6 +197,12 @@ std::vector<KeySpec> declare_keys() {
                   "fsdp_hybrid (fsdp_full inside a node, replicas across nodes all-reduce their shards); a unit "
                   "is comm.bucket_mb of parameters (FSDP's size-based wrap policy); fsdp_hybrid with the analytic backend "
                   "only")),
+      vary(flag("training.no_sync", "false",
+                "with gradient accumulation under an FSDP mode, the micro-batches between updates run under "
+                "FSDP's no_sync(): whole gradients accumulate on each rank and are reduce-scattered once an "
+                "update (Hugging Face Accelerate's and Trainer's way unless sync_each_batch); false: reduce-"
+                "scattered every micro-batch into the rank's shard (PyTorch's default)"),
+           {"false", "true"}),
       vary(integer("training.samples", "1281167", 1, 1000000000000LL, "training samples per epoch"), 1000, 1e9,
            kLog),
       vary(integer("training.epochs", "1", 1, 1000000, "epochs"), 1, 1000, kLog),

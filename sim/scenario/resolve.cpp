@@ -221,6 +221,11 @@ Execution resolve_execution(const Reader& r, int nodes) {
   const int prefetch = r.choice<int>("comm.prefetch", {{"forward+backward", 2}, {"backward", 1}, {"none", 0}});
   e.prefetch_forward = prefetch == 2;
   e.prefetch_backward = prefetch >= 1;
+  e.no_sync = r.boolean("training.no_sync");
+  if (e.no_sync && !is_fsdp(e.sharding))
+    r.fail("training.no_sync", "training.sharding fsdp_full, fsdp_grad_op or fsdp_hybrid (FSDP's no_sync(); DeepSpeed "
+                               "refuses it under ZeRO-2 and -3, ZeRO-1 reduces once an update anyway, and "
+                               "replicated data parallelism accumulates without exchanging already)");
   if (e.sharding != Sharding::None) {
     if (e.algorithm == Algorithm::ParameterServer)
       r.fail("training.sharding", "a collective library's algorithm (sharded state is reduce-scattered and "

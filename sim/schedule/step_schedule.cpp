@@ -183,12 +183,13 @@ struct ShardedStep {
   // (DeepSpeed's engine.py allreduce_gradients: "ZeRO stage >= 2 communicates during non gradient
   // accumulation boundaries as well", stage 1 only at a boundary, microsoft/DeepSpeed@38327e07;
   // FSDP outside no_sync(): _post_backward_hook's `_saved_grad_shard += output`, torch 1.13
-  // fully_sharded_data_parallel.py); ZeRO-1's whole gradients accumulate on each rank.
+  // fully_sharded_data_parallel.py); ZeRO-1's whole gradients accumulate on each rank, and so do
+  // FSDP's under no_sync() (training.no_sync), reduce-scattered once an update.
   void reduce(const Bucket& u, std::vector<Bucket>& out) const {
     Bucket r = u;
     r.collective = Collective::ReduceScatter;
     r.group = group;
-    r.each_micro_batch = shards_gradients(exec.sharding);
+    r.each_micro_batch = shards_gradients(exec.sharding) && !exec.no_sync;
     out.push_back(r);
     if (!replicas) return;
     Bucket a = u;
@@ -271,8 +272,9 @@ StepSchedule build_schedule(const ComputeProfile& prof, const ProfileWalk& walk,
   // The optimizer updates one shard: its kernels' work divides by the ranks sharing the state.
   const int shards = exec.sharding == Sharding::FsdpHybrid ? std::min(ranks, gpus_per_node) : ranks;
   s.optimizer_s = sharded ? prof.optimizer_s / shards : prof.optimizer_s;
-  // Accumulating into a gradient shard (ZeRO-2 and -3, FSDP) adds 1/shards of the gradients.
-  s.accumulate_s = sharded && shards_gradients(exec.sharding) ? prof.accumulate_s / shards : prof.accumulate_s;
+  // Accumulating into a gradient shard (ZeRO-2 and -3, FSDP outside no_sync) adds 1/shards of the gradients.
+  const bool into_shard = sharded && shards_gradients(exec.sharding) && !exec.no_sync;
+  s.accumulate_s = into_shard ? prof.accumulate_s / shards : prof.accumulate_s;
   s.sync_period = exec.sync_period;
   s.library = library;
   if (library.nccl)

@@ -32,6 +32,8 @@ const char* to_string(Sharding s);
 inline bool shards_optimizer(Sharding s) { return s != Sharding::None; }
 // Gradients are reduce-scattered: each rank keeps its shard's.
 inline bool shards_gradients(Sharding s) { return s != Sharding::None && s != Sharding::Zero1; }
+// FSDP's modes (no_sync() is theirs: DeepSpeed refuses it under gradient partitioning).
+inline bool is_fsdp(Sharding s) { return s == Sharding::FsdpFull || s == Sharding::FsdpGradOp || s == Sharding::FsdpHybrid; }
 // Parameters are sharded between uses: gathered unit by unit before the forward pass (and the
 // backward pass, but for SHARD_GRAD_OP, which keeps them from forward to backward).
 inline bool shards_parameters(Sharding s) {
@@ -85,6 +87,7 @@ struct Execution {
   GradientDtype gradient_dtype = GradientDtype::FP32;
   bool sync_batchnorm = false;     // batch norms synchronised across the ranks (model.sync_bn)
   Sharding sharding = Sharding::None;  // training.sharding
+  bool no_sync = false;                // FSDP's micro-batches between updates under no_sync() (training.no_sync)
   bool prefetch_forward = true;        // comm.prefetch: a unit's gather issued while the one before
   bool prefetch_backward = true;       // it computes, in each pass
   FrameworkSpec fw;                // the framework's own costs (spec/framework.hpp)
