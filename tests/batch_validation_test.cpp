@@ -140,7 +140,8 @@ TEST(BatchValidation, PooledPerModelFamilyWhereTheyStand) {
     for (const auto& whole : j[role]) {
       int n = 0;
       const std::string name = whole["band"];
-      for (const auto& f : j[std::string(role) + "_families"]) n += band(f["bands"], name.c_str())["calibrated"]["n"].get<int>();
+      for (const auto& f : j[std::string(role) + "_families"])
+        n += band(f["bands"], name.c_str())["calibrated"]["n"].get<int>();
       EXPECT_EQ(n, whole["calibrated"]["n"].get<int>()) << role << " " << whole["band"];
     }
   }

@@ -324,7 +324,8 @@ TEST(Sharding, PrefetchOffIssuesEachGatherWhereItsUnitStarts) {
 TEST(Sharding, WhatEveryMicroBatchExchanges) {
   const auto every = [](Sharding s, int gpus_per_node) {
     std::vector<bool> out;
-    for (const Bucket& b : sharded_exchanges(four_layers(), sharded(s), 8, gpus_per_node)) out.push_back(b.each_micro_batch);
+    for (const Bucket& b : sharded_exchanges(four_layers(), sharded(s), 8, gpus_per_node))
+      out.push_back(b.each_micro_batch);
     return out;
   };
   for (bool b : every(Sharding::Zero1, 8)) EXPECT_FALSE(b);

@@ -215,13 +215,13 @@ std::string bands_md(const std::vector<BatchBand>& bands) {
 
 // The same bands per model family, the bands no row falls in left out.
 std::string families_md(const std::vector<FamilyBands>& families) {
-  std::string t = "\nPer model family:\n\n| family | batch smaller by | n | a priori (roofline) | calibrated at the largest "
-                  "batch | as measured at the largest batch |\n|---|---|---|---|---|---|\n";
+  std::string t = "\nPer model family:\n\n| family | batch smaller by | n | a priori (roofline) | calibrated at "
+                  "the largest batch | as measured at the largest batch |\n|---|---|---|---|---|---|\n";
   for (const FamilyBands& f : families)
     for (const BatchBand& b : f.bands)
       if (b.calibrated.n > 0)
-        t += fmt::format("| {} | {} | {} | {} | {} | {} |\n", f.family, b.band, b.calibrated.n, mape_bias_cell(b.a_priori),
-                         mape_bias_cell(b.calibrated), mape_bias_cell(b.baseline));
+        t += fmt::format("| {} | {} | {} | {} | {} | {} |\n", f.family, b.band, b.calibrated.n,
+                         mape_bias_cell(b.a_priori), mape_bias_cell(b.calibrated), mape_bias_cell(b.baseline));
   return t;
 }
 
@@ -254,8 +254,8 @@ std::string render_batch_validation(const BatchValidation& v, Format f) {
       for (const BatchPoint& p : s.points)
         pts.push_back({{"batch", p.batch}, {"band", p.band}, {"measured_samples_per_s", p.measured},
                        {"a_priori_samples_per_s", p.a_priori}, {"calibrated_samples_per_s", p.calibrated}});
-      j["series"].push_back({{"group", s.group}, {"role", s.role}, {"family", s.family}, {"series", s.label}, {"source", s.source},
-                             {"calibrated_batch", s.calibrated_batch}, {"points", pts}});
+      j["series"].push_back({{"group", s.group}, {"role", s.role}, {"family", s.family}, {"series", s.label},
+                             {"source", s.source}, {"calibrated_batch", s.calibrated_batch}, {"points", pts}});
     }
     const auto coverage = [](const Coverage& c) {
       return nlohmann::ordered_json{{"n", c.n}, {"inside", c.inside},

@@ -135,7 +135,8 @@ Run run(const Scenario& sc, const RankKinds& kinds, const std::vector<KindProfil
   // A local step that exchanges among the ranks (sharded units, synchronised batch norms) waits for
   // the slowest rank as an updating one does: each micro-batch is then a synchronisation of its own.
   const auto& buckets = r.schedule.buckets;
-  const bool local_waits = std::any_of(buckets.begin(), buckets.end(), [](const Bucket& b) { return b.each_micro_batch; });
+  const bool local_waits =
+      std::any_of(buckets.begin(), buckets.end(), [](const Bucket& b) { return b.each_micro_batch; });
   r.wait_s = straggler_wait_s(r.schedule.forward_s + r.schedule.backward_s, jitter_cv(sys.compute),
                               device_spread(sys.compute), local_waits ? 1 : e.sync_period, nodes * gpus_per_node);
   r.local_wait_s = local_waits ? r.wait_s : 0;
@@ -314,8 +315,8 @@ Prediction predict(const Scenario& sc, const ComputeProfiles& profiles) {
   p.comm_time_s = per_step(r, [](const StepTiming& t) { return t.comm_s; });
   p.exposed_comm_s = per_step(r, [](const StepTiming& t) { return t.exposed_comm_s; });
   p.input_wait_s = per_step(r, [](const StepTiming& t) { return t.input_wait_s; });
-  p.straggler_wait_s =
-      (double(r.shape.syncs) * r.wait_s + double(r.shape.steps - r.shape.syncs) * r.local_wait_s) / double(r.shape.steps);
+  const double syncs = double(r.shape.syncs), locals = double(r.shape.steps - r.shape.syncs);
+  p.straggler_wait_s = (syncs * r.wait_s + locals * r.local_wait_s) / double(r.shape.steps);
   p.input_time_s = r.schedule.input_s;
   p.samples_per_s = double(e.samples) / r.epoch_s;
   p.single_gpu_epoch_s = single.epoch_s;

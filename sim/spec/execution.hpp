@@ -33,7 +33,9 @@ inline bool shards_optimizer(Sharding s) { return s != Sharding::None; }
 // Gradients are reduce-scattered: each rank keeps its shard's.
 inline bool shards_gradients(Sharding s) { return s != Sharding::None && s != Sharding::Zero1; }
 // FSDP's modes (no_sync() is theirs: DeepSpeed refuses it under gradient partitioning).
-inline bool is_fsdp(Sharding s) { return s == Sharding::FsdpFull || s == Sharding::FsdpGradOp || s == Sharding::FsdpHybrid; }
+inline bool is_fsdp(Sharding s) {
+  return s == Sharding::FsdpFull || s == Sharding::FsdpGradOp || s == Sharding::FsdpHybrid;
+}
 // Parameters are sharded between uses: gathered unit by unit before the forward pass (and the
 // backward pass, but for SHARD_GRAD_OP, which keeps them from forward to backward).
 inline bool shards_parameters(Sharding s) {
