@@ -75,3 +75,21 @@ TEST(Collectives, MoreBandwidthIsNeverSlower) {
     }
   }
 }
+
+// A network plugin's rendezvous (Route::rendezvous_bytes, rendezvous_s): a pipelined step of more
+// than the limit holds its route the rendezvous longer; at or below it, its bytes alone. 1 GB/s,
+// a 1,000-byte limit, 10 us.
+TEST(Collectives, RendezvousHoldsAStepAboveTheLimit) {
+  Route r{2e-6, 1e9};
+  r.rendezvous_bytes = 1000;
+  r.rendezvous_s = 10e-6;
+  EXPECT_DOUBLE_EQ(ring_hop(r, 1000).serial_s, 1e-6);
+  EXPECT_DOUBLE_EQ(ring_hop(r, 2000).serial_s, 2e-6 + 10e-6);
+  EXPECT_DOUBLE_EQ(ring_hop(r, 2000).fixed_s, 2e-6);  // the latency is not the rendezvous
+  r.rendezvous_s = 0;                                 // none
+  EXPECT_DOUBLE_EQ(ring_hop(r, 2000).serial_s, 2e-6);
+  // A pipelined ring bound by its network hop pays it on every step: 7 steps of 2,000 bytes.
+  const RingHop intra{1e-6, 1e-7}, inter = ring_hop(Route{2e-6, 1e9, 1, 1, 0, 1000, 10e-6}, 2000);
+  EXPECT_NEAR(pipelined_ring_s(7, 4, intra, inter) - pipelined_ring_s(7, 4, intra, ring_hop(Route{2e-6, 1e9}, 2000)),
+              7 * 10e-6, 1e-15);
+}

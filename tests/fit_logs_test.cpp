@@ -211,3 +211,78 @@ TEST(FitLogs, ALogOfSeveralGpusAThreadIsNoted) {
   ASSERT_EQ(b.code, 0) << b.out;
   EXPECT_EQ(b.out.find("note:"), std::string::npos) << b.out;
 }
+
+namespace {
+
+// nccl-tests' text for ddlsim's prediction of an all-gather on `nodes` nodes of 4 A100s and 2 NICs
+// of 200 Gb/s (Polaris's shape) with `extra` keys.
+std::string gather_log(int nodes, const std::string& extra) {
+  const auto r = testutil::run_ddlsim("collective --op allgather --cluster.platform=dgx-a100 --cluster.gpus_per_node=4 "
+                                      "--cluster.nics=2 --cluster.inter=200gbe --cluster.nodes=" +
+                                      std::to_string(nodes) + " -b 1K -e 1G -f 4 --format json " + extra);
+  EXPECT_EQ(r.code, 0) << r.out;
+  std::string t = "# nThread 1 nGpus 1 minBytes 1024 maxBytes 1073741824 step: 4(factor)\n#\n# Using devices\n";
+  for (int k = 0; k < nodes * 4; ++k)
+    t += "#  Rank " + std::to_string(k) + " Group  0 Pid  1234 on node" + std::to_string(k / 4) + " device  " +
+         std::to_string(k % 4) + " [0x07] NVIDIA A100-SXM4-40GB\n";
+  t += "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw "
+       "#wrong\n";
+  for (const auto& row : nlohmann::json::parse(r.out)) {
+    const std::string us = fmt::format("{:.6f}", row["time_s"].get<double>() * 1e6);
+    t += "  " + std::to_string(row["size_bytes"].get<long long>()) + "  1  float  none  -1  " + us +
+         "  1.0  1.0  0  " + us + "  1.0  1.0  0\n";
+  }
+  return t;
+}
+
+double effective(const nlohmann::json& j, const char* name) {
+  for (const auto& p : j["effective"])
+    if (p["name"] == name) return p["after"].get<double>();
+  ADD_FAILURE() << name;
+  return NAN;
+}
+
+}  // namespace
+
+// A network plugin's rendezvous (--params ...,net_rendezvous): logs written from ddlsim's own
+// all-gather with a 32 KiB limit and 25 us on links changed to 19 GB/s and 13 us; fitted on two
+// nodes, the threshold (a power of two) and the three values come back and eight nodes are
+// predicted exactly; the overlay carries both keys. On logs with no rendezvous, none is fitted and
+// the overlay leaves the keys out. The SimGrid backend refuses a rendezvous.
+TEST(FitLogs, ARendezvousIsFoundAndCarriesToMoreNodes) {
+  const std::string keys = "--cluster.net_eager_kib=32 --cluster.net_rendezvous_us=25 --cluster.inter_bw_GBps=19 "
+                           "--cluster.inter_latency_us=13";
+  const testutil::TempFile two("all_gather_perf_2.log", gather_log(2, keys)), eight("all_gather_perf_8.log",
+                                                                                     gather_log(8, keys));
+  const testutil::TempFile base("base.ini", "[cluster]\nplatform = dgx-a100\ngpus_per_node = 4\nnics = 2\n"
+                                            "inter = 200gbe\n");
+  testutil::TempFile overlay("fitted.ini");
+  const std::string params = " --params inter_bw,inter_latency,net_rendezvous --format json --scenario " + base.path();
+  const auto r = testutil::run_ddlsim("fit " + two.path() + " " + eight.path() + params +
+                                      " --train-max-nodes 2 --overlay-out " + overlay.path());
+  ASSERT_EQ(r.code, 0) << r.out;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(effective(j, "net_eager"), 32);
+  EXPECT_NEAR(effective(j, "net_rendezvous"), 25, 0.01 * 25);
+  EXPECT_NEAR(effective(j, "inter_bw"), 19, 0.01 * 19);
+  EXPECT_NEAR(effective(j, "inter_latency"), 13, 0.01 * 13);
+  for (const auto& b : j["scale_out"]) EXPECT_LT(b["fitted"]["mape"].get<double>(), 0.01) << b;
+  const std::string written = testutil::slurp(overlay.path());
+  EXPECT_NE(written.find("net_eager_kib = 32"), std::string::npos) << written;
+  const std::size_t at = written.find("net_rendezvous_us = ");
+  ASSERT_NE(at, std::string::npos) << written;
+  EXPECT_NEAR(std::stod(written.substr(at + 20)), 25, 0.01 * 25) << written;
+
+  const testutil::TempFile plain("all_gather_perf_2.log", gather_log(2, ""));
+  testutil::TempFile none("none.ini");
+  const auto p = testutil::run_ddlsim("fit " + plain.path() + params + " --overlay-out " + none.path());
+  ASSERT_EQ(p.code, 0) << p.out;
+  const auto k = nlohmann::json::parse(p.out);
+  EXPECT_EQ(effective(k, "net_rendezvous"), 0);
+  EXPECT_EQ(effective(k, "net_eager"), 0);
+  EXPECT_EQ(testutil::slurp(none.path()).find("net_"), std::string::npos) << testutil::slurp(none.path());
+
+  const auto s = testutil::run_ddlsim("simulate --cluster.net_rendezvous_us=5 --simulation.backend=simgrid");
+  EXPECT_EQ(s.code, 2) << s.out;
+  EXPECT_NE(s.out.find("cluster.net_rendezvous_us"), std::string::npos) << s.out;
+}

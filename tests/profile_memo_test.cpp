@@ -21,6 +21,7 @@ const std::map<std::string, std::string>& other_values() {
       {"cluster.nodes", "3"}, {"cluster.inter", "ib-hdr"}, {"cluster.inter_bw_GBps", "7"},
       {"cluster.inter_latency_us", "9"}, {"cluster.intra_bw_GBps", "50"}, {"cluster.intra_latency_us", "2"},
       {"cluster.nics", "2"}, {"cluster.network_reduction", "none"}, {"cluster.nccl_net_latency_us", "20"},
+      {"cluster.net_eager_kib", "32"}, {"cluster.net_rendezvous_us", "20"},
       {"cluster.nccl_net_protocols", "simple"}, {"cluster.socket_nic", "aws-ena"}, {"cluster.tcp_flow_GBps", "1"},
       {"cluster.tcp_thread_GBps", "3"}, {"training.sync_period", "4"}, {"training.samples", "50000"},
       {"training.epochs", "3"}, {"training.drop_last", "true"}, {"comm.library", "mpi"}, {"comm.algorithm", "rhd"},

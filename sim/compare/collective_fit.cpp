@@ -222,15 +222,16 @@ std::vector<std::string> default_collective_parameters(const CollectivePoints& p
   return names;
 }
 
-CollectiveFit fit_collectives(const CollectivePoints& all, const std::vector<std::string>& names,
-                              int train_max_nodes) {
+namespace {
+
+CollectiveFit fit_links(const CollectivePoints& all, const std::vector<std::string>& names, int train_max_nodes) {
   const CollectivePoints train = train_max_nodes > 0 ? points_where(all, train_max_nodes, false) : all;
   if (train.bases.empty())
     throw InputError(fmt::format("--train-max-nodes {}: no log has that few nodes to fit on", train_max_nodes));
   std::vector<SharedParameter> params;
   for (const std::string& n : names) {
     if (n == "compute") throw InputError("--params compute: nccl-tests logs measure no compute; expected inter_bw, "
-                                         "inter_latency, intra_bw, intra_latency or tcp_thread");
+                                         "inter_latency, intra_bw, intra_latency, tcp_thread or net_rendezvous");
     params.push_back(shared_parameter(n, train.bases));
     if ((n == "inter_bw" || n == "intra_bw" || n == "tcp_thread") && !bounds_largest(train, params.back()))
       params.back().held_because = "not what bounds the largest messages of these logs (a priori, a 25 % faster link "
@@ -260,6 +261,72 @@ CollectiveFit fit_collectives(const CollectivePoints& all, const std::vector<std
   }
   f.scale_out = score_bands(test, apply_parameters(test.bases, params, fitted), baseline);
   return f;
+}
+
+// A network plugin's rendezvous (`net_rendezvous`) has two values. Its threshold is a step
+// function of the sizes the logs hold, which a search cannot follow: each power of two from 4 to
+// 256 KiB is tried, every parameter fitted with it, and the one whose fit leaves the least error
+// (MAPE over the fitted points) kept. Its time is searched from 10 us where the scenario has none
+// (a search window is 4 decades either side of its start). Where the logs do not determine that
+// time, there is no rendezvous: the others are fitted without it.
+constexpr Seconds kRendezvousSearchStart_s = 10e-6;
+
+CollectivePoints with_eager_limit(CollectivePoints p, Bytes eager) {
+  for (Scenario& s : p.bases) {
+    s.system.cluster.net_eager_bytes = eager;
+    if (s.system.cluster.net_rendezvous_s <= 0) s.system.cluster.net_rendezvous_s = kRendezvousSearchStart_s;
+  }
+  return p;
+}
+
+// A row the fit did not search, with no correlation to the others.
+void append_row(EffectiveFit& eff, FitParameter row) {
+  eff.params.push_back(std::move(row));
+  if (eff.correlation.empty()) return;
+  for (auto& r : eff.correlation) r.push_back(NAN);
+  eff.correlation.emplace_back(eff.params.size(), NAN);
+}
+
+FitParameter given_row(const char* name, const char* key, double value, bool identifiable, std::string note) {
+  FitParameter p;
+  p.name = name;
+  p.key = key;
+  p.before = p.after = value;
+  p.identifiable = identifiable;
+  p.note = std::move(note);
+  return p;
+}
+
+}  // namespace
+
+CollectiveFit fit_collectives(const CollectivePoints& all, const std::vector<std::string>& names,
+                              int train_max_nodes) {
+  const auto it = std::find(names.begin(), names.end(), "net_rendezvous");
+  if (it == names.end()) return fit_links(all, names, train_max_nodes);
+  const ClusterDescription& given = all.bases.front().system.cluster;
+  std::optional<CollectiveFit> best;
+  Bytes eager = 0;
+  for (int kib = 4; kib <= 256; kib *= 2) {
+    CollectiveFit f = fit_links(with_eager_limit(all, kib * kKiB), names, train_max_nodes);
+    if (!best || f.eff.after.mape < best->eff.after.mape) best = std::move(f), eager = kib * kKiB;
+  }
+  FitParameter& time = best->eff.params[std::size_t(it - names.begin())];
+  const double eager_kib = given.net_eager_bytes / kKiB;
+  if (!time.identifiable || !time.note.empty()) {
+    std::vector<std::string> rest = names;
+    rest.erase(rest.begin() + (it - names.begin()));
+    CollectiveFit f = fit_links(all, rest, train_max_nodes);
+    append_row(f.eff, given_row("net_rendezvous", "cluster.net_rendezvous_us", given.net_rendezvous_s * 1e6, false,
+                                "not determined by these logs at any threshold from 4 to 256 KiB; none"));
+    append_row(f.eff, given_row("net_eager", "cluster.net_eager_kib", eager_kib, false, "as it was (no rendezvous)"));
+    return f;
+  }
+  time.before = given.net_rendezvous_s * 1e6;
+  FitParameter row = given_row("net_eager", "cluster.net_eager_kib", eager_kib, true,
+                               "the power of two from 4 to 256 KiB whose fit leaves the least error");
+  row.after = eager / kKiB;
+  append_row(best->eff, row);
+  return *best;
 }
 
 }  // namespace compare_layer

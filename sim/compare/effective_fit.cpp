@@ -40,12 +40,16 @@ SharedParameter shared_parameter(const std::string& name, const std::vector<Scen
     return declared(name, "cluster.intra_latency_us",
                     [](const Scenario& s) { return s.system.cluster.intra.latency_s * 1e6; },
                     [](System& s, double v) { s.cluster.intra.latency_s = v * 1e-6; });
+  if (name == "net_rendezvous")  // with its threshold: collective_fit.cpp fit_collectives
+    return declared(name, "cluster.net_rendezvous_us",
+                    [](const Scenario& s) { return s.system.cluster.net_rendezvous_s * 1e6; },
+                    [](System& s, double v) { s.cluster.net_rendezvous_s = v * 1e-6; });
   if (name == "tcp_thread")
     return declared(name, "cluster.tcp_thread_GBps", [](const Scenario& s) { return s.system.cluster.tcp_thread_Bps / kGB; },
                     [](System& s, double v) { s.cluster.tcp_thread_Bps = v * kGB; });
   if (name != "compute")
     throw InputError("--params: unknown parameter '" + clip(name) + "'; expected inter_bw, inter_latency, intra_bw, "
-                     "intra_latency, tcp_thread or compute");
+                     "intra_latency, tcp_thread, net_rendezvous or compute");
   const bool measured = scs.front().system.compute.measured_samples_per_s > 0;
   if (!measured)
     return declared(name, "compute.efficiency", [](const Scenario& s) { return s.system.compute.max_efficiency; },
@@ -345,8 +349,8 @@ std::vector<Scenario> apply_parameters(const std::vector<Scenario>& bases, const
 }
 
 const std::vector<std::string>& fit_parameter_names() {
-  static const std::vector<std::string> names = {"inter_bw", "inter_latency", "intra_bw", "intra_latency", "tcp_thread",
-                                                 "compute"};
+  static const std::vector<std::string> names = {"inter_bw",   "inter_latency",  "intra_bw", "intra_latency",
+                                                 "tcp_thread", "net_rendezvous", "compute"};
   return names;
 }
 

@@ -62,7 +62,7 @@ namespace {
 // exchange's bandwidth), on more each node sends and receives at once (the ring's).
 RingHop tree_inter_hop(const Route& inter, int nodes, Bytes m, Seconds extra_overhead_s) {
   const BytesPerSecond bw = nodes == 2 ? inter.exchange_bw_Bps() : inter.ring_bw_Bps();
-  return {inter.step_latency_s() + extra_overhead_s, m / bw};
+  return {inter.step_latency_s() + extra_overhead_s, m / bw + inter.rendezvous_extra_s(m)};
 }
 }  // namespace
 
@@ -114,7 +114,7 @@ Seconds nvls_allreduce_s(int p, Bytes n, Route r) {
 Seconds ring_half_allreduce_s(int p, Bytes n, Route r) { return ring_allreduce_s(p, n, r) / 2; }
 
 RingHop ring_hop(const Route& r, Bytes bytes, Seconds extra_overhead_s) {
-  return {r.step_latency_s() + extra_overhead_s, bytes / r.bw_Bps};
+  return {r.step_latency_s() + extra_overhead_s, bytes / r.bw_Bps + r.rendezvous_extra_s(bytes)};
 }
 
 namespace {

@@ -236,6 +236,7 @@ bool profile_neutral_key(const std::string& key) {
       "cluster.nodes",          "cluster.inter",          "cluster.inter_bw_GBps",   "cluster.inter_latency_us",
       "cluster.intra_bw_GBps",  "cluster.intra_latency_us", "cluster.nics",            "cluster.network_reduction",
       "cluster.nccl_net_latency_us", "cluster.nccl_net_protocols", "cluster.socket_nic", "cluster.tcp_flow_GBps",
+      "cluster.net_eager_kib",  "cluster.net_rendezvous_us",
       "cluster.tcp_thread_GBps", "training.sync_period", "training.samples", "training.epochs", "training.drop_last"};
   for (const char* k : neutral)
     if (key == k) return true;

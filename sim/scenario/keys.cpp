@@ -270,6 +270,13 @@ std::vector<KeySpec> declare_keys() {
            "latency NCCL's network plugin reports (ncclNetProperties.latency): NCCL's tuning model adds it to each "
            "network step when it picks an algorithm and protocol, twice with Simple; default the platform's: 0 (NCCL's own IB and socket transports), 75 on AWS p4d and p5, "
            "150 on other EFA instances (aws-ofi-nccl)"),
+      real("cluster.net_eager_kib", "0", 0, 1e6, "KiB",
+           "a network plugin's rendezvous threshold: NCCL's pipelined steps between nodes of more than this many "
+           "KiB (a step's bytes over all its channels) pay cluster.net_rendezvous_us more on the link; no cited "
+           "value (fit finds it from nccl-tests logs: fit --params ...,net_rendezvous)"),
+      real("cluster.net_rendezvous_us", "0", 0, 1e6, "us",
+           "a network plugin's rendezvous: what a network step above cluster.net_eager_kib holds the link for besides "
+           "its bytes (libfabric providers' and GPUDirect-TCPXO's handshakes); 0: none; analytic backend only"),
       choice("cluster.nccl_net_protocols", "", {"auto", "all", "simple"},
              "auto, all or simple: the protocols NCCL may run where its network plugin decides (simple: the plugin "
              "sets NCCL_PROTO=simple, as aws-ofi-nccl does on AWS p4d and p3dn); default auto, the platform's"),

@@ -359,6 +359,8 @@ ClusterDescription resolve_cluster(const Reader& r, const std::string& base_dir,
   node_count("cluster.gpus_per_switch", c.gpus_per_switch);
   c.check_node_topology(r.where(r.given("cluster.gpus_per_socket") ? "cluster.gpus_per_socket" : "cluster.cpu"));
   if (r.given("cluster.nccl_net_latency_us")) c.nccl_net_latency_s = r.real("cluster.nccl_net_latency_us") * 1e-6;
+  c.net_eager_bytes = r.real("cluster.net_eager_kib") * kKiB;
+  c.net_rendezvous_s = r.real("cluster.net_rendezvous_us") * 1e-6;
   if (r.given("cluster.nccl_net_protocols")) {
     const int all = r.choice<int>("cluster.nccl_net_protocols", {{"auto", -1}, {"all", 1}, {"simple", 0}});
     if (all >= 0) c.nccl_net_ll = all == 1;
@@ -665,6 +667,9 @@ Scenario resolve_scenario(const Settings& given, const std::string& base_dir, Re
   sc.system.cluster.peer_to_peer = p2p < 0 ? device_p2p : p2p == 1;
   sc.system.cluster.nvswitch_set = r.choice<int>("cluster.nvswitch", {{"auto", -1}, {"on", 1}, {"off", 0}});
   sc.execution = resolve_execution(r, sc.system.nodes);
+  if (sc.backend == BackendKind::SimGrid && sc.system.cluster.net_rendezvous_s > 0)
+    r.fail("cluster.net_rendezvous_us", "0 with simulation.backend = simgrid (a network plugin's rendezvous is "
+                                        "modelled by the analytic backend only)");
   if (sc.backend == BackendKind::SimGrid && sc.execution.sharding == Sharding::FsdpHybrid)
     r.fail("training.sharding", "another mode with simulation.backend = simgrid (fsdp_hybrid's exchanges inside "
                                 "each node and across the nodes' replicas are modelled by the analytic backend only)");

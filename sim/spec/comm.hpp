@@ -138,6 +138,12 @@ struct Route {
   // step, a tree level), on top of the network's latency: what a loaded ring measures above the
   // idle ping-pong latency (`ddlsim netfit`, platform property ddlsim.step_overhead_us). 0 = none.
   Seconds step_overhead_s = 0;
+  // A network plugin's rendezvous (cluster.net_eager_kib, cluster.net_rendezvous_us): a pipelined
+  // NCCL step of more than rendezvous_bytes on this route holds it rendezvous_s longer (0: none).
+  Bytes rendezvous_bytes = 0;
+  Seconds rendezvous_s = 0;
+  // What a pipelined step of `bytes` holds the route for besides its bytes.
+  Seconds rendezvous_extra_s(Bytes bytes) const { return rendezvous_s > 0 && bytes > rendezvous_bytes ? rendezvous_s : 0; }
   // What one round of a collective pays before its bytes move: network latency + software overhead.
   Seconds step_latency_s() const { return latency_s + step_overhead_s; }
   BytesPerSecond exchange_bw_Bps() const { return bw_Bps * exchange_factor; }

@@ -224,9 +224,12 @@ Route ClusterDescription::intra_route() const {
 
 Route ClusterDescription::inter_route() const {
   const Seconds latency = 2 * intra.latency_s + 2 * inter.latency_s;
-  return {latency, transport_bound(std::min(gpu_path_Bps(), uplink_Bps())),
+  Route r{latency, transport_bound(std::min(gpu_path_Bps(), uplink_Bps())),
           std::min(intra.exchange_factor, inter.exchange_factor), std::min(intra.duplex_factor, inter.duplex_factor),
           overhead_for(step_overhead_s, inter_round_floor_s, latency)};
+  r.rendezvous_bytes = net_eager_bytes;
+  r.rendezvous_s = net_rendezvous_s;
+  return r;
 }
 
 Route ClusterDescription::rail_route() const {

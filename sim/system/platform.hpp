@@ -110,6 +110,12 @@ struct ClusterDescription {
   // graphs[a]->latencyInter); NCCL's own IB and socket transports report 0 (src/transport/net_ib/
   // init.cc, net_socket.cc).
   Seconds nccl_net_latency_s = 0;
+  // A network plugin's per-message rendezvous, as measured, not reported (cluster.net_eager_kib,
+  // cluster.net_rendezvous_us): NCCL's pipelined steps between nodes of more than net_eager_bytes
+  // (a step's bytes over all its channels) hold the link net_rendezvous_s longer; 0: none. No
+  // cited value: `fit` finds them from nccl-tests logs.
+  Bytes net_eager_bytes = 0;
+  Seconds net_rendezvous_s = 0;
   // The network carries NCCL's LL and LL128 protocols. false: the plugin sets NCCL_PROTO=simple
   // for the whole process, as aws-ofi-nccl does where EFA cannot deliver 128-byte stores in order.
   bool nccl_net_ll = true;
