@@ -224,8 +224,15 @@ std::vector<std::string> default_collective_parameters(const CollectivePoints& p
 
 namespace {
 
-CollectiveFit fit_links(const CollectivePoints& all, const std::vector<std::string>& names, int train_max_nodes) {
-  const CollectivePoints train = train_max_nodes > 0 ? points_where(all, train_max_nodes, false) : all;
+// The fit on `all`, whose scenarios may start from values the user did not give (a rendezvous'
+// threshold and search start): `given`, where set, is the points as given, what "a priori" and the
+// error before the fit are scored on.
+CollectiveFit fit_links(const CollectivePoints& all, const std::vector<std::string>& names, int train_max_nodes,
+                        const CollectivePoints* given = nullptr) {
+  const auto split = [&](const CollectivePoints& p, bool larger) {
+    return train_max_nodes > 0 ? points_where(p, train_max_nodes, larger) : p;
+  };
+  const CollectivePoints train = split(all, false), train_given = given ? split(*given, false) : train;
   if (train.bases.empty())
     throw InputError(fmt::format("--train-max-nodes {}: no log has that few nodes to fit on", train_max_nodes));
   std::vector<SharedParameter> params;
@@ -240,13 +247,21 @@ CollectiveFit fit_links(const CollectivePoints& all, const std::vector<std::stri
   const FittedParameters fitted = fit_parameters(collective_target(train), train.bases, params);
   CollectiveFit f;
   f.eff = effective_of(fitted, train.bases.front());
+  if (given) {
+    const FitTarget target = collective_target(train_given);
+    std::vector<double> errs;
+    for (std::size_t i = 0; i < train_given.bases.size(); ++i)
+      errs.push_back(relative_error(target.predicted(i, train_given.bases[i]), target.measured[i]));
+    f.eff.before = error_stats(errs);
+  }
   f.fitted_on = train_max_nodes > 0 ? fmt::format("logs on at most {} nodes", train_max_nodes) : "every log";
   const std::vector<Scenario> fitted_bases = apply_parameters(train.bases, params, fitted);
-  f.in_sample = score_bands(train, fitted_bases, std::vector<double>(train.bases.size(), NAN));
+  f.in_sample = score_bands(train_given, fitted_bases, std::vector<double>(train.bases.size(), NAN));
   f.time_spread = time_spread(train, fitted_bases);
   for (int n : train.nodes) f.largest_fitted = std::max(f.largest_fitted, n);
   if (train_max_nodes <= 0) return f;
   const CollectivePoints test = points_where(all, train_max_nodes, true);
+  const CollectivePoints test_given = given ? points_where(*given, train_max_nodes, true) : test;
   if (test.bases.empty())
     throw InputError(fmt::format("--train-max-nodes {}: no log has more nodes to score", train_max_nodes));
   const std::set<int> scored(test.nodes.begin(), test.nodes.end());
@@ -259,7 +274,7 @@ CollectiveFit fit_links(const CollectivePoints& all, const std::vector<std::stri
     const auto it = at_largest.find({int(test.ops[i]), test.bytes[i]});
     baseline.push_back(it == at_largest.end() ? NAN : it->second);
   }
-  f.scale_out = score_bands(test, apply_parameters(test.bases, params, fitted), baseline);
+  f.scale_out = score_bands(test_given, apply_parameters(test.bases, params, fitted), baseline);
   return f;
 }
 
@@ -307,7 +322,7 @@ CollectiveFit fit_collectives(const CollectivePoints& all, const std::vector<std
   std::optional<CollectiveFit> best;
   Bytes eager = 0;
   for (int kib = 4; kib <= 256; kib *= 2) {
-    CollectiveFit f = fit_links(with_eager_limit(all, kib * kKiB), names, train_max_nodes);
+    CollectiveFit f = fit_links(with_eager_limit(all, kib * kKiB), names, train_max_nodes, &all);
     if (!best || f.eff.after.mape < best->eff.after.mape) best = std::move(f), eager = kib * kKiB;
   }
   FitParameter& time = best->eff.params[std::size_t(it - names.begin())];
