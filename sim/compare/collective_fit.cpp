@@ -337,8 +337,10 @@ CollectiveFit fit_collectives(const CollectivePoints& all, const std::vector<std
     return f;
   }
   time.before = given.net_rendezvous_s * 1e6;
+  const bool edge = eager == 4 * kKiB || eager == 256 * kKiB;  // the limit may lie beyond the powers tried
   FitParameter row = given_row("net_eager", "cluster.net_eager_kib", eager_kib, true,
-                               "the power of two from 4 to 256 KiB whose fit leaves the least error");
+                               edge ? "at the edge of the powers of two tried (4 to 256 KiB): the least error there"
+                                    : "the power of two from 4 to 256 KiB whose fit leaves the least error");
   row.after = eager / kKiB;
   append_row(best->eff, row);
   return *best;
