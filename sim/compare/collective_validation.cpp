@@ -83,7 +83,13 @@ CollectiveSystemResult run_system(const std::string& folder, const CsvTable& ind
   r.a_priori = score_bands(pts, pts.bases, std::vector<double>(pts.bases.size(), NAN));
   r.coverage = nccl_interval_coverage(pts);
   const bool larger = std::any_of(pts.nodes.begin(), pts.nodes.end(), [&](int n) { return n > train_max; });
-  r.fit = fit_collectives(pts, default_collective_parameters(pts), larger ? train_max : 0);
+  std::vector<std::string> params = default_collective_parameters(pts);
+  const int plugin = index.column("net_plugin");
+  const std::string via_plugin = plugin >= 0 ? trim(row.cells[std::size_t(plugin)]) : "";
+  if (via_plugin != "" && via_plugin != "yes")
+    throw InputError(index.where(row, plugin) + ": net_plugin = '" + via_plugin + "': expected yes or nothing");
+  if (via_plugin == "yes") params.push_back("net_rendezvous");  // a network plugin's rendezvous
+  r.fit = fit_collectives(pts, params, larger ? train_max : 0);
   return r;
 }
 
@@ -215,7 +221,9 @@ std::string render_collective_validation(const CollectiveValidation& v, Format f
                     " output. Time per size band: MAPE (bias, the mean signed error, both %; negative: ddlsim too\n"
                     "fast). \"A priori\": the system's scenario as it is. \"Fitted on the small\": the links fitted\n"
                     "(`fit LOG... --train-max-nodes N`) on the logs of the fewest nodes, scored on the larger logs,\n"
-                    "beside the time as measured at the largest fitted count for the same size. Each collective is\n"
+                    "beside the time as measured at the largest fitted count for the same size; where NCCL runs through\n"
+                    "a network plugin (index.csv `net_plugin`), its rendezvous is fitted too (`--params ...,net_rendezvous`,\n"
+                    "docs/calibration.md). Each collective is\n"
                     "pooled apart. Under a pool, how often the 80 % interval `simulate` gives an NCCL exchange (docs/model.md,\n"
                     "\"How sure\") holds the measured time, a priori, from 1 MiB: that interval is the development allreduce\n"
                     "logs' own spread (in-sample there, about 80 % by construction); every other pool checks it.\n";
