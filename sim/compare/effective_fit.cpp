@@ -348,12 +348,6 @@ std::vector<Scenario> apply_parameters(const std::vector<Scenario>& bases, const
   return out;
 }
 
-const std::vector<std::string>& fit_parameter_names() {
-  static const std::vector<std::string> names = {"inter_bw",   "inter_latency",  "intra_bw", "intra_latency",
-                                                 "tcp_thread", "net_rendezvous", "compute"};
-  return names;
-}
-
 namespace {
 
 // One hop over Ethernet lasts at least one frame's time on the wire: the smallest frame (64 bytes)

@@ -101,9 +101,6 @@ EffectiveFit effective_of(const FittedParameters& fitted, const Scenario& any);
 std::vector<Scenario> apply_parameters(const std::vector<Scenario>& bases, const std::vector<SharedParameter>& params,
                                        const FittedParameters& fitted);
 
-// Parameter names `fit --params` accepts.
-const std::vector<std::string>& fit_parameter_names();
-
 // `ddlsim fit`: fits the named parameters on every configuration and reports the predictions with
 // them (an in-sample score). A fitted bandwidth above its link's line rate (system/platform.hpp)
 // gets a warning: the data want something the model's other parts do not give them. Throws InputError for an unknown name, or for `compute` when the
