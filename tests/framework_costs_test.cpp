@@ -94,7 +94,8 @@ TEST(FrameworkCosts, OptimizerKernelsPerTensorFollowTheFramework) {
     EXPECT_EQ(optimizer_kernels_per_tensor(o, FrameworkMode::Graph), 1);
   // ResNet-50 (Keras: every convolution has a bias): 53 convolutions and 53 batch norms of two
   // tensors each and the classifier's two: 214. Eager momentum launches 2 more kernels a tensor
-  // than a graph: 428 x 5 us = 2.14 ms more in the roofline's optimizer.
+  // than a graph: 428 x 5 us = 2.14 ms more in the roofline's optimizer, and its three operations
+  // move 32 bytes a parameter where the graph's fused apply moves 20.
   const Model m = build_zoo_model("resnet50", ModelOptions{});
   EXPECT_EQ(tensors_of(m), 214);
   const Device& d = find_device("v100", "");
@@ -103,7 +104,8 @@ TEST(FrameworkCosts, OptimizerKernelsPerTensorFollowTheFramework) {
   eager.mode = FrameworkMode::Eager;
   const ComputeProfile pe = compute_profile(m, d, Precision::FP32, 64, t, Optimizer::Momentum, eager);
   const ComputeProfile pg = compute_profile(m, d, Precision::FP32, 64, t, Optimizer::Momentum, graph);
-  EXPECT_NEAR(pe.optimizer_s - pg.optimizer_s, 214 * 2 * 5e-6, 1e-12);
+  const double traffic_s = double(m.params_trainable()) * (32 - 20) / (d.mem_bw_Bps * t.memory_efficiency);
+  EXPECT_NEAR(pe.optimizer_s - pg.optimizer_s, 214 * 2 * 5e-6 + traffic_s, 1e-12);
   EXPECT_DOUBLE_EQ(pe.step_overhead_s, 37e-6);  // eager's measured default
   EXPECT_EQ(pg.step_overhead_s, 0.0);
 }
@@ -132,6 +134,27 @@ TEST(FrameworkCosts, OptimizerLaunchesByHand) {
   EXPECT_EQ(optimizer_launches(Optimizer::Sgd, fw, 214, r50), 4);
   fw.mode = FrameworkMode::Graph;
   EXPECT_EQ(optimizer_launches(Optimizer::Adam, fw, 214, r50), 214);
+}
+
+// Bytes an update moves per parameter, operation by operation (framework_costs.hpp): a fused update
+// streams weight, gradient and each state once; torch's unfused operations read and write theirs
+// once each.
+TEST(FrameworkCosts, OptimizerTrafficByHand) {
+  FrameworkSpec fw;
+  fw.mode = FrameworkMode::Eager;
+  EXPECT_EQ(optimizer_traffic_bytes(Optimizer::Sgd, fw), 12.0);
+  EXPECT_EQ(optimizer_traffic_bytes(Optimizer::Momentum, fw), 8 + 12 + 12.0);
+  EXPECT_EQ(optimizer_traffic_bytes(Optimizer::Adam, fw), 8 + 12 + 8 + 12 + 8 + 8 + 8 + 16.0);
+  fw.optimizer_launches = OptimizerLaunches::Foreach;
+  EXPECT_EQ(optimizer_traffic_bytes(Optimizer::Momentum, fw), 32.0);
+  EXPECT_EQ(optimizer_traffic_bytes(Optimizer::Adam, fw), 12 + 8 + 12 + 8 + 8 + 8 + 16.0);
+  fw.optimizer_launches = OptimizerLaunches::Fused;
+  EXPECT_EQ(optimizer_traffic_bytes(Optimizer::Sgd, fw), 12.0);
+  EXPECT_EQ(optimizer_traffic_bytes(Optimizer::Momentum, fw), 20.0);
+  EXPECT_EQ(optimizer_traffic_bytes(Optimizer::Adam, fw), 28.0);
+  FrameworkSpec graph;
+  graph.mode = FrameworkMode::Graph;
+  EXPECT_EQ(optimizer_traffic_bytes(Optimizer::Adam, graph), 28.0);
 }
 
 // Through the scenario: foreach takes 632 launches of 5 us off ResNet-50's eager update; a graph

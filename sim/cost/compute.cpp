@@ -266,8 +266,8 @@ ComputeProfile roofline_profile(const Model& model, const Device& device, Precis
   if (tuning.pointwise_fusion && tuning.per_kind_traffic)
     fuse_pointwise_chains(model, device, precision, batch, tuning, bytes, first_trainable, prof);
   if (fw.recompute) recompute_forwards(prof);
-  // The optimizer on FP32 master weights (spec/optimizer.hpp: 20 bytes a parameter for SGD with
-  // momentum), its kernels per trainable tensor as the framework runs them (cost/framework_costs.hpp).
+  // The optimizer on FP32 master weights, its memory traffic and kernels per trainable tensor as the
+  // framework runs them (cost/framework_costs.hpp optimizer_traffic_bytes, optimizer_launches).
   // Accumulation: read two, write one, one kernel per tensor (autograd's AccumulateGrad; a graph's
   // AssignAdd per variable).
   const double params = double(model.params_trainable());
@@ -275,7 +275,7 @@ ComputeProfile roofline_profile(const Model& model, const Device& device, Precis
   prof.optimizer_kernels = optimizer_launches(optimizer, fw, tensors, params);
   prof.optimizer_host_s = optimizer_host_s(optimizer, fw, tensors);
   prof.optimizer_s =
-      params * optimizer_update_bytes(optimizer) / bw + prof.optimizer_kernels * tuning.kernel_overhead_s;
+      params * optimizer_traffic_bytes(optimizer, fw) / bw + prof.optimizer_kernels * tuning.kernel_overhead_s;
   prof.accumulate_s = params * 12.0 / bw + tensors * tuning.kernel_overhead_s;
   return prof;
 }

@@ -59,6 +59,13 @@ int optimizer_launches(Optimizer o, const FrameworkSpec& fw, int tensors, double
   return n;
 }
 
+Bytes optimizer_traffic_bytes(Optimizer o, const FrameworkSpec& fw) {
+  if (fw.mode == FrameworkMode::Graph || fw.optimizer_launches == OptimizerLaunches::Fused || o == Optimizer::Sgd)
+    return optimizer_update_bytes(o);
+  if (o == Optimizer::Momentum) return 32;
+  return fw.optimizer_launches == OptimizerLaunches::PerTensor ? 80 : 72;
+}
+
 Seconds optimizer_host_s(Optimizer o, const FrameworkSpec& fw, int tensors) {
   if (fw.mode == FrameworkMode::Graph) return 0;
   if (fw.optimizer_launches == OptimizerLaunches::PerTensor)

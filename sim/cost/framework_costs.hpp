@@ -47,6 +47,18 @@ int optimizer_kernels_per_tensor(Optimizer o, FrameworkMode m);
 // with chunks = params / 65,536 + tensors (each tensor's last chunk partial).
 int optimizer_launches(Optimizer o, const FrameworkSpec& fw, int tensors, double params);
 
+// Bytes one update reads and writes per trainable parameter (FP32), as the framework runs it: a
+// fused update (fused=True, a graph's apply op per variable) streams each tensor once
+// (spec/optimizer.hpp optimizer_update_bytes: 12, 20, 28); an unfused one reads and writes its
+// tensors once per operation, temporaries included (4 bytes each). torch 1.13's single-tensor
+// paths (torch/optim/sgd.py, adam.py, no weight decay): momentum buf.mul_ (8) .add_(grad) (12),
+// param.add_(buf) (12): 32; adam exp_avg.mul_ (8) .add_(grad) (12), exp_avg_sq.mul_ (8)
+// .addcmul_(grad, grad) (12), sqrt (8), / bias correction (8), .add_(eps) (8),
+// param.addcdiv_(exp_avg, denom) (16): 80. foreach (the torch 2.x operations listed in
+// framework_costs.cpp multi_tensor_ops): momentum 8 + 12 + 12 = 32; adam _foreach_lerp_ 12, mul_ 8,
+// addcmul_ 12, sqrt 8, div_ 8, add_ 8, addcdiv_ 16: 72. Plain SGD is one operation: 12 either way.
+Bytes optimizer_traffic_bytes(Optimizer o, const FrameworkSpec& fw);
+
 // Host time of an eager update (the optimizer's Python and dispatch; a graph's is 0): PyTorch 2.11's
 // SGD with momentum on CUDA tensors took 20.9 us a tensor in its per-tensor loop (3 operations: 7.0
 // us each) and 2.3 us a tensor with foreach (3 multi-tensor operations: 0.77 us a tensor each), on
