@@ -438,6 +438,12 @@ std::vector<Round> pipeline_hop_rounds(const Round& pipeline, const Layout& l) {
   return hops;
 }
 
+Bytes pipeline_inter_message_bytes(const Round& pipeline, const Layout& l) {
+  if (pipeline.kind == RoundKind::NvlsTreePipeline) return pipeline.bytes / (2.0 * l.gpus_per_node);
+  if (pipeline.kind == RoundKind::CollnetPipeline) return pipeline.bytes / l.gpus_per_node;
+  return pipeline.bytes;
+}
+
 int dbt_parent(int tree, int v, int nodes) {
   if (tree == 0) return btree_parent(v, nodes);
   if (nodes % 2 == 1) {  // shift by one rank
@@ -504,6 +510,8 @@ Layout flat_layout(const CommTopology& t) {
   l.steps_in_flight = t.steps_in_flight;
   l.binary_blocks = t.binary_blocks;
   l.eager_limit_bytes = t.eager_limit_bytes;
+  l.rendezvous_bytes = t.flat_route().rendezvous_bytes;
+  l.rendezvous_s = t.flat_route().rendezvous_s;
   return l;
 }
 

@@ -135,10 +135,16 @@ struct Layout {
   std::vector<Seconds> ring_link_latency_s;
   // The same for each rank's route to rank - 1 (a reduce's chain runs that way). Empty: no pacing.
   std::vector<BytesPerSecond> ring_back_link_Bps;
+  // A network plugin's rendezvous on the route between nodes (Route::rendezvous_bytes,
+  // rendezvous_s): a pipelined step's message there of more than rendezvous_bytes leaves
+  // rendezvous_s later and holds its link that much longer. 0: none.
+  Bytes rendezvous_bytes = 0;
+  Seconds rendezvous_s = 0;
 
   int participants() const { return ranks + (spare_server_hosts ? ps_servers : 0); }
   // Whether rank me's ring hop (to me + 1) leaves its node.
   bool ring_hop_leaves_node(int me) const { return (me + 1) % gpus_per_node == 0; }
+  Seconds rendezvous_extra_s(Bytes bytes) const { return rendezvous_s > 0 && bytes > rendezvous_bytes ? rendezvous_s : 0; }
   int server_participant(int j) const;  // where server j runs
 };
 
@@ -194,6 +200,11 @@ Bytes nvls_message_bytes(Bytes n, int g);
 // leaders' ring; collnet: a RailShift), [3] the same with no payload. The round's overhead_s goes
 // to the hops between nodes, its node_overhead_s to those inside.
 std::vector<Round> pipeline_hop_rounds(const Round& pipeline, const Layout& l);
+// The bytes one chunk's message between nodes carries in such a round, as the closed forms
+// (cost/collectives.cpp) weigh them against a rendezvous limit: a tree's or the chain's chunk,
+// nvls_tree's chunk / 2g, collnet's chunk / g (the hop round's bytes before the route's
+// bidirectional factor).
+Bytes pipeline_inter_message_bytes(const Round& pipeline, const Layout& l);
 // Whether a round is one of those composed pipelines.
 bool composed_pipeline(RoundKind k);
 

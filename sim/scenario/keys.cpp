@@ -276,7 +276,7 @@ std::vector<KeySpec> declare_keys() {
            "value (fit finds it from nccl-tests logs: fit --params ...,net_rendezvous)"),
       real("cluster.net_rendezvous_us", "0", 0, 1e6, "us",
            "a network plugin's rendezvous: what a network step above cluster.net_eager_kib holds the link for besides "
-           "its bytes (libfabric providers' and GPUDirect-TCPXO's handshakes); 0: none; analytic backend only"),
+           "its bytes (libfabric providers' and GPUDirect-TCPXO's handshakes); 0: none"),
       choice("cluster.nccl_net_protocols", "", {"auto", "all", "simple"},
              "auto, all or simple: the protocols NCCL may run where its network plugin decides (simple: the plugin "
              "sets NCCL_PROTO=simple, as aws-ofi-nccl does on AWS p4d and p3dn); default auto, the platform's"),

@@ -667,9 +667,6 @@ Scenario resolve_scenario(const Settings& given, const std::string& base_dir, Re
   sc.system.cluster.peer_to_peer = p2p < 0 ? device_p2p : p2p == 1;
   sc.system.cluster.nvswitch_set = r.choice<int>("cluster.nvswitch", {{"auto", -1}, {"on", 1}, {"off", 0}});
   sc.execution = resolve_execution(r, sc.system.nodes);
-  if (sc.backend == BackendKind::SimGrid && sc.system.cluster.net_rendezvous_s > 0)
-    r.fail("cluster.net_rendezvous_us", "0 with simulation.backend = simgrid (a network plugin's rendezvous is "
-                                        "modelled by the analytic backend only)");
   if (sc.backend == BackendKind::SimGrid && sc.execution.sharding == Sharding::FsdpHybrid)
     r.fail("training.sharding", "another mode with simulation.backend = simgrid (fsdp_hybrid's exchanges inside "
                                 "each node and across the nodes' replicas are modelled by the analytic backend only)");

@@ -50,6 +50,7 @@ void run_pipelined_ring(const Round& r, const Layout& l, int me, const sg4::Barr
   // Layout::ring_link_Bps). Both only grow with k, so one actor keeps every departure time.
   const Seconds overhead = ring_hop_overhead_s(r, l, me);
   const Seconds serial = l.ring_link_Bps.empty() ? 0 : double(wire_bytes(r.bytes)) / l.ring_link_Bps[me];
+  const Seconds rendezvous = l.ring_hop_leaves_node(me) ? l.rendezvous_extra_s(r.bytes) : 0;
   // NCCL_STEPS = 8 receive slots per connection (src/include/collectives.h): a step's message
   // moves as soon as its sender has it and the receiver has a free slot for it.
   constexpr int kSlots = 8;
@@ -68,7 +69,8 @@ void run_pipelined_ring(const Round& r, const Layout& l, int me, const sg4::Barr
       ready = arrivals[k - 1]->get_finish_time();
       post(k - 1 + kSlots);
     }
-    const Seconds leave = std::max(ready + overhead, link_free);
+    // A rendezvous (Layout::rendezvous_s) holds the link before the message leaves.
+    const Seconds leave = std::max(ready + overhead, link_free) + rendezvous;
     if (leave > sg4::Engine::get_clock()) sg4::this_actor::sleep_until(leave);
     // Detached: the successor waits for every step, and SimGrid scans an actor's pending
     // activities on each wait, so hundreds of sends held here would make a long ring quadratic.
@@ -89,6 +91,7 @@ void run_pipelined_chain(const Round& r, const Layout& l, int me, const sg4::Bar
   const Seconds overhead = leaves_node ? l.step_overhead_s + r.overhead_s : l.node_step_overhead_s + r.node_overhead_s;
   const std::vector<BytesPerSecond>& link = reduce ? l.ring_back_link_Bps : l.ring_link_Bps;
   const Seconds serial = link.empty() ? 0 : double(wire_bytes(r.bytes)) / link[me];
+  const Seconds rendezvous = leaves_node ? l.rendezvous_extra_s(r.bytes) : 0;
   constexpr int kSlots = 8;  // NCCL_STEPS receive slots per connection, as the pipelined ring
   std::vector<sg4::CommPtr> arrivals;
   std::vector<int*> slots(kSlots, nullptr);
@@ -107,7 +110,7 @@ void run_pipelined_chain(const Round& r, const Layout& l, int me, const sg4::Bar
       post(k + kSlots);
     }
     if (!sends) continue;
-    const Seconds leave = std::max(ready + overhead, link_free);
+    const Seconds leave = std::max(ready + overhead, link_free) + rendezvous;
     if (leave > sg4::Engine::get_clock()) sg4::this_actor::sleep_until(leave);
     mailbox(next, me)->put_init(&token, wire_bytes(r.bytes))->detach();
     link_free = leave + serial;
@@ -120,7 +123,7 @@ Seconds ring_step_hop_s(const Round& r, const Layout& l, int me) {
   const Seconds start = sg4::Engine::get_clock();
   int token = 0, *slot = nullptr;
   sg4::CommPtr in = mailbox(me, (me + l.ranks - 1) % l.ranks)->get_async<int>(&slot);  // its slot is ready
-  sleep_for(ring_hop_overhead_s(r, l, me));
+  sleep_for(ring_hop_overhead_s(r, l, me) + (l.ring_hop_leaves_node(me) ? l.rendezvous_extra_s(r.bytes) : 0));
   mailbox((me + 1) % l.ranks, me)->put_async(&token, wire_bytes(r.bytes))->wait();
   const Seconds hop = sg4::Engine::get_clock() - start;
   in->wait();
@@ -140,7 +143,9 @@ RingHop measured_hop(Bytes bytes, Seconds took, Seconds took_empty) {
 Seconds composed_pipeline_s(const Round& r, const Layout& l, const std::vector<Seconds>& took) {
   const int g = l.gpus_per_node, nodes = l.ranks / g;
   const std::vector<Round> hops = pipeline_hop_rounds(r, l);
-  const RingHop intra = measured_hop(hops[0].bytes, took[0], took[1]), inter = measured_hop(hops[2].bytes, took[2], took[3]);
+  const RingHop intra = measured_hop(hops[0].bytes, took[0], took[1]);
+  RingHop inter = measured_hop(hops[2].bytes, took[2], took[3]);
+  inter.serial_s += l.rendezvous_extra_s(pipeline_inter_message_bytes(r, l));
   if (r.kind == RoundKind::ChainPipeline) return pipelined_chain_s(r.repeat, g, nodes, intra, inter);
   if (r.kind == RoundKind::NvlsTreePipeline) return pipelined_nvls_tree_s(r.repeat, dbt_depth(nodes), nodes, intra, inter);
   if (r.kind == RoundKind::CollnetPipeline) return pipelined_collnet_s(r.repeat, g, intra, inter);
