@@ -285,11 +285,28 @@ TEST(CalibrationFile, GpuMeasuredFilesPredictTheirCheckedStep) {
             0.011576}}) {
     const std::string text = testutil::slurp(dir + file);
     EXPECT_EQ(render_calibration(parse_calibration(text, file)), text) << file;
-    const auto r = testutil::run_ddlsim("simulate" + base + " " + model + " --compute.calibration=" + dir + file);
+    const auto r = testutil::run_ddlsim("simulate" + base + " " + model + " --compute.calibration=" + dir + file +
+                                        " --framework.zero_grad=none");  // the harness's step: no training loop
     ASSERT_EQ(r.code, 0) << r.out;
     const auto j = nlohmann::json::parse(r.out);
     EXPECT_NEAR(j["compute_time_s"].get<double>(), step, 1.5e-6) << file;
     EXPECT_NEAR(j["step_time_s"].get<double>(), step + 37e-6, 1.5e-6) << file;
+    // Zeroing the gradients: the file's accumulation kernels (the add into them) join backward, and
+    // the update fills them as the roofline does.
+    const auto z = testutil::run_ddlsim("simulate" + base + " " + model + " --compute.calibration=" + dir + file +
+                                        " --framework.zero_grad=zeros");
+    ASSERT_EQ(z.code, 0) << z.out;
+    double accumulate = 0;
+    for (const auto& row : parse_calibration(text, file).rows) accumulate += row.accum_s;
+    const std::string roofline = "profile" + base + " " + model;
+    const auto fill = testutil::run_ddlsim(roofline + " --framework.zero_grad=zeros"),
+               no_fill = testutil::run_ddlsim(roofline + " --framework.zero_grad=none");
+    ASSERT_EQ(fill.code, 0) << fill.out;
+    const double fill_s = nlohmann::json::parse(fill.out)["optimizer_s"].get<double>() -
+                          nlohmann::json::parse(no_fill.out)["optimizer_s"].get<double>();
+    EXPECT_GT(fill_s, 0) << file;
+    EXPECT_NEAR(nlohmann::json::parse(z.out)["compute_time_s"].get<double>(), step + accumulate + fill_s, 1.5e-6)
+        << file;
   }
 }
 

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "predict_util.hpp"
+#include "test_util.hpp"
 #include "core/error.hpp"
 #include "cost/compute.hpp"
 #include "cost/framework_costs.hpp"
@@ -157,10 +158,66 @@ TEST(FrameworkCosts, OptimizerTrafficByHand) {
   EXPECT_EQ(optimizer_traffic_bytes(Optimizer::Adam, graph), 28.0);
 }
 
+// framework.zero_grad = zeros by hand on ResNet-50 (214 gradient tensors) in FP32 on a V100: the
+// update fills every gradient (4 bytes a parameter, a kernel a tensor in PyTorch 1.x's loop, two
+// _foreach_zero_ launches of up to 110 tensors with foreach), each layer's backward adds its new
+// gradients into the zeroed ones (12 bytes a parameter, a kernel a tensor), and no micro-batch
+// pays a separate accumulation.
+TEST(FrameworkCosts, ZeroGradByHand) {
+  const Model m = build_zoo_model("resnet50", ModelOptions{});
+  const Device& d = find_device("v100", "");
+  const ComputeTuning t;
+  const double bw = d.mem_bw_Bps * t.memory_efficiency, params = double(m.params_trainable());
+  FrameworkSpec none, zeros;
+  none.mode = zeros.mode = FrameworkMode::Eager;
+  zeros.zeroes_gradients = true;
+  const auto at = [&](const FrameworkSpec& fw) {
+    return compute_profile(m, d, Precision::FP32, 64, t, Optimizer::Momentum, fw);
+  };
+  const ComputeProfile pn = at(none), pz = at(zeros);
+  EXPECT_NEAR(pz.optimizer_s - pn.optimizer_s, params * 4 / bw + 214 * 5e-6, 1e-12);
+  EXPECT_EQ(pz.optimizer_kernels - pn.optimizer_kernels, 214);
+  EXPECT_NEAR(pz.optimizer_host_s - pn.optimizer_host_s, 214 * 20.9e-6 / 3, 1e-15);  // zero_grad's own loop
+  EXPECT_EQ(pz.accumulate_s, 0.0);
+  EXPECT_GT(pn.accumulate_s, 0.0);
+  for (std::size_t i = 0; i < m.layers.size(); ++i) {
+    const double add = m.layers[i].params_trainable > 0
+                           ? m.layers[i].params_trainable * 12.0 / bw + m.layers[i].trainable_tensors() * 5e-6
+                           : 0.0;
+    EXPECT_NEAR(pz.layers[i].bwd_s - pn.layers[i].bwd_s, add, 1e-12) << m.layers[i].name;
+    EXPECT_EQ(pz.layers[i].bwd_kernels, pn.layers[i].bwd_kernels) << m.layers[i].name;  // host: see host_dispatch.hpp
+  }
+  none.optimizer_launches = zeros.optimizer_launches = OptimizerLaunches::Foreach;
+  EXPECT_EQ(at(zeros).optimizer_kernels - at(none).optimizer_kernels, 2);
+  EXPECT_EQ(zero_grad_launches(zeros, 214, params), 2);
+  zeros.optimizer_launches = OptimizerLaunches::PerTensor;
+  EXPECT_EQ(zero_grad_launches(zeros, 214, params), 214);
+}
+
+// The key's default follows the PyTorch generation framework.optimizer_launches names (1.x: zeros,
+// 2.x: none); a graph or a sharded optimizer refuses zeros (exit code 2, naming the key).
+TEST(FrameworkCosts, ZeroGradThroughTheScenario) {
+  const auto step = [](std::vector<std::string> extra) {
+    extra.insert(extra.end(), {"--training.framework=pytorch_ddp", "--cluster.nodes=1"});
+    return predict_default(extra).step_time_s;
+  };
+  EXPECT_EQ(step({"--framework.zero_grad=zeros"}), step({"--framework.optimizer_launches=per_tensor"}));
+  EXPECT_EQ(step({"--framework.optimizer_launches=foreach", "--framework.zero_grad=none"}),
+            step({"--framework.optimizer_launches=foreach"}));
+  EXPECT_GT(step({"--framework.zero_grad=zeros"}), step({"--framework.zero_grad=none"}));
+  for (const std::string bad : {"--training.framework=horovod --framework.zero_grad=zeros",
+                                "--training.framework=pytorch_ddp --training.sharding=fsdp_full --framework.zero_grad=zeros"}) {
+    const auto r = testutil::run_ddlsim("simulate " + bad);
+    EXPECT_EQ(r.code, 2) << bad << "\n" << r.out;
+    EXPECT_NE(r.out.find("framework.zero_grad"), std::string::npos) << r.out;
+  }
+}
+
 // Through the scenario: foreach takes 632 launches of 5 us off ResNet-50's eager update; a graph
 // framework refuses the key (exit code 2, naming it).
 TEST(FrameworkCosts, ForeachUpdateThroughTheScenario) {
-  const Prediction per_tensor = predict_default({"--training.framework=pytorch_ddp", "--cluster.nodes=1"});
+  const Prediction per_tensor =
+      predict_default({"--training.framework=pytorch_ddp", "--cluster.nodes=1", "--framework.zero_grad=none"});
   const Prediction foreach = predict_default({"--training.framework=pytorch_ddp", "--cluster.nodes=1",
                                               "--framework.optimizer_launches=foreach"});
   EXPECT_NEAR(per_tensor.step_time_s - foreach.step_time_s, 632 * 5e-6, 1e-9);

@@ -201,14 +201,14 @@ TEST(HostDispatch, EagerFrameworksHaveADefaultHost) {
 }
 
 // A calibrated profile takes the roofline's kernel counts: the H200 file's ResNet-50 (27.5 ms of
-// kernels) under a 60 ms host ends just after the host's last kernel where nothing synchronises (a
+// kernels, the harness's step: gradients not zeroed) under a 60 ms host ends just after the host's last kernel where nothing synchronises (a
 // graph), later under AMP's GradScaler (the host waits for the GPU before the update); without a
 // host (compute.host_kernel_us = 0) it is the calibrated step (tests/calibration_file_test.cpp);
 // with the eager default (39.3 us a layer kernel) the GPU waits for its host some of the step.
 TEST(HostDispatch, CalibratedProfileWaitsToo) {
   const std::string base = "simulate" + kOneH200 + "--model.name=resnet50 --model.precision=mixed "
-                           "--training.batch_per_gpu=128 --compute.calibration=" + testutil::source_dir() +
-                           "/calibration/measured/h200-resnet50-224-mixed.cal";
+                           "--training.batch_per_gpu=128 --framework.zero_grad=none --compute.calibration=" +
+                           testutil::source_dir() + "/calibration/measured/h200-resnet50-224-mixed.cal";
   const auto a = ddlsim_json(base + " --compute.host_kernel_us=0");
   const auto w = ddlsim_json(base + " --compute.host_step_ms=60");
   EXPECT_NEAR(a["compute_time_s"].get<double>(), 0.027510, 1.5e-6);

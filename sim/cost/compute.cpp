@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
+#include <vector>
 
 #include "core/error.hpp"
 #include "core/text.hpp"
@@ -242,6 +244,28 @@ void fuse_pointwise_chains(const Model& m, const Device& d, Precision p, int bat
   }
 }
 
+// framework.zero_grad = zeros (FrameworkSpec::zeroes_gradients) on a profile: the update fills
+// every gradient with zeros (4 bytes a parameter, zero_grad_launches kernels), and each layer's
+// backward adds its new gradients into the zeroed ones (AccumulateGrad: read 8, write 4 bytes a
+// parameter, a kernel a tensor, `add_s` of layer i), so no micro-batch pays a separate accumulation.
+// The fills' host time joins the update's (zero_grad's own loop); the adds' is inside the eager
+// default per layer kernel (host_dispatch.hpp: measured on steps that zeroed), so they are not
+// counted as layer kernels.
+void zero_gradients(const Model& model, BytesPerSecond bw, const ComputeTuning& t, const FrameworkSpec& fw,
+                    const std::function<Seconds(std::size_t)>& add_s, ComputeProfile& prof) {
+  int tensors = 0;
+  for (std::size_t i = 0; i < prof.layers.size() && i < model.layers.size(); ++i) {
+    tensors += prof.layers[i].grad_tensors;
+    if (model.layers[i].params_trainable > 0) prof.layers[i].bwd_s += add_s(i);
+  }
+  const double params = double(model.params_trainable());
+  const int fills = zero_grad_launches(fw, tensors, params);
+  prof.optimizer_s += params * 4.0 / bw + fills * t.kernel_overhead_s;
+  prof.optimizer_kernels += fills;
+  prof.optimizer_host_s += zero_grad_host_s(fw, tensors);
+  prof.accumulate_s = 0;
+}
+
 ComputeProfile roofline_profile(const Model& model, const Device& device, Precision precision, int batch,
                                 const ComputeTuning& tuning, Optimizer optimizer, const FrameworkSpec& fw,
                                 std::vector<LayerKernelTimes>* each = nullptr) {
@@ -277,6 +301,10 @@ ComputeProfile roofline_profile(const Model& model, const Device& device, Precis
   prof.optimizer_s =
       params * optimizer_traffic_bytes(optimizer, fw) / bw + prof.optimizer_kernels * tuning.kernel_overhead_s;
   prof.accumulate_s = params * 12.0 / bw + tensors * tuning.kernel_overhead_s;
+  if (fw.zeroes_gradients)
+    zero_gradients(model, bw, tuning, fw, [&](std::size_t i) {
+      return model.layers[i].params_trainable * 12.0 / bw + prof.layers[i].grad_tensors * tuning.kernel_overhead_s;
+    }, prof);
   return prof;
 }
 
@@ -286,7 +314,7 @@ Seconds device_step_s(const ComputeProfile& p) { return p.forward_s() + p.backwa
 namespace {
 // Tier 1: per-layer times measured on the device (calibration/calibration.hpp: batch rule there).
 ComputeProfile calibrated_profile(const Model& model, Precision precision, int batch, const ComputeTuning& t,
-                                  Optimizer optimizer) {
+                                  Optimizer optimizer, std::vector<Seconds>& accum_s) {
   const Calibration& cal = *t.calibration;
   check_calibration_matches(cal, model, precision, t.calibration_origin);
   ComputeProfile prof;
@@ -299,6 +327,7 @@ ComputeProfile calibrated_profile(const Model& model, Precision precision, int b
     // Calibration times SGD with momentum; another optimizer scales by its memory traffic.
     prof.optimizer_s += at.update_s * optimizer_update_bytes(optimizer) / optimizer_update_bytes(Optimizer::Momentum);
     prof.accumulate_s += at.accum_s;
+    accum_s.push_back(at.accum_s);
   }
   return prof;
 }
@@ -352,7 +381,11 @@ ComputeProfile compute_profile(const Model& model, const Device& device, Precisi
                                int batch, const ComputeTuning& tuning, Optimizer optimizer, const FrameworkSpec& fw) {
   const Seconds overhead = step_overhead_s(fw);
   if (tuning.calibration) {
-    ComputeProfile prof = calibrated_profile(model, precision, batch, tuning, optimizer);
+    std::vector<Seconds> accum_s;  // each layer's measured accumulation
+    ComputeProfile prof = calibrated_profile(model, precision, batch, tuning, optimizer, accum_s);
+    if (fw.zeroes_gradients)  // the harness's accumulation kernel is the add into zeroed gradients
+      zero_gradients(model, device.mem_bw_Bps * tuning.memory_efficiency, tuning, fw,
+                     [&](std::size_t i) { return accum_s[i]; }, prof);
     if (fw.recompute) recompute_forwards(prof);
     const std::vector<int> measured = tuning.calibration->batches();
     if (measured.size() == 1 && measured.front() != batch) {

@@ -59,6 +59,15 @@ int optimizer_launches(Optimizer o, const FrameworkSpec& fw, int tensors, double
   return n;
 }
 
+int zero_grad_launches(const FrameworkSpec& fw, int tensors, double params) {
+  if (fw.optimizer_launches == OptimizerLaunches::PerTensor || tensors <= 0) return std::max(tensors, 0);
+  return multi_tensor_launches(110, tensors, params);
+}
+
+Seconds zero_grad_host_s(const FrameworkSpec& fw, int tensors) {
+  return tensors * (fw.optimizer_launches == OptimizerLaunches::PerTensor ? kHostTensorOp_s : kHostForeachTensorOp_s);
+}
+
 Bytes optimizer_traffic_bytes(Optimizer o, const FrameworkSpec& fw) {
   if (fw.mode == FrameworkMode::Graph || fw.optimizer_launches == OptimizerLaunches::Fused || o == Optimizer::Sgd)
     return optimizer_update_bytes(o);

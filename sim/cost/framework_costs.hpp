@@ -59,6 +59,15 @@ int optimizer_launches(Optimizer o, const FrameworkSpec& fw, int tensors, double
 // addcmul_ 12, sqrt 8, div_ 8, add_ 8, addcdiv_ 16: 72. Plain SGD is one operation: 12 either way.
 Bytes optimizer_traffic_bytes(Optimizer o, const FrameworkSpec& fw);
 
+// Kernels optimizer.zero_grad(set_to_none=False) launches to fill `tensors` gradients of `params`
+// elements with zeros (FrameworkSpec::zeroes_gradients): one a tensor (torch 1.13
+// torch/optim/optimizer.py zero_grad: p.grad.zero_()), or torch._foreach_zero_ over them where the
+// optimizer runs foreach or fused (a depth-1 multi-tensor operation: 110 tensors a launch).
+int zero_grad_launches(const FrameworkSpec& fw, int tensors, double params);
+// Their host time: one operation a tensor at the per-tensor loop's cost, or the foreach one's a
+// tensor (kHostTensorOp_s, kHostForeachTensorOp_s below).
+Seconds zero_grad_host_s(const FrameworkSpec& fw, int tensors);
+
 // Host time of an eager update (the optimizer's Python and dispatch; a graph's is 0): PyTorch 2.11's
 // SGD with momentum on CUDA tensors took 20.9 us a tensor in its per-tensor loop (3 operations: 7.0
 // us each) and 2.3 us a tensor with foreach (3 multi-tensor operations: 0.77 us a tensor each), on

@@ -68,8 +68,8 @@ Uncertainty prediction_uncertainty(const Scenario& sc, const Prediction& point);
 
 // The 10th and 90th percentiles of the step time the roofline's H100 steps give, measured time /
 // roofline time (uncertainty.cpp cites them; tests/uncertainty_test.cpp recomputes them).
-inline constexpr double kRooflineTimeP10 = 0.951;
-inline constexpr double kRooflineTimeP90 = 1.467;
+inline constexpr double kRooflineTimeP10 = 0.922;
+inline constexpr double kRooflineTimeP90 = 1.449;
 // ... that MXNet's performance guide gives one GPU of an older generation in FP32 (one die of a K80,
 // Kepler; a V100, Volta): scenarios/validation/batch, the development rows of groups mxnet_k80 and
 // mxnet_v100 (batch 1 to 128, synthetic data), measured / roofline time.

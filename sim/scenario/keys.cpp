@@ -346,6 +346,12 @@ std::vector<KeySpec> declare_keys() {
                   "per_tensor, foreach or fused: how an eager framework's optimizer launches its kernels (a loop "
                   "over tensors: PyTorch 1.x; multi-tensor foreach: PyTorch 2.x's default on CUDA; one fused "
                   "kernel: fused=True); a graph applies one op per variable")),
+      vary(choice("framework.zero_grad", "", {"zeros", "none"},
+                  "zeros or none: how an eager training loop clears the gradients between updates: zeros "
+                  "(optimizer.zero_grad(set_to_none=False), PyTorch 1.x's default: a fill per tensor in the update, "
+                  "and autograd adds each new gradient into the zeroed one in backward, 12 bytes a parameter) or none "
+                  "(set_to_none=True, PyTorch 2.x's default); default: zeros with framework.optimizer_launches = "
+                  "per_tensor, else none; eager only")),
       vary(real("framework.step_overhead_us", "", 0, 1e7, "us", "host time of the training loop per micro-batch, "
                                                                 "us; default: eager 37 (PyTorch 1.13, measured), "
                                                                 "graph 0"),

@@ -174,6 +174,14 @@ FrameworkSpec resolve_framework(const Reader& r, const FrameworkPreset& preset) 
     throw InputError(r.where("framework.optimizer_launches") + ": framework.optimizer_launches = " +
                      r.text("framework.optimizer_launches") +
                      " needs an eager framework (framework.mode = eager); a graph applies one op per variable");
+  // PyTorch 1.x's defaults go together (per-tensor loops, zero_grad(set_to_none=False)), as do 2.x's.
+  f.zeroes_gradients = r.given("framework.zero_grad")
+                           ? r.choice<bool>("framework.zero_grad", {{"zeros", true}, {"none", false}})
+                           : f.mode == FrameworkMode::Eager && f.optimizer_launches == OptimizerLaunches::PerTensor;
+  if (f.mode == FrameworkMode::Graph && f.zeroes_gradients)
+    throw InputError(r.where("framework.zero_grad") +
+                     ": framework.zero_grad = zeros needs an eager framework (framework.mode = eager); a graph "
+                     "writes each step's gradients afresh");
   if (r.given("framework.step_overhead_us")) f.step_overhead_s = r.real("framework.step_overhead_us") * 1e-6;
   return f;
 }
@@ -239,6 +247,14 @@ Execution resolve_execution(const Reader& r, int nodes) {
                                                    {"files", DataFormat::Files}});
   e.loader_workers = r.small_int("input.loader_workers");
   e.fw = resolve_framework(r, preset);
+  // A sharded optimizer keeps the gradients itself: FSDP frees the unsharded ones after each
+  // reduce-scatter (torch 1.13 fsdp/flat_param.py FlatParamHandle.prepare_gradient: flat_param.grad = None)
+  // and DeepSpeed's engine clears them; the training loop's zero_grad does not reach them.
+  if (e.sharding != Sharding::None) {
+    if (r.given("framework.zero_grad") && e.fw.zeroes_gradients)
+      r.fail("framework.zero_grad", "none with training.sharding (a sharded optimizer keeps the gradients itself)");
+    e.fw.zeroes_gradients = false;
+  }
   return e;
 }
 

@@ -28,6 +28,12 @@ enum class OptimizerLaunches { PerTensor, Foreach, Fused };
 struct FrameworkSpec {
   FrameworkMode mode = FrameworkMode::Graph;
   OptimizerLaunches optimizer_launches = OptimizerLaunches::PerTensor;  // eager only
+  // The training loop zeroes the gradients between updates instead of freeing them
+  // (optimizer.zero_grad(set_to_none=False), PyTorch 1.x's default): a fill kernel per tensor in
+  // the update and, in backward, autograd's AccumulateGrad adding each new gradient into the zeroed
+  // one in place (torch/csrc/autograd/functions/accumulate_grad.h: `variable_grad += new_grad`)
+  // instead of taking it as it is. Eager only.
+  bool zeroes_gradients = false;
   BufferCopies copies = BufferCopies::None;
   bool negotiates = false;         // a controller coordinates the ranks before each exchange
   Seconds step_overhead_s = -1;    // host time of the training loop per micro-batch; < 0: the mode's default
