@@ -310,6 +310,33 @@ TEST(CalibrationFile, GpuMeasuredFilesPredictTheirCheckedStep) {
   }
 }
 
+// At a batch the file did not measure (ResNet-50's H200 file has 128; asked for 64), the layers
+// follow the roofline's shape and zeroing the gradients adds what it adds at the measured batch:
+// the file's accumulation kernels and the roofline's fill, which do not scale with the batch.
+TEST(CalibrationFile, ZeroedGradientsCostTheSameAtAnUnmeasuredBatch) {
+  const std::string file = testutil::source_dir() + "/calibration/measured/h200-resnet50-224-mixed.cal";
+  const std::string base = " --cluster.platform=dgx-h100 --cluster.nodes=1 --cluster.gpus_per_node=1 "
+                           "--compute.device=h200 --training.framework=pytorch_ddp --input.format=synthetic "
+                           "--model.precision=mixed --format=json --compute.host_kernel_us=0 --model.name=resnet50 ";
+  const auto field = [&](const std::string& args, const char* name) {
+    const auto r = testutil::run_ddlsim(args);
+    EXPECT_EQ(r.code, 0) << r.out;
+    return r.code == 0 ? nlohmann::json::parse(r.out)[name].get<double>() : 0.0;
+  };
+  double accumulate = 0;
+  for (const auto& row : parse_calibration(testutil::slurp(file), file).rows) accumulate += row.accum_s;
+  for (const char* batch : {"--training.batch_per_gpu=128", "--training.batch_per_gpu=64"}) {
+    const std::string run = "simulate" + base + batch + " --compute.calibration=" + file;
+    const std::string roofline = "profile" + base + batch;
+    const double fill_s = field(roofline + " --framework.zero_grad=zeros", "optimizer_s") -
+                          field(roofline + " --framework.zero_grad=none", "optimizer_s");
+    EXPECT_NEAR(field(run + " --framework.zero_grad=zeros", "compute_time_s") -
+                    field(run + " --framework.zero_grad=none", "compute_time_s"),
+                accumulate + fill_s, 1e-9)
+        << batch;
+  }
+}
+
 // A calibration of one batch asked at another: each layer follows the roofline's shape from the
 // measured batch (its fixed launch cost and small kernels' efficiency carry over), not the batch
 // ratio, and the profile says it was extrapolated; two measured batches keep the file's own rule.

@@ -383,17 +383,19 @@ ComputeProfile compute_profile(const Model& model, const Device& device, Precisi
   if (tuning.calibration) {
     std::vector<Seconds> accum_s;  // each layer's measured accumulation
     ComputeProfile prof = calibrated_profile(model, precision, batch, tuning, optimizer, accum_s);
-    if (fw.zeroes_gradients)  // the harness's accumulation kernel is the add into zeroed gradients
-      zero_gradients(model, device.mem_bw_Bps * tuning.memory_efficiency, tuning, fw,
-                     [&](std::size_t i) { return accum_s[i]; }, prof);
     if (fw.recompute) recompute_forwards(prof);
     const std::vector<int> measured = tuning.calibration->batches();
     if (measured.size() == 1 && measured.front() != batch) {
-      follow_roofline_shape(prof, roofline_profile(model, device, precision, batch, tuning, optimizer, fw),
-                            roofline_profile(model, device, precision, measured.front(), tuning, optimizer, fw),
+      FrameworkSpec layers_alone = fw;  // the layers' own work follows the batch; zeroing does not
+      layers_alone.zeroes_gradients = false;
+      follow_roofline_shape(prof, roofline_profile(model, device, precision, batch, tuning, optimizer, layers_alone),
+                            roofline_profile(model, device, precision, measured.front(), tuning, optimizer, layers_alone),
                             double(batch) / measured.front());
       prof.extrapolated_from_batch = measured.front();
     }
+    if (fw.zeroes_gradients)  // the harness's accumulation kernel is the add into zeroed gradients
+      zero_gradients(model, device.mem_bw_Bps * tuning.memory_efficiency, tuning, fw,
+                     [&](std::size_t i) { return accum_s[i]; }, prof);
     if (tuning.host_step_s > 0 || host_kernel_s(tuning, fw) > 0) {
       copy_kernel_counts(roofline_profile(model, device, precision, batch, tuning, optimizer, fw), prof);
       apply_host_floor(prof, host_times(tuning, fw, prof, precision));
