@@ -82,6 +82,7 @@ TEST(DdpKit, OneRankCsvIsWhatCompareReads) {
   EXPECT_EQ(column(text, "model.precision"), "fp32");  // scenario keys compare sets from the row
   EXPECT_EQ(column(text, "compute.memory_format"), "nchw");
   EXPECT_EQ(column(text, "framework.optimizer_launches"), "per_tensor");  // torch 1.13: a loop over tensors
+  EXPECT_EQ(column(text, "framework.zero_grad"), "zeros");  // the runner zeroes the gradients
   EXPECT_EQ(column(text, "compute.attention"), "math");  // torch 1.13: no scaled_dot_product_attention
   EXPECT_FALSE(column(text, "compute_step_s").empty());
   const double step = std::stod(column(text, "step_time_s"));

@@ -80,7 +80,7 @@ MODELS.update({name: (name, 224, 1000)
 # zoo's); the input size is the sequence length, the classes the vocabulary.
 MODELS.update({name: ("text", c[6], c[5]) for name, c in text_models.CONFIGS.items()})
 HEADER = ["model.name", "model.input_size", "model.classes", "model.precision", "compute.memory_format",
-          "framework.optimizer_launches", "compute.attention", "training.framework", "training.batch_per_gpu",
+          "framework.optimizer_launches", "framework.zero_grad", "compute.attention", "training.framework", "training.batch_per_gpu",
           "training.sync_period", "training.optimizer", "comm.library", "comm.bucket_mb", "cluster.nodes",
           "cluster.gpus_per_node", "input.format", "step_time_s", "step_time_p10_s", "step_time_p90_s",
           "step_time_min_s", "step_time_max_s", "steps", "compute_step_s", "allreduce_s", "grad_bytes", "params",
@@ -395,6 +395,7 @@ def measure(o, layout):
         "model.name": o.model, "model.input_size": o.input_size, "model.classes": o.classes,
         "model.precision": o.precision, "compute.memory_format": o.memory_format,
         "framework.optimizer_launches": optimizer_launches(torch, t.device),
+        "framework.zero_grad": "zeros",  # Workload.update: opt.zero_grad(set_to_none=False)
         "compute.attention": attention(torch, o.model),
         "training.framework": "pytorch_ddp", "training.batch_per_gpu": o.batch, "training.sync_period": o.sync_period,
         "training.optimizer": "momentum", "comm.library": o.backend, "comm.bucket_mb": f"{o.bucket_mb:g}",

@@ -222,6 +222,7 @@ def measure(o, layout):
         "model.name": o.model, "model.input_size": o.input_size, "model.classes": o.classes,
         "model.precision": "fp32", "compute.memory_format": o.memory_format,
         "framework.optimizer_launches": dr.optimizer_launches(torch, t.device),
+        "framework.zero_grad": "none",  # opt.zero_grad(set_to_none=True); FSDP keeps its gradient shards
         "compute.attention": dr.attention(torch, o.model), "training.framework": "pytorch_ddp",
         "training.batch_per_gpu": o.batch, "training.sync_period": 1, "training.optimizer": "momentum",
         "comm.library": "gloo", "comm.bucket_mb": f"{o.bucket_mb:g}", "cluster.nodes": layout.nodes,

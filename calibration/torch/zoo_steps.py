@@ -159,6 +159,7 @@ def row_for(mo, torch, device, m):
         "model.name": mo.model, "model.input_size": mo.input_size, "model.classes": mo.classes,
         "model.precision": mo.precision, "compute.memory_format": mo.memory_format,
         "framework.optimizer_launches": ddp_runner.optimizer_launches(torch, device),
+        "framework.zero_grad": "zeros",  # Workload.update: opt.zero_grad(set_to_none=False)
         "compute.attention": ddp_runner.attention(torch, mo.model), "training.framework": "pytorch_ddp",
         "training.batch_per_gpu": mo.batch, "training.sync_period": 1, "training.optimizer": "momentum",
         "comm.library": "nccl", "comm.bucket_mb": 25, "cluster.nodes": 1, "cluster.gpus_per_node": 1,
