@@ -219,9 +219,9 @@ namespace {
 std::string gather_log(int nodes, const std::string& extra) {
   const auto r = testutil::run_ddlsim("collective --op allgather --cluster.platform=dgx-a100 --cluster.gpus_per_node=4 "
                                       "--cluster.nics=2 --cluster.inter=200gbe --cluster.nodes=" +
-                                      std::to_string(nodes) + " -b 1K -e 1G -f 4 --format json " + extra);
+                                      std::to_string(nodes) + " -b 1K -e 1G -f 2 --format json " + extra);
   EXPECT_EQ(r.code, 0) << r.out;
-  std::string t = "# nThread 1 nGpus 1 minBytes 1024 maxBytes 1073741824 step: 4(factor)\n#\n# Using devices\n";
+  std::string t = "# nThread 1 nGpus 1 minBytes 1024 maxBytes 1073741824 step: 2(factor)\n#\n# Using devices\n";
   for (int k = 0; k < nodes * 4; ++k)
     t += "#  Rank " + std::to_string(k) + " Group  0 Pid  1234 on node" + std::to_string(k / 4) + " device  " +
          std::to_string(k % 4) + " [0x07] NVIDIA A100-SXM4-40GB\n";
@@ -245,10 +245,11 @@ double effective(const nlohmann::json& j, const char* name) {
 }  // namespace
 
 // A network plugin's rendezvous (--params ...,net_rendezvous): logs written from ddlsim's own
-// all-gather with a 32 KiB limit and 25 us on links changed to 19 GB/s and 13 us; fitted on two
-// nodes, the threshold (a power of two) and the three values come back and eight nodes are
-// predicted exactly; the overlay carries both keys. On logs with no rendezvous, none is fitted and
-// the overlay leaves the keys out.
+// all-gather at every power of two (so that some step falls between each two limits tried) with a
+// 32 KiB limit and 25 us on links changed to 19 GB/s and 13 us; fitted on two nodes, the threshold
+// (a power of two) and the three values come back and eight nodes are predicted exactly; the
+// overlay carries both keys. On logs with no rendezvous, none is fitted and the overlay leaves the
+// keys out.
 TEST(FitLogs, ARendezvousIsFoundAndCarriesToMoreNodes) {
   const std::string keys = "--cluster.net_eager_kib=32 --cluster.net_rendezvous_us=25 --cluster.inter_bw_GBps=19 "
                            "--cluster.inter_latency_us=13";

@@ -62,3 +62,16 @@ TEST(RendezvousBackends, ASimulatedStepEqualsTheAnalyticOne) {
   const double analytic = step("--simulation.backend=analytic");
   for (const char* backend : kSimGrid) EXPECT_NEAR(step(backend), analytic, 1e-6 * analytic) << backend;
 }
+
+// The limit holds against what a step puts on the wire: LL's lines carry half data (4-byte flags),
+// so on 16 ranks (2 DGX A100) a ring allreduce's 12 KiB steps (24 KiB on the wire) go under a 32 KiB
+// limit and its 24 KiB steps (48 KiB) pay the rendezvous, whatever LL's bandwidth share (the call's
+// bytes are the data's over it).
+TEST(RendezvousBackends, TheLimitHoldsAgainstTheWireBytes) {
+  const std::string args = "--cluster.platform=dgx-a100 --cluster.nodes=2 --algorithm ring --comm.nccl_protocol=ll ";
+  const auto held = [&](const char* size) {
+    return time_s(args + kRendezvous + " --sizes " + size) > time_s(args + " --sizes " + size);
+  };
+  EXPECT_FALSE(held("192K"));  // 16 x 12 KiB
+  EXPECT_TRUE(held("384K"));   // 16 x 24 KiB
+}

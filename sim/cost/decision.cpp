@@ -128,8 +128,8 @@ NcclChoice nccl_choice(Algorithm a, const CommTopology& topo, Bytes bytes, Proto
 }
 
 Seconds run_time_s(const NcclChoice& c, const CommTopology& topo, Bytes bytes) {
-  return collective_time_s(c.algorithm, protocol_topology(topo, c.algorithm, c.protocol),
-                           bytes / protocol_efficiency(c.algorithm, c.protocol, topo));
+  const double eff = protocol_efficiency(c.algorithm, c.protocol, topo);
+  return collective_time_s(c.algorithm, protocol_topology(topo, c.algorithm, c.protocol, eff), bytes / eff);
 }
 
 NcclChoice nccl_allreduce_choice(const CommTopology& topo, Bytes bytes, Protocol allowed) {
@@ -186,7 +186,8 @@ LibraryCall library_call(const CommMethod& m, Collective c, const CommTopology& 
   // The choice compares ddlsim's own closed forms (nvls, nvls_tree) as the library runs them; NCCL's
   // own allreduce choice gives the algorithm and its protocol at once.
   const auto run_with = [&](Algorithm a, Protocol p) {
-    return LibraryCall{a, p, protocol_topology(as_run, a, p), bytes / protocol_efficiency(a, p, topo, c)};
+    const double eff = protocol_efficiency(a, p, topo, c);
+    return LibraryCall{a, p, protocol_topology(as_run, a, p, eff), bytes / eff};
   };
   const bool protocols = topo.nccl_protocols && topo.ranks() > 1;
   if (protocols && c == Collective::Allreduce && m.algorithm == Algorithm::Auto && m.library == Library::Nccl) {

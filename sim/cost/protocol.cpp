@@ -59,5 +59,17 @@ CommTopology protocol_topology(const CommTopology& topo, Algorithm a, Protocol p
   return t;
 }
 
+double protocol_wire_factor(Protocol p) {
+  return p == Protocol::LL ? 2.0 : p == Protocol::LL128 ? 128.0 / 120.0 : 1.0;
+}
+
+CommTopology protocol_topology(const CommTopology& topo, Algorithm a, Protocol p, double efficiency) {
+  CommTopology t = protocol_topology(topo, a, p);
+  const double scale = efficiency * protocol_wire_factor(p);
+  if (scale == 1.0) return t;
+  for (Route* r : {&t.intra, &t.inter, &t.rail}) r->rendezvous_bytes /= scale;
+  return t;
+}
+
 }  // namespace cost_layer
 }  // namespace ddlsim

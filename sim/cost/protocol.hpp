@@ -46,5 +46,16 @@ double protocol_efficiency(Algorithm a, Protocol p, const CommTopology& topo, Co
 // in their closed forms) and where NCCL's latencies are off.
 CommTopology protocol_topology(const CommTopology& topo, Algorithm a, Protocol p);
 
+// What protocol `p` puts on the wire per byte of data: LL's 16-byte lines carry 8 (two 4-byte flags;
+// src/include/device.h ncclLLFifoLine), LL128's 128-byte lines 120 (NCCL_LL128_DATAELEMS of
+// NCCL_LL128_LINEELEMS eight-byte elements); Simple 1.
+double protocol_wire_factor(Protocol p);
+
+// The same for a call whose bytes are the data's over `efficiency` (LibraryCall::bytes), with a
+// network plugin's rendezvous limit (Route::rendezvous_bytes) moved into those bytes: a step is
+// held when what it puts on the wire (data x wire factor) is over the limit, that is when its
+// call bytes are over limit / (efficiency x wire factor). Simple, at efficiency 1, leaves it.
+CommTopology protocol_topology(const CommTopology& topo, Algorithm a, Protocol p, double efficiency);
+
 }  // namespace cost_layer
 }  // namespace ddlsim
