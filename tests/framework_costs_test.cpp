@@ -213,6 +213,46 @@ TEST(FrameworkCosts, ZeroGradThroughTheScenario) {
   }
 }
 
+// training.weight_decay by hand on ResNet-50 (214 tensors, 25,583,592 parameters): l2 adds
+// `grad.add(param)` to each tensor's loop (12 bytes, a kernel and a host operation a tensor) or one
+// _foreach_add of up to 48 tensors a launch (5 launches); decoupled (AdamW) `param.mul_` (8 bytes) or
+// one _foreach_mul_ of up to 110 (2 launches); a fused update takes it for free. A graph refuses it,
+// and decoupled needs adam (exit code 2, naming the key).
+TEST(FrameworkCosts, WeightDecayByHand) {
+  const double r50 = 25583592;
+  FrameworkSpec fw;
+  fw.mode = FrameworkMode::Eager;
+  FrameworkSpec l2 = fw, decoupled = fw;
+  l2.weight_decay = WeightDecay::L2;
+  decoupled.weight_decay = WeightDecay::Decoupled;
+  EXPECT_EQ(optimizer_launches(Optimizer::Momentum, l2, 214, r50), 214 * 4);
+  EXPECT_EQ(optimizer_traffic_bytes(Optimizer::Momentum, l2), 32 + 12.0);
+  EXPECT_EQ(optimizer_traffic_bytes(Optimizer::Sgd, l2), 12 + 12.0);
+  EXPECT_EQ(optimizer_traffic_bytes(Optimizer::Adam, decoupled), 80 + 8.0);
+  EXPECT_NEAR(optimizer_host_s(Optimizer::Momentum, l2, 214) - optimizer_host_s(Optimizer::Momentum, fw, 214),
+              214 * 20.9e-6 / 3, 1e-15);
+  for (FrameworkSpec* f : {&fw, &l2, &decoupled}) f->optimizer_launches = OptimizerLaunches::Foreach;
+  EXPECT_EQ(optimizer_launches(Optimizer::Momentum, l2, 214, r50) - optimizer_launches(Optimizer::Momentum, fw, 214, r50), 5);
+  EXPECT_EQ(optimizer_launches(Optimizer::Adam, decoupled, 214, r50) - optimizer_launches(Optimizer::Adam, fw, 214, r50), 2);
+  EXPECT_EQ(optimizer_traffic_bytes(Optimizer::Adam, l2), 72 + 12.0);
+  for (FrameworkSpec* f : {&fw, &l2, &decoupled}) f->optimizer_launches = OptimizerLaunches::Fused;
+  EXPECT_EQ(optimizer_launches(Optimizer::Adam, decoupled, 214, r50), optimizer_launches(Optimizer::Adam, fw, 214, r50));
+  EXPECT_EQ(optimizer_traffic_bytes(Optimizer::Adam, decoupled), 28.0);
+  EXPECT_EQ(optimizer_host_s(Optimizer::Adam, l2, 214), optimizer_host_s(Optimizer::Adam, fw, 214));
+  const auto step = [](std::vector<std::string> extra) {
+    extra.insert(extra.end(), {"--training.framework=pytorch_ddp", "--cluster.nodes=1"});
+    return predict_default(extra).step_time_s;
+  };
+  EXPECT_GT(step({"--training.weight_decay=l2"}), step({}));
+  EXPECT_EQ(step({"--training.weight_decay=none"}), step({}));
+  for (const std::string bad : {"--training.framework=horovod --training.weight_decay=l2",
+                                "--training.framework=pytorch_ddp --training.weight_decay=decoupled"}) {
+    const auto r = testutil::run_ddlsim("simulate " + bad);
+    EXPECT_EQ(r.code, 2) << bad << "\n" << r.out;
+    EXPECT_NE(r.out.find("training.weight_decay"), std::string::npos) << r.out;
+  }
+}
+
 // Through the scenario: foreach takes 632 launches of 5 us off ResNet-50's eager update; a graph
 // framework refuses the key (exit code 2, naming it).
 TEST(FrameworkCosts, ForeachUpdateThroughTheScenario) {

@@ -49,13 +49,24 @@ std::vector<int> multi_tensor_ops(Optimizer o, OptimizerLaunches l) {
 
 }  // namespace
 
+namespace {
+// The operation weight decay adds to an unfused update (0 or 1 a tensor) and, run foreach, its
+// tensor limit a launch: _foreach_add(grads, params) writes a third list (depth 3: 48),
+// _foreach_mul_(params, scalar) one (depth 1: 110).
+int weight_decay_ops(const FrameworkSpec& fw) {
+  return fw.weight_decay != WeightDecay::None && fw.optimizer_launches != OptimizerLaunches::Fused ? 1 : 0;
+}
+int weight_decay_max_tensors(const FrameworkSpec& fw) { return fw.weight_decay == WeightDecay::L2 ? 48 : 110; }
+}  // namespace
+
 int optimizer_launches(Optimizer o, const FrameworkSpec& fw, int tensors, double params) {
   if (fw.mode == FrameworkMode::Graph || fw.optimizer_launches == OptimizerLaunches::PerTensor)
-    return tensors * optimizer_kernels_per_tensor(o, fw.mode);
+    return tensors * (optimizer_kernels_per_tensor(o, fw.mode) + (fw.mode == FrameworkMode::Eager ? weight_decay_ops(fw) : 0));
   if (tensors <= 0) return 0;
   int n = 0;
   for (int max_tensors : multi_tensor_ops(o, fw.optimizer_launches))
     n += multi_tensor_launches(max_tensors, tensors, params);
+  if (weight_decay_ops(fw)) n += multi_tensor_launches(weight_decay_max_tensors(fw), tensors, params);
   return n;
 }
 
@@ -69,17 +80,20 @@ Seconds zero_grad_host_s(const FrameworkSpec& fw, int tensors) {
 }
 
 Bytes optimizer_traffic_bytes(Optimizer o, const FrameworkSpec& fw) {
-  if (fw.mode == FrameworkMode::Graph || fw.optimizer_launches == OptimizerLaunches::Fused || o == Optimizer::Sgd)
+  if (fw.mode == FrameworkMode::Graph || fw.optimizer_launches == OptimizerLaunches::Fused)
     return optimizer_update_bytes(o);
-  if (o == Optimizer::Momentum) return 32;
-  return fw.optimizer_launches == OptimizerLaunches::PerTensor ? 80 : 72;
+  const Bytes decay = !weight_decay_ops(fw) ? 0 : fw.weight_decay == WeightDecay::L2 ? 12 : 8;
+  if (o == Optimizer::Sgd) return optimizer_update_bytes(o) + decay;
+  if (o == Optimizer::Momentum) return 32 + decay;
+  return (fw.optimizer_launches == OptimizerLaunches::PerTensor ? 80 : 72) + decay;
 }
 
 Seconds optimizer_host_s(Optimizer o, const FrameworkSpec& fw, int tensors) {
   if (fw.mode == FrameworkMode::Graph) return 0;
   if (fw.optimizer_launches == OptimizerLaunches::PerTensor)
-    return tensors * optimizer_kernels_per_tensor(o, fw.mode) * kHostTensorOp_s;
-  return tensors * double(multi_tensor_ops(o, fw.optimizer_launches).size()) * kHostForeachTensorOp_s;
+    return tensors * (optimizer_kernels_per_tensor(o, fw.mode) + weight_decay_ops(fw)) * kHostTensorOp_s;
+  return tensors * double(multi_tensor_ops(o, fw.optimizer_launches).size() + weight_decay_ops(fw)) *
+         kHostForeachTensorOp_s;
 }
 
 // Eager: PyTorch 1.13's training loop around a one-parameter model (zero_grad, forward, backward,

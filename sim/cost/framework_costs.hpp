@@ -57,6 +57,10 @@ int optimizer_launches(Optimizer o, const FrameworkSpec& fw, int tensors, double
 // param.addcdiv_(exp_avg, denom) (16): 80. foreach (the torch 2.x operations listed in
 // framework_costs.cpp multi_tensor_ops): momentum 8 + 12 + 12 = 32; adam _foreach_lerp_ 12, mul_ 8,
 // addcmul_ 12, sqrt 8, div_ 8, add_ 8, addcdiv_ 16: 72. Plain SGD is one operation: 12 either way.
+// Weight decay (FrameworkSpec::weight_decay) adds one more operation to an unfused update: l2 12
+// (the gradient and the weights read, a new gradient written), decoupled 8 (the weights in place);
+// a fused update none. Its launches and host time join the update's (optimizer_launches,
+// optimizer_host_s).
 Bytes optimizer_traffic_bytes(Optimizer o, const FrameworkSpec& fw);
 
 // Kernels optimizer.zero_grad(set_to_none=False) launches to fill `tensors` gradients of `params`

@@ -346,6 +346,11 @@ std::vector<KeySpec> declare_keys() {
                   "per_tensor, foreach or fused: how an eager framework's optimizer launches its kernels (a loop "
                   "over tensors: PyTorch 1.x; multi-tensor foreach: PyTorch 2.x's default on CUDA; one fused "
                   "kernel: fused=True); a graph applies one op per variable")),
+      vary(choice("training.weight_decay", "none", {"none", "l2", "decoupled"},
+                  "none, l2 or decoupled: weight decay as an eager optimizer applies it: l2 adds it to the gradient "
+                  "(torch.optim SGD's and Adam's weight_decay: one more pass over each tensor unless fused), "
+                  "decoupled shrinks the weights in place (AdamW; adam only); a fused update takes it for free; "
+                  "eager only")),
       vary(choice("framework.zero_grad", "", {"zeros", "none"},
                   "zeros or none: how an eager training loop clears the gradients between updates: zeros "
                   "(optimizer.zero_grad(set_to_none=False), PyTorch 1.x's default: a fill per tensor in the update, "

@@ -182,6 +182,13 @@ FrameworkSpec resolve_framework(const Reader& r, const FrameworkPreset& preset) 
     throw InputError(r.where("framework.zero_grad") +
                      ": framework.zero_grad = zeros needs an eager framework (framework.mode = eager); a graph "
                      "writes each step's gradients afresh");
+  f.weight_decay = r.choice<WeightDecay>("training.weight_decay", {{"none", WeightDecay::None},
+                                                                  {"l2", WeightDecay::L2},
+                                                                  {"decoupled", WeightDecay::Decoupled}});
+  if (f.mode == FrameworkMode::Graph && f.weight_decay != WeightDecay::None)
+    throw InputError(r.where("training.weight_decay") + ": training.weight_decay = " + r.text("training.weight_decay") +
+                     " is modelled for eager frameworks (framework.mode = eager) only: TensorFlow adds an L2 term "
+                     "to the loss and MXNet's update kernel takes it, neither of which ddlsim counts");
   if (r.given("framework.step_overhead_us")) f.step_overhead_s = r.real("framework.step_overhead_us") * 1e-6;
   return f;
 }
@@ -247,6 +254,9 @@ Execution resolve_execution(const Reader& r, int nodes) {
                                                    {"files", DataFormat::Files}});
   e.loader_workers = r.small_int("input.loader_workers");
   e.fw = resolve_framework(r, preset);
+  if (e.fw.weight_decay == WeightDecay::Decoupled && e.optimizer != Optimizer::Adam)
+    r.fail("training.weight_decay", "none or l2 with training.optimizer = " + std::string(to_string(e.optimizer)) +
+                                        " (decoupled weight decay is AdamW's)");
   // A sharded optimizer keeps the gradients itself: FSDP frees the unsharded ones after each
   // reduce-scatter (torch 1.13 fsdp/flat_param.py FlatParamHandle.prepare_gradient: flat_param.grad = None)
   // and DeepSpeed's engine clears them; the training loop's zero_grad does not reach them.

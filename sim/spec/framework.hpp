@@ -25,6 +25,15 @@ enum class BufferCopies { None, PerTensor, Batched };
 //   fused       the whole update one multi-tensor kernel (`fused=True`: Adam since 2.0, SGD 2.4)
 enum class OptimizerLaunches { PerTensor, Foreach, Fused };
 
+// Weight decay as an eager optimizer applies it (training.weight_decay):
+//   none       none
+//   l2         added to the gradient first (torch.optim SGD's and Adam's weight_decay: torch 1.13
+//              `grad.add(param, alpha=weight_decay)`, foreach `torch._foreach_add(grads, params)`)
+//   decoupled  the weights shrunk in place (AdamW: `param.mul_(1 - lr * weight_decay)`, foreach
+//              `torch._foreach_mul_(params, ...)`)
+// A fused update takes it as a scalar of its one kernel.
+enum class WeightDecay { None, L2, Decoupled };
+
 struct FrameworkSpec {
   FrameworkMode mode = FrameworkMode::Graph;
   OptimizerLaunches optimizer_launches = OptimizerLaunches::PerTensor;  // eager only
@@ -34,6 +43,7 @@ struct FrameworkSpec {
   // one in place (torch/csrc/autograd/functions/accumulate_grad.h: `variable_grad += new_grad`)
   // instead of taking it as it is. Eager only.
   bool zeroes_gradients = false;
+  WeightDecay weight_decay = WeightDecay::None;  // eager only
   BufferCopies copies = BufferCopies::None;
   bool negotiates = false;         // a controller coordinates the ranks before each exchange
   Seconds step_overhead_s = -1;    // host time of the training loop per micro-batch; < 0: the mode's default
