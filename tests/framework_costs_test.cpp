@@ -180,6 +180,11 @@ TEST(FrameworkCosts, ZeroGradByHand) {
   EXPECT_NEAR(pz.optimizer_host_s - pn.optimizer_host_s, 214 * 20.9e-6 / 3, 1e-15);  // zero_grad's own loop
   EXPECT_EQ(pz.accumulate_s, 0.0);
   EXPECT_GT(pn.accumulate_s, 0.0);
+  // A host-bound step (batch 1) issues no accumulation kernels where none run.
+  ComputeTuning hosted = t;
+  hosted.host_kernel_s = 40e-6;
+  EXPECT_EQ(compute_profile(m, d, Precision::FP32, 1, hosted, Optimizer::Momentum, zeros).accumulate_s, 0.0);
+  EXPECT_GT(compute_profile(m, d, Precision::FP32, 1, hosted, Optimizer::Momentum, none).accumulate_s, 0.0);
   for (std::size_t i = 0; i < m.layers.size(); ++i) {
     const double add = m.layers[i].params_trainable > 0
                            ? m.layers[i].params_trainable * 12.0 / bw + m.layers[i].trainable_tensors() * 5e-6

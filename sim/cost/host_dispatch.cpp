@@ -50,9 +50,10 @@ void apply_host_floor(ComputeProfile& p, HostTimes host) {
   c.per_kernel_s = p.optimizer_kernels > 0 ? host.update_s / p.optimizer_kernels : 0;
   p.optimizer_s = c.run(p.optimizer_s, p.optimizer_kernels);
   p.host_wait_share = c.gpu > 0 ? 1 - gpu_alone / c.gpu : 0;
-  // Accumulating instead of updating: the same clocks after the backward pass.
+  // Accumulating instead of updating: the same clocks after the backward pass (no kernels where the
+  // backward pass adds into zeroed gradients itself: accumulate_s 0, compute.cpp zero_gradients).
   int tensors = 0;
-  for (const LayerCost& l : p.layers) tensors += l.grad_tensors;
+  for (const LayerCost& l : p.layers) tensors += p.accumulate_s > 0 ? l.grad_tensors : 0;
   Clocks acc{host.per_kernel_s, after_backward_host, after_backward_gpu};
   p.accumulate_s = acc.run(p.accumulate_s, tensors);
 }
