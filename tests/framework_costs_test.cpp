@@ -199,23 +199,32 @@ TEST(FrameworkCosts, ZeroGradByHand) {
   EXPECT_EQ(zero_grad_launches(zeros, 214, params), 214);
 }
 
+namespace {
+// One PyTorch DDP rank's step with `extra` keys.
+double ddp_step_s(std::vector<std::string> extra) {
+  extra.insert(extra.end(), {"--training.framework=pytorch_ddp", "--cluster.nodes=1"});
+  return predict_default(extra).step_time_s;
+}
+// Each of `bad` (simulate's arguments) exits 2 and names `key`.
+void expect_refused(std::initializer_list<const char*> bad, const std::string& key) {
+  for (const std::string args : bad) {
+    const auto r = testutil::run_ddlsim("simulate " + args);
+    EXPECT_EQ(r.code, 2) << args << "\n" << r.out;
+    EXPECT_NE(r.out.find(key), std::string::npos) << r.out;
+  }
+}
+}  // namespace
+
 // The key's default follows the PyTorch generation framework.optimizer_launches names (1.x: zeros,
 // 2.x: none); a graph or a sharded optimizer refuses zeros (exit code 2, naming the key).
 TEST(FrameworkCosts, ZeroGradThroughTheScenario) {
-  const auto step = [](std::vector<std::string> extra) {
-    extra.insert(extra.end(), {"--training.framework=pytorch_ddp", "--cluster.nodes=1"});
-    return predict_default(extra).step_time_s;
-  };
-  EXPECT_EQ(step({"--framework.zero_grad=zeros"}), step({"--framework.optimizer_launches=per_tensor"}));
-  EXPECT_EQ(step({"--framework.optimizer_launches=foreach", "--framework.zero_grad=none"}),
-            step({"--framework.optimizer_launches=foreach"}));
-  EXPECT_GT(step({"--framework.zero_grad=zeros"}), step({"--framework.zero_grad=none"}));
-  for (const std::string bad : {"--training.framework=horovod --framework.zero_grad=zeros",
-                                "--training.framework=pytorch_ddp --training.sharding=fsdp_full --framework.zero_grad=zeros"}) {
-    const auto r = testutil::run_ddlsim("simulate " + bad);
-    EXPECT_EQ(r.code, 2) << bad << "\n" << r.out;
-    EXPECT_NE(r.out.find("framework.zero_grad"), std::string::npos) << r.out;
-  }
+  EXPECT_EQ(ddp_step_s({"--framework.zero_grad=zeros"}), ddp_step_s({"--framework.optimizer_launches=per_tensor"}));
+  EXPECT_EQ(ddp_step_s({"--framework.optimizer_launches=foreach", "--framework.zero_grad=none"}),
+            ddp_step_s({"--framework.optimizer_launches=foreach"}));
+  EXPECT_GT(ddp_step_s({"--framework.zero_grad=zeros"}), ddp_step_s({"--framework.zero_grad=none"}));
+  expect_refused({"--training.framework=horovod --framework.zero_grad=zeros",
+                  "--training.framework=pytorch_ddp --training.sharding=fsdp_full --framework.zero_grad=zeros"},
+                 "framework.zero_grad");
 }
 
 // training.weight_decay by hand on ResNet-50 (214 tensors, 25,583,592 parameters): l2 adds
@@ -244,18 +253,11 @@ TEST(FrameworkCosts, WeightDecayByHand) {
   EXPECT_EQ(optimizer_launches(Optimizer::Adam, decoupled, 214, r50), optimizer_launches(Optimizer::Adam, fw, 214, r50));
   EXPECT_EQ(optimizer_traffic_bytes(Optimizer::Adam, decoupled), 28.0);
   EXPECT_EQ(optimizer_host_s(Optimizer::Adam, l2, 214), optimizer_host_s(Optimizer::Adam, fw, 214));
-  const auto step = [](std::vector<std::string> extra) {
-    extra.insert(extra.end(), {"--training.framework=pytorch_ddp", "--cluster.nodes=1"});
-    return predict_default(extra).step_time_s;
-  };
-  EXPECT_GT(step({"--training.weight_decay=l2"}), step({}));
-  EXPECT_EQ(step({"--training.weight_decay=none"}), step({}));
-  for (const std::string bad : {"--training.framework=horovod --training.weight_decay=l2",
-                                "--training.framework=pytorch_ddp --training.weight_decay=decoupled"}) {
-    const auto r = testutil::run_ddlsim("simulate " + bad);
-    EXPECT_EQ(r.code, 2) << bad << "\n" << r.out;
-    EXPECT_NE(r.out.find("training.weight_decay"), std::string::npos) << r.out;
-  }
+  EXPECT_GT(ddp_step_s({"--training.weight_decay=l2"}), ddp_step_s({}));
+  EXPECT_EQ(ddp_step_s({"--training.weight_decay=none"}), ddp_step_s({}));
+  expect_refused({"--training.framework=horovod --training.weight_decay=l2",
+                  "--training.framework=pytorch_ddp --training.weight_decay=decoupled"},
+                 "training.weight_decay");
 }
 
 // Through the scenario: foreach takes 632 launches of 5 us off ResNet-50's eager update; a graph
