@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <functional>
 #include <vector>
 
 #include "core/error.hpp"
@@ -247,16 +246,16 @@ void fuse_pointwise_chains(const Model& m, const Device& d, Precision p, int bat
 // framework.zero_grad = zeros (FrameworkSpec::zeroes_gradients) on a profile: the update fills
 // every gradient with zeros (4 bytes a parameter, zero_grad_launches kernels), and each layer's
 // backward adds its new gradients into the zeroed ones (AccumulateGrad: read 8, write 4 bytes a
-// parameter, a kernel a tensor, `add_s` of layer i), so no micro-batch pays a separate accumulation.
+// parameter, a kernel a tensor: add_s[i] for layer i), so no micro-batch pays a separate accumulation.
 // The fills' host time joins the update's (zero_grad's own loop); the adds' is inside the eager
 // default per layer kernel (host_dispatch.hpp: measured on steps that zeroed), so they are not
 // counted as layer kernels.
 void zero_gradients(const Model& model, BytesPerSecond bw, const ComputeTuning& t, const FrameworkSpec& fw,
-                    const std::function<Seconds(std::size_t)>& add_s, ComputeProfile& prof) {
+                    const std::vector<Seconds>& add_s, ComputeProfile& prof) {
   int tensors = 0;
-  for (std::size_t i = 0; i < prof.layers.size() && i < model.layers.size(); ++i) {
+  for (std::size_t i = 0; i < prof.layers.size() && i < model.layers.size() && i < add_s.size(); ++i) {
     tensors += prof.layers[i].grad_tensors;
-    if (model.layers[i].params_trainable > 0) prof.layers[i].bwd_s += add_s(i);
+    if (model.layers[i].params_trainable > 0) prof.layers[i].bwd_s += add_s[i];
   }
   const double params = double(model.params_trainable());
   const int fills = zero_grad_launches(fw, tensors, params);
@@ -301,10 +300,12 @@ ComputeProfile roofline_profile(const Model& model, const Device& device, Precis
   prof.optimizer_s =
       params * optimizer_traffic_bytes(optimizer, fw) / bw + prof.optimizer_kernels * tuning.kernel_overhead_s;
   prof.accumulate_s = params * 12.0 / bw + tensors * tuning.kernel_overhead_s;
-  if (fw.zeroes_gradients)
-    zero_gradients(model, bw, tuning, fw, [&](std::size_t i) {
-      return model.layers[i].params_trainable * 12.0 / bw + prof.layers[i].grad_tensors * tuning.kernel_overhead_s;
-    }, prof);
+  if (fw.zeroes_gradients) {
+    std::vector<Seconds> add_s;  // AccumulateGrad's add, each layer's parameters and tensors
+    for (std::size_t i = 0; i < prof.layers.size(); ++i)
+      add_s.push_back(model.layers[i].params_trainable * 12.0 / bw + prof.layers[i].grad_tensors * tuning.kernel_overhead_s);
+    zero_gradients(model, bw, tuning, fw, add_s, prof);
+  }
   return prof;
 }
 
@@ -394,8 +395,7 @@ ComputeProfile compute_profile(const Model& model, const Device& device, Precisi
       prof.extrapolated_from_batch = measured.front();
     }
     if (fw.zeroes_gradients)  // the harness's accumulation kernel is the add into zeroed gradients
-      zero_gradients(model, device.mem_bw_Bps * tuning.memory_efficiency, tuning, fw,
-                     [&](std::size_t i) { return accum_s[i]; }, prof);
+      zero_gradients(model, device.mem_bw_Bps * tuning.memory_efficiency, tuning, fw, accum_s, prof);
     if (tuning.host_step_s > 0 || host_kernel_s(tuning, fw) > 0) {
       copy_kernel_counts(roofline_profile(model, device, precision, batch, tuning, optimizer, fw), prof);
       apply_host_floor(prof, host_times(tuning, fw, prof, precision));
